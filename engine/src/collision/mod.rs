@@ -1,0 +1,110 @@
+//! Narrowphase: contact manifolds between pairs of shapes.
+//!
+//! Every pair function has the same signature ([`CollideFn`]) and is found through a
+//! `[ShapeKind; ShapeKind]` table, so adding a shape means adding a row, not a trait.
+//! Pairs are ordered so that `kind(a) <= kind(b)`; the manifold normal points from A to B.
+//! Manifolds are computed in A's local frame from the relative transform (for precision far
+//! from the origin) and returned in world space.
+
+mod box_box;
+mod plane;
+mod sphere;
+
+use crate::math::Transform;
+use crate::shape::{Shape, ShapeKind};
+use glam::Vec3;
+
+/// The most points a manifold holds.
+pub const MAX_POINTS: usize = 4;
+
+/// One contact point of a manifold.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ManifoldPoint {
+    /// World-space contact point, halfway between the two surfaces, in m.
+    pub point: Vec3,
+    /// Signed distance between the surfaces along the normal, in m; negative when
+    /// penetrating, positive for speculative points.
+    pub separation: f32,
+    /// Feature id: stable while the same features touch, used to carry impulses over.
+    pub id: u32,
+    /// Accumulated normal impulse of the last step, in N·s (warm start).
+    pub normal_impulse: f32,
+    /// Accumulated friction impulses along the manifold's two tangents, in N·s.
+    pub tangent_impulse: [f32; 2],
+    /// The largest normal impulse applied in any substep of the last step, in N·s.
+    pub max_normal_impulse: f32,
+}
+
+/// A contact manifold: up to [`MAX_POINTS`] points sharing one normal.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Manifold {
+    /// World-space unit normal pointing from shape A to shape B.
+    pub normal: Vec3,
+    /// The points; only the first `count` are meaningful.
+    pub points: [ManifoldPoint; MAX_POINTS],
+    /// Number of points in use.
+    pub count: usize,
+}
+
+impl Manifold {
+    /// The points in use.
+    #[inline]
+    pub fn points(&self) -> &[ManifoldPoint] {
+        &self.points[..self.count]
+    }
+
+    /// Appends a geometric point (impulses zero). Ignored when full.
+    #[inline]
+    pub(crate) fn push(&mut self, point: Vec3, separation: f32, id: u32) {
+        if self.count < MAX_POINTS {
+            self.points[self.count] = ManifoldPoint {
+                point,
+                separation,
+                id,
+                ..Default::default()
+            };
+            self.count += 1;
+        }
+    }
+}
+
+/// A manifold function: shapes A and B at their world poses; keep points whose separation
+/// is below `speculative` (m); write the result into `out` (which arrives empty).
+pub(crate) type CollideFn = fn(&Shape, &Transform, &Shape, &Transform, f32, &mut Manifold);
+
+const NONE: Option<CollideFn> = None;
+
+/// The pair dispatch table, indexed `[kind A][kind B]` with `kind A <= kind B`.
+const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
+    [
+        Some(sphere::sphere_sphere),
+        Some(sphere::sphere_box),
+        Some(plane::sphere_plane),
+    ],
+    [NONE, Some(box_box::box_box), Some(plane::box_plane)],
+    [NONE, NONE, NONE],
+];
+
+/// True when the pair of kinds (in either order) can produce contacts.
+#[inline]
+pub fn can_collide(a: ShapeKind, b: ShapeKind) -> bool {
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    TABLE[lo as usize][hi as usize].is_some()
+}
+
+/// Computes the manifold of shapes `a` and `b` (which must satisfy `kind(a) <= kind(b)`).
+/// Returns an empty manifold for pairs that cannot collide.
+pub fn collide(
+    a: &Shape,
+    xf_a: &Transform,
+    b: &Shape,
+    xf_b: &Transform,
+    speculative: f32,
+) -> Manifold {
+    let mut m = Manifold::default();
+    debug_assert!(a.kind() <= b.kind(), "pair must be ordered by kind");
+    if let Some(f) = TABLE[a.kind() as usize][b.kind() as usize] {
+        f(a, xf_a, b, xf_b, speculative, &mut m);
+    }
+    m
+}

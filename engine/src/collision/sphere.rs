@@ -1,0 +1,23 @@
+//! Sphere pairs (placeholder until the narrowphase lands).
+use super::Manifold;
+use crate::math::Transform;
+use crate::shape::Shape;
+
+pub(crate) fn sphere_sphere(
+    _: &Shape,
+    _: &Transform,
+    _: &Shape,
+    _: &Transform,
+    _: f32,
+    _: &mut Manifold,
+) {
+}
+pub(crate) fn sphere_box(
+    _: &Shape,
+    _: &Transform,
+    _: &Shape,
+    _: &Transform,
+    _: f32,
+    _: &mut Manifold,
+) {
+}

@@ -1,0 +1,43 @@
+//! The error type of every fallible public function.
+
+use std::fmt;
+
+/// What went wrong with a call into the engine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    /// An input value is out of range; `field` names it (for example `"BodyDef::position"`).
+    InvalidInput {
+        /// The offending field or argument.
+        field: &'static str,
+        /// What the value must be.
+        reason: &'static str,
+    },
+    /// The id refers to an object that was removed, or to another world's object.
+    StaleHandle {
+        /// Which kind of id (`"BodyId"`, `"ShapeId"`).
+        kind: &'static str,
+    },
+    /// The call is valid in general but not for this object (a plane on a dynamic body).
+    Unsupported {
+        /// What was asked.
+        what: &'static str,
+    },
+}
+
+impl Error {
+    pub(crate) fn invalid(field: &'static str, reason: &'static str) -> Self {
+        Error::InvalidInput { field, reason }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidInput { field, reason } => write!(f, "invalid {field}: {reason}"),
+            Error::StaleHandle { kind } => write!(f, "stale or foreign {kind}"),
+            Error::Unsupported { what } => write!(f, "unsupported: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

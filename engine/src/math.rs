@@ -1,0 +1,132 @@
+//! Small math helpers over `glam`: rigid transforms and a few geometric utilities.
+//!
+//! `glam::Vec3` is a plain three-float struct, so nothing here fuses multiply-adds:
+//! the same inputs give bit-identical results on every build of this crate.
+
+use glam::{Mat3, Quat, Vec3};
+
+/// A rigid transform: rotate by `q`, then translate by `p`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transform {
+    /// Translation (the body origin in world space), in m.
+    pub p: Vec3,
+    /// Rotation, a unit quaternion.
+    pub q: Quat,
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl Transform {
+    /// The identity transform.
+    pub const IDENTITY: Self = Self {
+        p: Vec3::ZERO,
+        q: Quat::IDENTITY,
+    };
+
+    /// A transform from a translation and a rotation.
+    #[inline]
+    pub fn new(p: Vec3, q: Quat) -> Self {
+        Self { p, q }
+    }
+
+    /// Maps a point from local to world space.
+    #[inline]
+    pub fn transform_point(&self, v: Vec3) -> Vec3 {
+        self.q * v + self.p
+    }
+
+    /// Maps a point from world to local space.
+    #[inline]
+    pub fn inv_transform_point(&self, v: Vec3) -> Vec3 {
+        self.q.conjugate() * (v - self.p)
+    }
+
+    /// Rotates a direction from local to world space.
+    #[inline]
+    pub fn transform_vector(&self, v: Vec3) -> Vec3 {
+        self.q * v
+    }
+
+    /// Rotates a direction from world to local space.
+    #[inline]
+    pub fn inv_transform_vector(&self, v: Vec3) -> Vec3 {
+        self.q.conjugate() * v
+    }
+
+    /// `self⁻¹ * other`: `other` expressed in the frame of `self`.
+    #[inline]
+    pub fn inv_mul(&self, other: &Transform) -> Transform {
+        let qc = self.q.conjugate();
+        Transform {
+            p: qc * (other.p - self.p),
+            q: qc * other.q,
+        }
+    }
+
+    /// `self * other`: apply `other`, then `self`.
+    #[inline]
+    pub fn mul(&self, other: &Transform) -> Transform {
+        Transform {
+            p: self.q * other.p + self.p,
+            q: self.q * other.q,
+        }
+    }
+}
+
+/// Any unit vector perpendicular to the unit vector `n` (Duff et al. 2017, branch-free basis).
+#[inline]
+pub fn perpendicular(n: Vec3) -> Vec3 {
+    let sign = 1.0f32.copysign(n.z);
+    let a = -1.0 / (sign + n.z);
+    let b = n.x * n.y * a;
+    Vec3::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x)
+}
+
+/// `R diag(d) Rᵀ` for the rotation `q`: a body's world inverse inertia from its
+/// principal-axes local inverse inertia `d`.
+#[inline]
+pub fn rotate_diagonal(q: Quat, d: Vec3) -> Mat3 {
+    let r = Mat3::from_quat(q);
+    let rd = Mat3::from_cols(r.x_axis * d.x, r.y_axis * d.y, r.z_axis * d.z);
+    rd * r.transpose()
+}
+
+/// True when every component of `v` is finite.
+#[inline]
+pub fn is_finite3(v: Vec3) -> bool {
+    v.x.is_finite() && v.y.is_finite() && v.z.is_finite()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn perpendicular_is_orthonormal() {
+        for n in [
+            Vec3::X,
+            Vec3::Y,
+            Vec3::Z,
+            -Vec3::Z,
+            Vec3::new(1.0, 2.0, -3.0).normalize(),
+        ] {
+            let t = perpendicular(n);
+            assert!(t.dot(n).abs() < 1e-6);
+            assert!((t.length() - 1.0).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn inv_mul_round_trips() {
+        let a = Transform::new(Vec3::new(1.0, 2.0, 3.0), Quat::from_rotation_y(0.7));
+        let b = Transform::new(Vec3::new(-2.0, 0.5, 1.0), Quat::from_rotation_x(-0.3));
+        let rel = a.inv_mul(&b);
+        let back = a.mul(&rel);
+        assert!((back.p - b.p).length() < 1e-5);
+        assert!(back.q.dot(b.q).abs() > 0.99999);
+    }
+}

@@ -1,0 +1,276 @@
+//! Collision shapes: a closed enum, their bounding boxes and their mass properties.
+//!
+//! Shapes sit at their body's origin, which is also the body's centre of mass.
+//! (Shapes with local offsets arrive with compound bodies.)
+
+use crate::error::Error;
+use crate::math::{is_finite3, Transform};
+use glam::Vec3;
+
+/// The geometry of a shape, in the body's local frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// A sphere centred on the body origin.
+    Sphere {
+        /// Radius, in m. Must be positive.
+        radius: f32,
+    },
+    /// A box centred on the body origin, aligned with the body axes.
+    Box {
+        /// Half the box's size along each local axis, in m. Each must be positive.
+        half_extents: Vec3,
+    },
+    /// A static half-space `{x : normal · x <= offset}` (in the body frame);
+    /// its boundary is the plane `normal · x = offset`. Only static bodies may own one.
+    Plane {
+        /// Outward unit normal of the solid half-space's surface.
+        normal: Vec3,
+        /// Distance of the plane from the body origin along `normal`, in m.
+        offset: f32,
+    },
+}
+
+/// The kind of a shape, used to index the pair dispatch table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum ShapeKind {
+    /// [`Shape::Sphere`].
+    Sphere = 0,
+    /// [`Shape::Box`].
+    Box = 1,
+    /// [`Shape::Plane`].
+    Plane = 2,
+}
+
+impl ShapeKind {
+    /// The number of shape kinds (the dispatch table's side).
+    pub const COUNT: usize = 3;
+}
+
+/// An axis-aligned bounding box in world space.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Aabb {
+    /// Lower corner, in m.
+    pub min: Vec3,
+    /// Upper corner, in m.
+    pub max: Vec3,
+}
+
+/// Bound used for the unbounded directions of a half-space: large enough to contain any
+/// world, small enough that arithmetic on it stays finite.
+pub(crate) const HUGE: f32 = 1.0e18;
+
+impl Aabb {
+    /// True when the two boxes overlap (touching counts).
+    #[inline]
+    pub fn overlaps(&self, other: &Aabb) -> bool {
+        self.min.x <= other.max.x
+            && other.min.x <= self.max.x
+            && self.min.y <= other.max.y
+            && other.min.y <= self.max.y
+            && self.min.z <= other.max.z
+            && other.min.z <= self.max.z
+    }
+
+    /// True when `other` lies inside `self`.
+    #[inline]
+    pub fn contains(&self, other: &Aabb) -> bool {
+        self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
+    }
+
+    /// This box grown by `margin` on every side.
+    #[inline]
+    pub fn expanded(&self, margin: f32) -> Aabb {
+        Aabb {
+            min: self.min - Vec3::splat(margin),
+            max: self.max + Vec3::splat(margin),
+        }
+    }
+}
+
+/// Mass, and the principal moments of inertia about the centre of mass.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct MassProperties {
+    /// Mass, in kg.
+    pub mass: f32,
+    /// Principal moments of inertia about the body axes, in kg·m².
+    pub inertia: Vec3,
+}
+
+impl Shape {
+    /// The kind of this shape.
+    #[inline]
+    pub fn kind(&self) -> ShapeKind {
+        match self {
+            Shape::Sphere { .. } => ShapeKind::Sphere,
+            Shape::Box { .. } => ShapeKind::Box,
+            Shape::Plane { .. } => ShapeKind::Plane,
+        }
+    }
+
+    /// Checks the geometry, naming the bad field.
+    pub fn validate(&self) -> Result<(), Error> {
+        match *self {
+            Shape::Sphere { radius } => {
+                if !radius.is_finite() || radius <= 0.0 {
+                    return Err(Error::invalid(
+                        "Shape::Sphere::radius",
+                        "must be finite and positive",
+                    ));
+                }
+            }
+            Shape::Box { half_extents } => {
+                if !is_finite3(half_extents) || half_extents.min_element() <= 0.0 {
+                    return Err(Error::invalid(
+                        "Shape::Box::half_extents",
+                        "each must be finite and positive",
+                    ));
+                }
+            }
+            Shape::Plane { normal, offset } => {
+                if !is_finite3(normal) || (normal.length() - 1.0).abs() > 1.0e-3 {
+                    return Err(Error::invalid(
+                        "Shape::Plane::normal",
+                        "must be a finite unit vector",
+                    ));
+                }
+                if !offset.is_finite() {
+                    return Err(Error::invalid("Shape::Plane::offset", "must be finite"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The tight world-space bounding box of this shape at pose `xf`.
+    pub fn aabb(&self, xf: &Transform) -> Aabb {
+        match *self {
+            Shape::Sphere { radius } => Aabb {
+                min: xf.p - Vec3::splat(radius),
+                max: xf.p + Vec3::splat(radius),
+            },
+            Shape::Box { half_extents } => {
+                let m = glam::Mat3::from_quat(xf.q);
+                let e = m.x_axis.abs() * half_extents.x
+                    + m.y_axis.abs() * half_extents.y
+                    + m.z_axis.abs() * half_extents.z;
+                Aabb {
+                    min: xf.p - e,
+                    max: xf.p + e,
+                }
+            }
+            Shape::Plane { normal, offset } => {
+                // A half-space is unbounded except along an axis its normal is aligned with.
+                let n = xf.q * normal;
+                let top = n.dot(xf.p) + offset;
+                let mut min = Vec3::splat(-HUGE);
+                let mut max = Vec3::splat(HUGE);
+                for axis in 0..3 {
+                    if n[axis] > 0.9999 {
+                        max[axis] = top;
+                    } else if n[axis] < -0.9999 {
+                        min[axis] = -top;
+                    }
+                }
+                Aabb { min, max }
+            }
+        }
+    }
+
+    /// Mass and principal inertia for a solid of the given density (kg/m³).
+    /// A plane has no mass.
+    pub fn mass_properties(&self, density: f32) -> MassProperties {
+        match *self {
+            Shape::Sphere { radius } => {
+                let mass = density * (4.0 / 3.0) * std::f32::consts::PI * radius.powi(3);
+                let i = 0.4 * mass * radius * radius;
+                MassProperties {
+                    mass,
+                    inertia: Vec3::splat(i),
+                }
+            }
+            Shape::Box { half_extents: e } => {
+                let mass = density * 8.0 * e.x * e.y * e.z;
+                let (x2, y2, z2) = (e.x * e.x, e.y * e.y, e.z * e.z);
+                MassProperties {
+                    mass,
+                    inertia: Vec3::new(y2 + z2, x2 + z2, x2 + y2) * (mass / 3.0),
+                }
+            }
+            Shape::Plane { .. } => MassProperties::default(),
+        }
+    }
+
+    /// The smallest distance from the body origin to the surface, in m: how far the body
+    /// may move in a step before it risks passing through something thin.
+    pub fn min_extent(&self) -> f32 {
+        match *self {
+            Shape::Sphere { radius } => radius,
+            Shape::Box { half_extents } => half_extents.min_element(),
+            Shape::Plane { .. } => HUGE,
+        }
+    }
+}
+
+/// Mass properties of a hollow sphere (a shell between `inner_radius` and `radius`).
+pub fn hollow_sphere_mass(radius: f32, inner_radius: f32, density: f32) -> MassProperties {
+    let (r5, i5) = (radius.powi(5), inner_radius.powi(5));
+    let (r3, i3) = (radius.powi(3), inner_radius.powi(3));
+    let mass = density * (4.0 / 3.0) * std::f32::consts::PI * (r3 - i3);
+    let i = if r3 > i3 {
+        0.4 * mass * (r5 - i5) / (r3 - i3)
+    } else {
+        // Thin-shell limit: 2/3 m r².
+        2.0 / 3.0 * mass * radius * radius
+    };
+    MassProperties {
+        mass,
+        inertia: Vec3::splat(i),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_cube_mass() {
+        let mp = Shape::Box {
+            half_extents: Vec3::splat(0.5),
+        }
+        .mass_properties(100.0);
+        assert!((mp.mass - 100.0).abs() < 1e-4);
+        // I = m (a² + b²) / 12 for a unit cube: 100 * 2 / 12.
+        assert!((mp.inertia.x - 100.0 * 2.0 / 12.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn hollow_sphere_tends_to_shell_and_solid() {
+        let solid = Shape::Sphere { radius: 1.0 }.mass_properties(1.0);
+        let h0 = hollow_sphere_mass(1.0, 0.0, 1.0);
+        assert!((solid.inertia.x - h0.inertia.x).abs() < 1e-5);
+        let thin = hollow_sphere_mass(1.0, 0.999, 1.0);
+        assert!((thin.inertia.x / thin.mass - 2.0 / 3.0).abs() < 1e-2);
+    }
+
+    #[test]
+    fn rotated_box_aabb_contains_corners() {
+        let s = Shape::Box {
+            half_extents: Vec3::new(1.0, 0.5, 0.25),
+        };
+        let xf = Transform::new(
+            Vec3::new(1.0, 2.0, 3.0),
+            glam::Quat::from_euler(glam::EulerRot::XYZ, 0.3, 0.5, 0.7),
+        );
+        let bb = s.aabb(&xf);
+        for i in 0..8 {
+            let c = Vec3::new(
+                if i & 1 == 0 { -1.0 } else { 1.0 },
+                if i & 2 == 0 { -0.5 } else { 0.5 },
+                if i & 4 == 0 { -0.25 } else { 0.25 },
+            );
+            let w = xf.transform_point(c);
+            assert!(w.cmpge(bb.min - 1e-5).all() && w.cmple(bb.max + 1e-5).all());
+        }
+    }
+}
