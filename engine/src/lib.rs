@@ -1,12 +1,24 @@
 //! impetus: a data-oriented 3D rigid-body physics engine.
 #![warn(missing_docs)]
 
+mod body;
+mod broadphase;
 pub mod collision;
+mod contact;
 pub mod error;
+mod id;
 pub mod math;
+pub mod profile;
 pub mod shape;
+mod solver;
+mod world;
 
+pub use body::{BodyDef, BodyType};
+pub use collision::{Manifold, ManifoldPoint};
 pub use error::Error;
 pub use glam::{Mat3, Quat, Vec3};
+pub use id::{BodyId, ShapeId};
 pub use math::Transform;
+pub use profile::Profile;
 pub use shape::{Aabb, MassProperties, Shape, ShapeKind};
+pub use world::{ContactView, ShapeDef, World, WorldDef};

@@ -29,8 +29,9 @@ pub struct ManifoldPoint {
     pub id: u32,
     /// Accumulated normal impulse of the last step, in N·s (warm start).
     pub normal_impulse: f32,
-    /// Accumulated friction impulses along the manifold's two tangents, in N·s.
-    pub tangent_impulse: [f32; 2],
+    /// Accumulated friction impulse of the last step, a world-space vector in N·s. Kept as a
+    /// vector, not per-tangent numbers, so it survives the tangent basis changing with the normal.
+    pub tangent_impulse: Vec3,
     /// The largest normal impulse applied in any substep of the last step, in N·s.
     pub max_normal_impulse: f32,
 }

@@ -1,0 +1,224 @@
+//! Rigid bodies: their definition and the structure-of-arrays store that holds them.
+//!
+//! Columns are indexed by the body's slot index (stable for the body's life; a removed
+//! body leaves a hole that the next created body reuses). The solver does not stream
+//! these columns: each step it gathers the movable bodies into its own dense state
+//! array (`solver::BodyState`), so holes never reach the hot loops.
+
+use crate::error::Error;
+use crate::id::ShapeId;
+use crate::math::{is_finite3, Transform};
+use glam::{Mat3, Quat, Vec3};
+
+/// How a body moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub enum BodyType {
+    /// Never moves; infinite mass. Ground, walls, level geometry.
+    Static,
+    /// Moves by its velocity only (set by the user); infinite mass, pushes dynamic bodies.
+    Kinematic,
+    /// Moved by forces, gravity and contacts.
+    #[default]
+    Dynamic,
+}
+
+/// Everything needed to create a body. All fields have SI defaults (see each field).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyDef {
+    /// Static, kinematic or dynamic. Default: dynamic.
+    pub body_type: BodyType,
+    /// World position of the body origin (its centre of mass), in m. Default: origin.
+    pub position: Vec3,
+    /// World orientation; normalised on creation, must not be zero. Default: identity.
+    pub rotation: Quat,
+    /// Initial linear velocity, in m/s. Default: zero.
+    pub linear_velocity: Vec3,
+    /// Initial angular velocity, in rad/s. Default: zero.
+    pub angular_velocity: Vec3,
+    /// Linear damping coefficient `c` in `v' = v / (1 + h c)`, in 1/s. Default: 0.
+    pub linear_damping: f32,
+    /// Angular damping coefficient, in 1/s. Default: 0.
+    pub angular_damping: f32,
+    /// Multiplier on the world's gravity. Default: 1.
+    pub gravity_scale: f32,
+    /// Lets the body rotate more than a quarter turn per step (wheels, rotors).
+    /// Default: false, which caps the angular speed at `π/4 / dt` for stability.
+    pub allow_fast_rotation: bool,
+    /// Opaque value for the host (an entity id, an index). Default: 0.
+    pub user_data: u64,
+}
+
+impl Default for BodyDef {
+    fn default() -> Self {
+        Self {
+            body_type: BodyType::Dynamic,
+            position: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            linear_velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+            linear_damping: 0.0,
+            angular_damping: 0.0,
+            gravity_scale: 1.0,
+            allow_fast_rotation: false,
+            user_data: 0,
+        }
+    }
+}
+
+impl BodyDef {
+    /// Checks every field, naming the first bad one.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !is_finite3(self.position) {
+            return Err(Error::invalid("BodyDef::position", "must be finite"));
+        }
+        let q = self.rotation;
+        if !(q.x.is_finite() && q.y.is_finite() && q.z.is_finite() && q.w.is_finite())
+            || q.length_squared() < 1.0e-12
+        {
+            return Err(Error::invalid(
+                "BodyDef::rotation",
+                "must be a finite, non-zero quaternion",
+            ));
+        }
+        if !is_finite3(self.linear_velocity) {
+            return Err(Error::invalid("BodyDef::linear_velocity", "must be finite"));
+        }
+        if !is_finite3(self.angular_velocity) {
+            return Err(Error::invalid(
+                "BodyDef::angular_velocity",
+                "must be finite",
+            ));
+        }
+        check_damping("BodyDef::linear_damping", self.linear_damping)?;
+        check_damping("BodyDef::angular_damping", self.angular_damping)?;
+        if !self.gravity_scale.is_finite() {
+            return Err(Error::invalid("BodyDef::gravity_scale", "must be finite"));
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn check_damping(field: &'static str, c: f32) -> Result<(), Error> {
+    if !c.is_finite() || c < 0.0 {
+        return Err(Error::invalid(field, "must be finite and non-negative"));
+    }
+    Ok(())
+}
+
+/// Body columns (structure of arrays), indexed by body slot.
+///
+/// Split by who reads them: the pose and velocity columns are simulation state; mass
+/// columns are read once per step by the solver's prepare; `shapes` and `user_data` are
+/// bookkeeping that no hot loop touches.
+#[derive(Default)]
+pub(crate) struct BodyStore {
+    pub body_type: Vec<BodyType>,
+    pub position: Vec<Vec3>,
+    pub rotation: Vec<Quat>,
+    pub linear_velocity: Vec<Vec3>,
+    pub angular_velocity: Vec<Vec3>,
+    /// Accumulated force for the next step, in N (cleared after each step).
+    pub force: Vec<Vec3>,
+    /// Accumulated torque for the next step, in N·m (cleared after each step).
+    pub torque: Vec<Vec3>,
+    pub mass: Vec<f32>,
+    pub inv_mass: Vec<f32>,
+    /// Principal moments of inertia (body frame), in kg·m².
+    pub inertia: Vec<Vec3>,
+    /// Inverse principal moments (0 on locked / infinite axes).
+    pub inv_inertia: Vec<Vec3>,
+    pub linear_damping: Vec<f32>,
+    pub angular_damping: Vec<f32>,
+    pub gravity_scale: Vec<f32>,
+    pub allow_fast_rotation: Vec<bool>,
+    /// True when the user set the mass explicitly (shapes then do not change it).
+    pub mass_override: Vec<bool>,
+    /// Set when the pose changed outside the solver (teleport): proxies must refit.
+    pub pose_dirty: Vec<bool>,
+    pub user_data: Vec<u64>,
+    pub shapes: Vec<Vec<ShapeId>>,
+}
+
+impl BodyStore {
+    /// Writes a body into slot `i`, appending when `i` is past the end.
+    pub fn put(&mut self, i: usize, def: &BodyDef) {
+        macro_rules! set {
+            ($col:ident, $v:expr) => {
+                if i == self.$col.len() {
+                    self.$col.push($v);
+                } else {
+                    self.$col[i] = $v;
+                }
+            };
+        }
+        let movable = def.body_type != BodyType::Static;
+        set!(body_type, def.body_type);
+        set!(position, def.position);
+        set!(rotation, def.rotation.normalize());
+        set!(
+            linear_velocity,
+            if movable {
+                def.linear_velocity
+            } else {
+                Vec3::ZERO
+            }
+        );
+        set!(
+            angular_velocity,
+            if movable {
+                def.angular_velocity
+            } else {
+                Vec3::ZERO
+            }
+        );
+        set!(force, Vec3::ZERO);
+        set!(torque, Vec3::ZERO);
+        // A dynamic body without shapes behaves as 1 kg with unit inertia (as Box2D does),
+        // so it can be created first and given shapes after.
+        let dynamic = def.body_type == BodyType::Dynamic;
+        set!(mass, if dynamic { 1.0 } else { 0.0 });
+        set!(inv_mass, if dynamic { 1.0 } else { 0.0 });
+        set!(inertia, if dynamic { Vec3::ONE } else { Vec3::ZERO });
+        set!(inv_inertia, if dynamic { Vec3::ONE } else { Vec3::ZERO });
+        set!(linear_damping, def.linear_damping);
+        set!(angular_damping, def.angular_damping);
+        set!(gravity_scale, def.gravity_scale);
+        set!(allow_fast_rotation, def.allow_fast_rotation);
+        set!(mass_override, false);
+        set!(pose_dirty, false);
+        set!(user_data, def.user_data);
+        set!(shapes, Vec::new());
+    }
+
+    #[inline]
+    pub fn transform(&self, i: usize) -> Transform {
+        Transform::new(self.position[i], self.rotation[i])
+    }
+
+    /// World inverse inertia `R I⁻¹ Rᵀ` of body `i`.
+    #[inline]
+    pub fn world_inv_inertia(&self, i: usize) -> Mat3 {
+        crate::math::rotate_diagonal(self.rotation[i], self.inv_inertia[i])
+    }
+
+    /// Sets mass and principal inertia of a dynamic body.
+    pub fn set_mass(&mut self, i: usize, mass: f32, inertia: Vec3) {
+        self.mass[i] = mass;
+        self.inv_mass[i] = if mass > 0.0 { 1.0 / mass } else { 0.0 };
+        self.inertia[i] = inertia;
+        self.inv_inertia[i] = Vec3::new(
+            inv_or_zero(inertia.x),
+            inv_or_zero(inertia.y),
+            inv_or_zero(inertia.z),
+        );
+    }
+}
+
+#[inline]
+fn inv_or_zero(x: f32) -> f32 {
+    if x > 0.0 {
+        1.0 / x
+    } else {
+        0.0
+    }
+}

@@ -1,0 +1,62 @@
+//! Per-step timings and counters, available without any profiler attached.
+
+/// Milliseconds spent in each stage of the last step, and what the step worked on.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Profile {
+    /// The whole step, in ms.
+    pub step: f64,
+    /// Broadphase update: refit, sort, pair changes, contact creation and destruction.
+    pub broadphase: f64,
+    /// Narrowphase: manifolds of all candidate pairs.
+    pub narrowphase: f64,
+    /// Solver preparation: gathering bodies, building constraints.
+    pub prepare: f64,
+    /// Velocity integration, summed over substeps.
+    pub integrate_velocities: f64,
+    /// Warm starting, summed over substeps.
+    pub warm_start: f64,
+    /// Solving with bias, summed over substeps.
+    pub solve: f64,
+    /// Position integration, summed over substeps.
+    pub integrate_positions: f64,
+    /// Relaxing (solving without bias), summed over substeps.
+    pub relax: f64,
+    /// Restitution pass.
+    pub restitution: f64,
+    /// Storing impulses for the next warm start.
+    pub store_impulses: f64,
+    /// Writing poses back and refitting bounds.
+    pub finalize: f64,
+    /// Bodies that can move (dynamic and kinematic).
+    pub awake_bodies: usize,
+    /// Broadphase pairs (overlapping fat boxes).
+    pub pairs: usize,
+    /// Contacts (pairs of shapes that can collide and whose fat boxes overlap).
+    pub contacts: usize,
+    /// Contacts with at least one manifold point (touching or speculative).
+    pub manifolds: usize,
+    /// Manifold points in the touching contacts.
+    pub points: usize,
+    /// Contact constraints solved.
+    pub constraints: usize,
+}
+
+impl Profile {
+    /// The stages as (name, ms) pairs, in step order; the names are the ones the
+    /// benchmark prints and writes to JSON.
+    pub fn stages(&self) -> [(&'static str, f64); 11] {
+        [
+            ("broadphase", self.broadphase),
+            ("narrowphase", self.narrowphase),
+            ("prepare", self.prepare),
+            ("integrate_velocities", self.integrate_velocities),
+            ("warm_start", self.warm_start),
+            ("solve", self.solve),
+            ("integrate_positions", self.integrate_positions),
+            ("relax", self.relax),
+            ("restitution", self.restitution),
+            ("store_impulses", self.store_impulses),
+            ("finalize", self.finalize),
+        ]
+    }
+}

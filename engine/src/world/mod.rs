@@ -1,0 +1,323 @@
+//! The world: bodies, shapes, contacts and the settings that step them.
+
+mod api;
+pub use api::ContactView;
+pub(crate) mod shapes;
+mod step;
+
+pub use shapes::ShapeDef;
+
+use crate::body::{BodyDef, BodyStore, BodyType};
+use crate::broadphase::BroadPhase;
+use crate::contact::ContactStore;
+use crate::error::Error;
+use crate::id::{BodyId, ShapeId, SlotPool};
+use crate::math::is_finite3;
+use crate::profile::Profile;
+use crate::shape::Shape;
+use crate::solver::contact::ContactConstraint;
+use crate::solver::SolverBodies;
+use glam::Vec3;
+use shapes::{ShapeData, ShapeStore};
+
+/// World settings. Every field has a documented SI default; lengths assume metres.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorldDef {
+    /// Gravity acceleration, in m/s². Default: (0, -9.81, 0).
+    pub gravity: Vec3,
+    /// Solver substeps per step. Default: 4.
+    pub substeps: u32,
+    /// Contact stiffness as a spring frequency, in Hz; capped at a quarter of the substep
+    /// rate. Default: 30.
+    pub contact_hertz: f32,
+    /// Contact damping ratio (dimensionless). Default: 10.
+    pub contact_damping_ratio: f32,
+    /// The fastest speed at which overlapping bodies are pushed apart, in m/s. Default: 3.
+    pub max_push_speed: f32,
+    /// Allowed penetration, in m (scales with the world's length unit). Default: 0.005.
+    pub linear_slop: f32,
+    /// Contact points are kept while the surfaces are closer than this, in m, so fast
+    /// bodies are caught before they touch. Default: 4 × `linear_slop` = 0.02.
+    pub speculative_distance: f32,
+    /// Fat-AABB margin of the broadphase, in m. Default: 0.1.
+    pub aabb_margin: f32,
+    /// Approach speeds below this do not bounce, in m/s. Default: 1.
+    pub restitution_threshold: f32,
+    /// Speed cap of any body, in m/s. Default: 400.
+    pub max_linear_speed: f32,
+    /// Worker threads; 0 means all cores, 1 runs everything on the calling thread.
+    /// Results are bit-identical for every count. Default: 0.
+    pub worker_count: usize,
+}
+
+impl Default for WorldDef {
+    fn default() -> Self {
+        Self {
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            substeps: 4,
+            contact_hertz: 30.0,
+            contact_damping_ratio: 10.0,
+            max_push_speed: 3.0,
+            linear_slop: 0.005,
+            speculative_distance: 0.02,
+            aabb_margin: 0.1,
+            restitution_threshold: 1.0,
+            max_linear_speed: 400.0,
+            worker_count: 0,
+        }
+    }
+}
+
+impl WorldDef {
+    /// Checks every field, naming the first bad one.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !is_finite3(self.gravity) {
+            return Err(Error::invalid("WorldDef::gravity", "must be finite"));
+        }
+        if self.substeps == 0 || self.substeps > 64 {
+            return Err(Error::invalid("WorldDef::substeps", "must be in 1..=64"));
+        }
+        let positive = [
+            ("WorldDef::contact_hertz", self.contact_hertz),
+            (
+                "WorldDef::contact_damping_ratio",
+                self.contact_damping_ratio,
+            ),
+            ("WorldDef::max_push_speed", self.max_push_speed),
+            ("WorldDef::max_linear_speed", self.max_linear_speed),
+        ];
+        for (field, v) in positive {
+            if !v.is_finite() || v <= 0.0 {
+                return Err(Error::invalid(field, "must be finite and positive"));
+            }
+        }
+        let non_negative = [
+            ("WorldDef::linear_slop", self.linear_slop),
+            ("WorldDef::speculative_distance", self.speculative_distance),
+            ("WorldDef::aabb_margin", self.aabb_margin),
+            (
+                "WorldDef::restitution_threshold",
+                self.restitution_threshold,
+            ),
+        ];
+        for (field, v) in non_negative {
+            if !v.is_finite() || v < 0.0 {
+                return Err(Error::invalid(field, "must be finite and non-negative"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A physics world. Create bodies, attach shapes, call [`World::step`].
+///
+/// # Example
+/// ```
+/// use impetus::{BodyDef, BodyType, ShapeDef, Vec3, World, WorldDef};
+///
+/// let mut world = World::new(WorldDef { worker_count: 1, ..Default::default() })?;
+/// let ground = world.create_body(&BodyDef { body_type: BodyType::Static, ..Default::default() })?;
+/// world.add_shape(ground, &ShapeDef::plane(Vec3::Y, 0.0))?;
+/// let ball = world.create_body(&BodyDef { position: Vec3::new(0.0, 2.0, 0.0), ..Default::default() })?;
+/// world.add_shape(ball, &ShapeDef::sphere(0.5))?;
+/// for _ in 0..120 {
+///     world.step(1.0 / 60.0)?;
+/// }
+/// let y = world.body_position(ball)?.y;
+/// assert!((y - 0.5).abs() < 0.02, "the ball rests on the ground: y = {y}");
+/// # Ok::<(), impetus::Error>(())
+/// ```
+pub struct World {
+    pub(crate) def: WorldDef,
+    pub(crate) body_pool: SlotPool,
+    pub(crate) bodies: BodyStore,
+    pub(crate) shapes: ShapeStore,
+    pub(crate) broadphase: BroadPhase,
+    pub(crate) contacts: ContactStore,
+    pub(crate) solver: SolverBodies,
+    pub(crate) constraints: Vec<ContactConstraint>,
+    pub(crate) pool: Option<rayon::ThreadPool>,
+    pub(crate) profile: Profile,
+    /// Scratch for the broadphase's new pairs (reused, no per-step allocation).
+    pub(crate) begun_scratch: Vec<u64>,
+}
+
+impl World {
+    /// Creates an empty world. Fails on an invalid definition or if worker threads
+    /// cannot be started.
+    pub fn new(def: WorldDef) -> Result<World, Error> {
+        def.validate()?;
+        let workers = if def.worker_count == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            def.worker_count
+        };
+        let pool = if workers > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .thread_name(|i| format!("impetus-worker-{i}"))
+                .build()
+                .map_err(|_| Error::Unsupported {
+                    what: "could not start the worker threads",
+                })?;
+            Some(pool)
+        } else {
+            None
+        };
+        Ok(World {
+            def,
+            body_pool: SlotPool::default(),
+            bodies: BodyStore::default(),
+            shapes: ShapeStore::default(),
+            broadphase: BroadPhase::default(),
+            contacts: ContactStore::default(),
+            solver: SolverBodies::default(),
+            constraints: Vec::new(),
+            pool,
+            profile: Profile::default(),
+            begun_scratch: Vec::new(),
+        })
+    }
+
+    /// The settings this world was created with (gravity may have changed since).
+    pub fn def(&self) -> &WorldDef {
+        &self.def
+    }
+
+    /// The number of worker threads the world steps with.
+    pub fn worker_count(&self) -> usize {
+        self.pool.as_ref().map_or(1, |p| p.current_num_threads())
+    }
+
+    /// Creates a body. It has no shapes yet; a dynamic body without shapes weighs 1 kg.
+    pub fn create_body(&mut self, def: &BodyDef) -> Result<BodyId, Error> {
+        def.validate()?;
+        let (index, generation, _) = self.body_pool.alloc();
+        self.bodies.put(index as usize, def);
+        Ok(BodyId { index, generation })
+    }
+
+    /// Removes a body with its shapes and contacts.
+    pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
+        let i = self.body_index(id)?;
+        let shapes = std::mem::take(&mut self.bodies.shapes[i]);
+        for s in shapes {
+            self.detach_shape(s.index);
+        }
+        self.bodies.body_type[i] = BodyType::Static;
+        self.body_pool.release(id.index);
+        Ok(())
+    }
+
+    /// Attaches a shape to a body and updates the body's mass from the shape's density.
+    /// Planes may only be attached to static bodies.
+    pub fn add_shape(&mut self, body: BodyId, def: &ShapeDef) -> Result<ShapeId, Error> {
+        let b = self.body_index(body)?;
+        def.validate()?;
+        let body_type = self.bodies.body_type[b];
+        if matches!(def.shape, Shape::Plane { .. }) && body_type != BodyType::Static {
+            return Err(Error::invalid(
+                "ShapeDef::shape",
+                "a plane may only be attached to a static body",
+            ));
+        }
+        if body_type == BodyType::Dynamic && !self.bodies.mass_override[b] {
+            let (mass, _) = self.shape_mass_sum(b, Some(def));
+            if mass <= 0.0 {
+                return Err(Error::invalid(
+                    "ShapeDef::density",
+                    "a dynamic body's shapes must give it a positive mass",
+                ));
+            }
+        }
+        let (index, generation, fresh) = self.shapes.pool.alloc();
+        let aabb = def
+            .shape
+            .aabb(&self.bodies.transform(b))
+            .expanded(self.def.speculative_distance);
+        let data = ShapeData {
+            body: b as u32,
+            shape: def.shape,
+            density: def.density,
+            friction: def.friction,
+            restitution: def.restitution,
+            inner_radius: def.inner_radius,
+            aabb,
+        };
+        if fresh {
+            self.shapes.data.push(data);
+        } else {
+            self.shapes.data[index as usize] = data;
+        }
+        self.broadphase.create_proxy(
+            index,
+            aabb.expanded(self.def.aabb_margin),
+            body_type == BodyType::Static,
+            b as u32,
+        );
+        let id = ShapeId { index, generation };
+        self.bodies.shapes[b].push(id);
+        self.update_mass(b);
+        Ok(id)
+    }
+
+    /// Detaches and removes a shape; the body's mass is recomputed from what remains.
+    pub fn remove_shape(&mut self, id: ShapeId) -> Result<(), Error> {
+        let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
+        let b = self.shapes.data[s].body as usize;
+        self.bodies.shapes[b].retain(|&x| x != id);
+        self.detach_shape(id.index);
+        self.update_mass(b);
+        Ok(())
+    }
+
+    /// Removes a shape's proxy, contacts and slot (the body's list is the caller's).
+    fn detach_shape(&mut self, index: u32) {
+        for c in self.broadphase.destroy_proxy(index) {
+            self.contacts.destroy(c);
+        }
+        self.shapes.pool.release(index);
+    }
+
+    /// Sum of the masses and inertias of body `b`'s shapes, plus `extra` if given.
+    /// Shapes share the body origin, so their inertias add directly.
+    fn shape_mass_sum(&self, b: usize, extra: Option<&ShapeDef>) -> (f32, Vec3) {
+        let mut mass = 0.0;
+        let mut inertia = Vec3::ZERO;
+        let mut add = |shape: &Shape, density: f32, inner: f32| {
+            let mp = match *shape {
+                Shape::Sphere { radius } if inner > 0.0 => {
+                    crate::shape::hollow_sphere_mass(radius, inner, density)
+                }
+                _ => shape.mass_properties(density),
+            };
+            mass += mp.mass;
+            inertia += mp.inertia;
+        };
+        for s in &self.bodies.shapes[b] {
+            let d = &self.shapes.data[s.index as usize];
+            add(&d.shape, d.density, d.inner_radius);
+        }
+        if let Some(def) = extra {
+            add(&def.shape, def.density, def.inner_radius);
+        }
+        (mass, inertia)
+    }
+
+    fn update_mass(&mut self, b: usize) {
+        if self.bodies.body_type[b] != BodyType::Dynamic || self.bodies.mass_override[b] {
+            return;
+        }
+        let (mass, inertia) = self.shape_mass_sum(b, None);
+        if mass > 0.0 {
+            self.bodies.set_mass(b, mass, inertia);
+        } else {
+            self.bodies.set_mass(b, 1.0, Vec3::ONE);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn body_index(&self, id: BodyId) -> Result<usize, Error> {
+        self.body_pool.check(id.index, id.generation, "BodyId")
+    }
+}

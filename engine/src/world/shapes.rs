@@ -1,0 +1,139 @@
+//! Shape definitions and the store of attached shapes.
+
+use crate::error::Error;
+use crate::id::SlotPool;
+use crate::shape::{Aabb, Shape};
+use glam::Vec3;
+
+/// Everything needed to attach a shape to a body.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeDef {
+    /// The geometry.
+    pub shape: Shape,
+    /// Density in kg/m³; gives the body its mass. Default: 1000 (water).
+    pub density: f32,
+    /// Coulomb friction coefficient; mixed between shapes as `sqrt(μa μb)`. Default: 0.6.
+    pub friction: f32,
+    /// Coefficient of restitution in [0, 1]; mixed as `max(ea, eb)`. Default: 0.
+    pub restitution: f32,
+    /// For spheres only: the radius of a hollow core, in m (0 = solid). A ball of
+    /// radius 0.1 with inner radius 0.09 is a thin shell. Default: 0.
+    pub inner_radius: f32,
+}
+
+impl ShapeDef {
+    /// A definition with default material for the given geometry.
+    pub fn new(shape: Shape) -> Self {
+        Self {
+            shape,
+            density: 1000.0,
+            friction: 0.6,
+            restitution: 0.0,
+            inner_radius: 0.0,
+        }
+    }
+
+    /// A solid sphere of radius `radius` (m).
+    pub fn sphere(radius: f32) -> Self {
+        Self::new(Shape::Sphere { radius })
+    }
+
+    /// A box with the given half extents (m).
+    pub fn cuboid(half_extents: Vec3) -> Self {
+        Self::new(Shape::Box { half_extents })
+    }
+
+    /// A static half-space bounded by the plane `normal · x = offset` (body frame).
+    pub fn plane(normal: Vec3, offset: f32) -> Self {
+        Self::new(Shape::Plane { normal, offset })
+    }
+
+    /// Sets the density (kg/m³).
+    pub fn with_density(mut self, density: f32) -> Self {
+        self.density = density;
+        self
+    }
+
+    /// Sets the friction coefficient.
+    pub fn with_friction(mut self, friction: f32) -> Self {
+        self.friction = friction;
+        self
+    }
+
+    /// Sets the coefficient of restitution.
+    pub fn with_restitution(mut self, restitution: f32) -> Self {
+        self.restitution = restitution;
+        self
+    }
+
+    /// Makes a sphere hollow with the given inner radius (m).
+    pub fn with_inner_radius(mut self, inner_radius: f32) -> Self {
+        self.inner_radius = inner_radius;
+        self
+    }
+
+    /// Checks every field, naming the first bad one.
+    pub fn validate(&self) -> Result<(), Error> {
+        self.shape.validate()?;
+        if !self.density.is_finite() || self.density < 0.0 {
+            return Err(Error::invalid(
+                "ShapeDef::density",
+                "must be finite and non-negative",
+            ));
+        }
+        if !self.friction.is_finite() || self.friction < 0.0 {
+            return Err(Error::invalid(
+                "ShapeDef::friction",
+                "must be finite and non-negative",
+            ));
+        }
+        if !self.restitution.is_finite() || !(0.0..=1.0).contains(&self.restitution) {
+            return Err(Error::invalid("ShapeDef::restitution", "must be in [0, 1]"));
+        }
+        if !self.inner_radius.is_finite() || self.inner_radius < 0.0 {
+            return Err(Error::invalid(
+                "ShapeDef::inner_radius",
+                "must be finite and non-negative",
+            ));
+        }
+        if self.inner_radius > 0.0 {
+            match self.shape {
+                Shape::Sphere { radius } if self.inner_radius < radius => {}
+                Shape::Sphere { .. } => {
+                    return Err(Error::invalid(
+                        "ShapeDef::inner_radius",
+                        "must be smaller than the radius",
+                    ))
+                }
+                _ => {
+                    return Err(Error::invalid(
+                        "ShapeDef::inner_radius",
+                        "only spheres can be hollow",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An attached shape.
+#[derive(Clone, Debug)]
+pub(crate) struct ShapeData {
+    /// Body slot.
+    pub body: u32,
+    pub shape: Shape,
+    pub density: f32,
+    pub friction: f32,
+    pub restitution: f32,
+    pub inner_radius: f32,
+    /// Tight bounds at the last pose, grown by the speculative distance.
+    pub aabb: Aabb,
+}
+
+/// Shapes by slot index.
+#[derive(Default)]
+pub(crate) struct ShapeStore {
+    pub pool: SlotPool,
+    pub data: Vec<ShapeData>,
+}

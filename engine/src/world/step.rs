@@ -1,0 +1,219 @@
+//! `World::step`: the stages of one fixed step, in order.
+
+use super::World;
+use crate::body::BodyType;
+use crate::broadphase::{pair_ids, NULL};
+use crate::collision::can_collide;
+use crate::contact::{needs_solving, update_contact, Contact};
+use crate::error::Error;
+use crate::solver::{self, contact as cs, Softness, StepContext};
+use rayon::prelude::*;
+use std::time::Instant;
+
+#[inline]
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+impl World {
+    /// Advances the world by `dt` seconds (one fixed step; use the same `dt` every step).
+    pub fn step(&mut self, dt: f32) -> Result<(), Error> {
+        if !dt.is_finite() || dt <= 0.0 {
+            return Err(Error::invalid("dt", "must be finite and positive"));
+        }
+        let start = Instant::now();
+        self.update_broadphase();
+        self.collide();
+        self.solve(dt);
+        self.profile.step = ms_since(start);
+        Ok(())
+    }
+
+    /// Stage 1: sort the moved proxies, destroy the contacts of pairs that ended, create
+    /// contacts for new pairs (in pair-key order).
+    fn update_broadphase(&mut self) {
+        let t = Instant::now();
+        self.broadphase.update();
+        for &(_, contact) in self.broadphase.ended() {
+            if contact != NULL {
+                self.contacts.destroy(contact);
+            }
+        }
+        let mut begun = std::mem::take(&mut self.begun_scratch);
+        begun.clear();
+        begun.extend_from_slice(self.broadphase.begun());
+        for &key in &begun {
+            let (pa, pb) = pair_ids(key);
+            if let Some(c) = self.new_contact(pa, pb) {
+                let index = self.contacts.create(c);
+                self.broadphase.set_pair_value(key, index);
+            }
+        }
+        self.begun_scratch = begun;
+        self.profile.broadphase = ms_since(t);
+        self.profile.pairs = self.broadphase.pair_count();
+    }
+
+    /// A contact for the shapes with slots `pa`, `pb`, or `None` when the pair cannot
+    /// produce a response (kinds that never collide, no dynamic body).
+    fn new_contact(&self, pa: u32, pb: u32) -> Option<Contact> {
+        let (da, db) = (
+            &self.shapes.data[pa as usize],
+            &self.shapes.data[pb as usize],
+        );
+        let (ka, kb) = (da.shape.kind(), db.shape.kind());
+        if !can_collide(ka, kb)
+            || !needs_solving(
+                self.bodies.body_type[da.body as usize],
+                self.bodies.body_type[db.body as usize],
+            )
+        {
+            return None;
+        }
+        // Dispatch wants kind(a) <= kind(b); equal kinds keep slot order.
+        let (sa, sb) = if ka <= kb { (pa, pb) } else { (pb, pa) };
+        let (a, b) = (
+            &self.shapes.data[sa as usize],
+            &self.shapes.data[sb as usize],
+        );
+        Some(Contact {
+            shape_a: sa,
+            shape_b: sb,
+            body_a: a.body,
+            body_b: b.body,
+            friction: (a.friction * b.friction).sqrt(),
+            restitution: a.restitution.max(b.restitution),
+            manifold: Default::default(),
+            touching: false,
+            alive: true,
+        })
+    }
+
+    /// Stage 2: the manifold of every contact, in parallel; each contact is written only
+    /// by the worker that computes it, so the result does not depend on the thread count.
+    fn collide(&mut self) {
+        let t = Instant::now();
+        let shapes = &self.shapes;
+        let bodies = &self.bodies;
+        let speculative = self.def.speculative_distance;
+        let contacts = &mut self.contacts.contacts;
+        let work = |c: &mut Contact| {
+            if c.alive {
+                update_contact(c, shapes, bodies, speculative);
+            }
+        };
+        match &self.pool {
+            Some(pool) => pool.install(|| contacts.par_iter_mut().with_min_len(256).for_each(work)),
+            None => contacts.iter_mut().for_each(work),
+        }
+        let (mut manifolds, mut points) = (0, 0);
+        for c in contacts.iter().filter(|c| c.touching) {
+            manifolds += 1;
+            points += c.manifold.count;
+        }
+        self.profile.narrowphase = ms_since(t);
+        self.profile.contacts = self.contacts.live();
+        self.profile.manifolds = manifolds;
+        self.profile.points = points;
+    }
+
+    /// Stage 3: the soft step over all contact constraints, then the new poses.
+    fn solve(&mut self, dt: f32) {
+        let def = &self.def;
+        let substeps = def.substeps;
+        let h = dt / substeps as f32;
+        // A spring stiffer than a quarter of the substep rate is not resolved by the
+        // substeps; cap it there (Box2D does the same).
+        let contact_hertz = def.contact_hertz.min(0.25 / h);
+        let ctx = StepContext {
+            inv_dt: 1.0 / dt,
+            h,
+            inv_h: 1.0 / h,
+            gravity: def.gravity,
+            contact_softness: Softness::new(contact_hertz, def.contact_damping_ratio, h),
+            static_softness: Softness::new(2.0 * contact_hertz, 0.5 * def.contact_damping_ratio, h),
+            max_push_speed: def.max_push_speed,
+            restitution_threshold: def.restitution_threshold,
+            max_linear_speed: def.max_linear_speed,
+            max_rotation: 0.25 * std::f32::consts::PI,
+        };
+
+        let t = Instant::now();
+        let pool = &self.body_pool;
+        self.solver.gather(&self.bodies, |i| pool.is_alive(i));
+        self.constraints.clear();
+        for (i, c) in self.contacts.contacts.iter().enumerate() {
+            if c.alive && c.touching {
+                self.constraints
+                    .push(cs::prepare(c, i as u32, &self.solver, &self.bodies));
+            }
+        }
+        self.profile.prepare = ms_since(t);
+        self.profile.awake_bodies = self.solver.states.len();
+        self.profile.constraints = self.constraints.len();
+
+        let p = &mut self.profile;
+        (
+            p.integrate_velocities,
+            p.warm_start,
+            p.solve,
+            p.integrate_positions,
+            p.relax,
+        ) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for _ in 0..substeps {
+            let t = Instant::now();
+            solver::integrate_velocities(&mut self.solver, &self.bodies, &ctx);
+            p.integrate_velocities += ms_since(t);
+            let t = Instant::now();
+            cs::warm_start(&self.constraints, &mut self.solver.states);
+            p.warm_start += ms_since(t);
+
+            let t = Instant::now();
+            cs::solve(&mut self.constraints, &mut self.solver.states, &ctx, true);
+            p.solve += ms_since(t);
+
+            let t = Instant::now();
+            solver::integrate_positions(&mut self.solver, h);
+            p.integrate_positions += ms_since(t);
+
+            let t = Instant::now();
+            cs::solve(&mut self.constraints, &mut self.solver.states, &ctx, false);
+            p.relax += ms_since(t);
+        }
+
+        let t = Instant::now();
+        cs::restitution(&mut self.constraints, &mut self.solver.states, &ctx);
+        p.restitution = ms_since(t);
+
+        let t = Instant::now();
+        cs::store_impulses(&self.constraints, &mut self.contacts.contacts);
+        p.store_impulses = ms_since(t);
+
+        let t = Instant::now();
+        solver::finalize(&self.solver, &mut self.bodies);
+        self.refit_moved();
+        self.profile.finalize = ms_since(t);
+    }
+
+    /// Recomputes the bounds of every shape of a movable body; a proxy whose tight box left
+    /// its fat box gets a new fat box.
+    pub(crate) fn refit_moved(&mut self) {
+        for k in 0..self.solver.slot.len() {
+            let b = self.solver.slot[k] as usize;
+            self.refit_body(b);
+        }
+    }
+
+    pub(crate) fn refit_body(&mut self, b: usize) {
+        let xf = self.bodies.transform(b);
+        let is_static = self.bodies.body_type[b] == BodyType::Static;
+        for s in &self.bodies.shapes[b] {
+            let d = &mut self.shapes.data[s.index as usize];
+            d.aabb = d.shape.aabb(&xf).expanded(self.def.speculative_distance);
+            if is_static || !self.broadphase.fat_aabb(s.index).contains(&d.aabb) {
+                self.broadphase
+                    .move_proxy(s.index, d.aabb.expanded(self.def.aabb_margin));
+            }
+        }
+    }
+}
