@@ -1,0 +1,198 @@
+//! Running a scene and measuring it: ms/step statistics, per-stage medians, stability
+//! figures and a state hash, as one [`RunResult`] that prints as a table or JSON.
+
+use crate::{world_def, Params, Scene, DT};
+use impetus::{BodyId, BodyType, Error, Vec3, World};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// How far the simulation wandered: the figures that tell a standing stack from a collapse.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Stability {
+    /// Largest distance of any dynamic body from where it started, in m.
+    pub max_displacement: f32,
+    /// Largest speed of any dynamic body at the end, in m/s.
+    pub max_speed: f32,
+    /// Lowest point of any dynamic shape at the end, in m (the ground's top is y = 0).
+    pub min_y: f32,
+}
+
+/// The outcome of one timed run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// Engine name and version.
+    pub engine: String,
+    /// Scene name.
+    pub scene: String,
+    /// Worker threads.
+    pub threads: usize,
+    /// Steps run.
+    pub steps: usize,
+    /// Dynamic bodies.
+    pub bodies: usize,
+    /// Touching contact manifolds at the end.
+    pub contacts: usize,
+    /// Contact points at the end.
+    pub points: usize,
+    /// Median ms/step over the measured steps.
+    pub median: f64,
+    /// Mean ms/step over the measured steps.
+    pub mean: f64,
+    /// 95th percentile ms/step over the measured steps.
+    pub p95: f64,
+    /// Median ms of each stage, in step order.
+    pub stages: Vec<(&'static str, f64)>,
+    /// Stability figures at the end.
+    pub stability: Stability,
+    /// Hash of every body's pose and velocity at the end.
+    pub state_hash: u64,
+}
+
+/// The steps that count for timing: after the first 60 (or the first one for short runs).
+pub fn warmup_steps(steps: usize) -> usize {
+    if steps > 120 {
+        60
+    } else {
+        1.min(steps.saturating_sub(1))
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Measures the world's dynamic bodies against their start positions.
+pub fn stability(world: &World, start: &[(BodyId, Vec3)]) -> Stability {
+    let mut s = Stability {
+        min_y: f32::INFINITY,
+        ..Default::default()
+    };
+    for &(id, p0) in start {
+        let (Ok(p), Ok(v), Ok(xf)) = (world.body_position(id), world.linear_velocity(id), world.body_transform(id)) else {
+            continue;
+        };
+        s.max_displacement = s.max_displacement.max((p - p0).length());
+        s.max_speed = s.max_speed.max(v.length());
+        for &shape in world.body_shapes(id).unwrap_or(&[]) {
+            if let Ok(geom) = world.shape(shape) {
+                s.min_y = s.min_y.min(geom.aabb(&xf).min.y);
+            }
+        }
+    }
+    s
+}
+
+/// The dynamic bodies of a world with their positions.
+pub fn dynamic_positions(world: &World) -> Vec<(BodyId, Vec3)> {
+    world
+        .bodies()
+        .filter(|&b| world.body_type(b) == Ok(BodyType::Dynamic))
+        .map(|b| (b, world.body_position(b).unwrap_or_default()))
+        .collect()
+}
+
+/// Builds `scene` and steps it `steps` times with `threads` workers, calling
+/// `progress(step, last_ms)` after every step.
+pub fn run_scene(
+    scene: &Scene,
+    threads: usize,
+    steps: usize,
+    mut progress: impl FnMut(usize, f64),
+) -> Result<RunResult, Error> {
+    let mut world = World::new(world_def(threads))?;
+    (scene.build)(&mut world, &Params::default())?;
+    let start = dynamic_positions(&world);
+    let warmup = warmup_steps(steps);
+    let mut times = Vec::with_capacity(steps);
+    let mut stages: Vec<Vec<f64>> = Vec::new();
+    for step in 0..steps {
+        let t = Instant::now();
+        world.step(DT)?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        if step >= warmup {
+            times.push(ms);
+            let profile = world.profile().stages();
+            stages.resize(profile.len(), Vec::new());
+            for (k, (_, v)) in profile.iter().enumerate() {
+                stages[k].push(*v);
+            }
+        }
+        progress(step + 1, ms);
+    }
+    let names = world.profile().stages().map(|(n, _)| n);
+    let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let p95 = sorted.get((sorted.len() * 95 / 100).min(sorted.len().saturating_sub(1))).copied().unwrap_or(0.0);
+    let profile = *world.profile();
+    Ok(RunResult {
+        engine: format!("impetus {}", env!("CARGO_PKG_VERSION")),
+        scene: scene.name.to_string(),
+        threads: world.worker_count(),
+        steps,
+        bodies: start.len(),
+        contacts: profile.manifolds,
+        points: profile.points,
+        median: median(&mut times),
+        mean,
+        p95,
+        stages: names.iter().zip(stages.iter_mut()).map(|(n, v)| (*n, median(v))).collect(),
+        stability: stability(&world, &start),
+        state_hash: world.state_hash(),
+    })
+}
+
+impl RunResult {
+    /// The result as the benchmark's JSON object.
+    pub fn to_json(&self) -> Value {
+        let stages: serde_json::Map<String, Value> =
+            self.stages.iter().map(|(n, v)| (n.to_string(), json!(v))).collect();
+        json!({
+            "engine": self.engine,
+            "scene": self.scene,
+            "threads": self.threads,
+            "steps": self.steps,
+            "bodies": self.bodies,
+            "contacts": self.contacts,
+            "points": self.points,
+            "ms_per_step": { "median": self.median, "mean": self.mean, "p95": self.p95 },
+            "stages": stages,
+            "stability": {
+                "max_displacement": self.stability.max_displacement,
+                "max_speed": self.stability.max_speed,
+                "min_y": self.stability.min_y,
+            },
+            "state_hash": format!("{:016x}", self.state_hash),
+        })
+    }
+
+    /// The result as a text table.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let line = |s: &mut String, k: &str, v: String| s.push_str(&format!("  {k:<24} {v}\n"));
+        line(&mut s, "engine", self.engine.clone());
+        line(&mut s, "scene", self.scene.clone());
+        line(&mut s, "threads", self.threads.to_string());
+        line(&mut s, "steps", self.steps.to_string());
+        line(&mut s, "dynamic bodies", self.bodies.to_string());
+        line(&mut s, "contacts / points", format!("{} / {}", self.contacts, self.points));
+        line(
+            &mut s,
+            "ms/step",
+            format!("median {:.3}   mean {:.3}   p95 {:.3}", self.median, self.mean, self.p95),
+        );
+        s.push_str("  stage medians (ms)\n");
+        for (name, v) in &self.stages {
+            line(&mut s, &format!("  {name}"), format!("{v:.3}"));
+        }
+        line(&mut s, "max displacement (m)", format!("{:.4}", self.stability.max_displacement));
+        line(&mut s, "max speed (m/s)", format!("{:.4}", self.stability.max_speed));
+        line(&mut s, "lowest point y (m)", format!("{:.4}", self.stability.min_y));
+        line(&mut s, "state hash", format!("{:016x}", self.state_hash));
+        s
+    }
+}

@@ -1,0 +1,168 @@
+//! Scene recipes, exactly as SCENES.md gives them.
+
+use crate::Rng;
+use impetus::{BodyDef, BodyType, Error, Quat, ShapeDef, Vec3, World};
+
+/// Scene parameters. Every scene is fully determined by them.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    /// Seed of the scene's random choices (orientations, spawn points).
+    pub seed: u64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params { seed: 0x5EED }
+    }
+}
+
+/// A named scene.
+#[derive(Clone, Copy)]
+pub struct Scene {
+    /// Name used on the command line.
+    pub name: &'static str,
+    /// One line for `impetus-bench list`.
+    pub description: &'static str,
+    /// Dynamic bodies it creates.
+    pub bodies: usize,
+    /// Steps a benchmark run takes by default.
+    pub default_steps: usize,
+    /// Builds the scene into an empty world.
+    pub build: fn(&mut World, &Params) -> Result<(), Error>,
+}
+
+/// Every scene, in the order `list` prints them.
+pub const SCENES: &[Scene] = &[
+    Scene {
+        name: "pyramid",
+        description: "a flat pyramid of unit boxes, base 40",
+        bodies: 820,
+        default_steps: 600,
+        build: pyramid,
+    },
+    Scene {
+        name: "large_pyramid",
+        description: "a flat pyramid of unit boxes, base 100 (Box2D/Box3D's benchmark)",
+        bodies: 5050,
+        default_steps: 600,
+        build: large_pyramid,
+    },
+    Scene {
+        name: "many_pyramids",
+        description: "14 x 14 pyramids of base 10",
+        bodies: 10780,
+        default_steps: 600,
+        build: many_pyramids,
+    },
+    Scene {
+        name: "pile",
+        description: "10,000 boxes dropped into a walled area",
+        bodies: 10000,
+        default_steps: 600,
+        build: pile,
+    },
+];
+
+/// The scene called `name`.
+pub fn find(name: &str) -> Option<&'static Scene> {
+    SCENES.iter().find(|s| s.name == name)
+}
+
+/// Unit-box material of the benchmark scenes: density 100, friction 0.6, no bounce.
+fn unit_box() -> ShapeDef {
+    ShapeDef::cuboid(Vec3::splat(0.5)).with_density(100.0).with_friction(0.6)
+}
+
+/// The static ground box with half extents (g, 1, g) and its top face at y = 0.
+pub fn ground(world: &mut World, g: f32) -> Result<(), Error> {
+    static_box(world, Vec3::new(0.0, -1.0, 0.0), Vec3::new(g, 1.0, g))
+}
+
+fn static_box(world: &mut World, position: Vec3, half_extents: Vec3) -> Result<(), Error> {
+    let body = world.create_body(&BodyDef {
+        body_type: BodyType::Static,
+        position,
+        ..Default::default()
+    })?;
+    world.add_shape(body, &ShapeDef::cuboid(half_extents).with_friction(0.6))?;
+    Ok(())
+}
+
+fn dynamic_box(world: &mut World, position: Vec3, rotation: Quat) -> Result<(), Error> {
+    let body = world.create_body(&BodyDef {
+        position,
+        rotation,
+        ..Default::default()
+    })?;
+    world.add_shape(body, &unit_box())?;
+    Ok(())
+}
+
+/// A flat pyramid of `base` boxes on a ground of half size `g`: row i at y = i + 0.5,
+/// box j = i..base at x = j − i/2 − (base − 1)/2.
+pub fn flat_pyramid(world: &mut World, base: usize, g: f32) -> Result<(), Error> {
+    ground(world, g)?;
+    let half = (base as f32 - 1.0) * 0.5;
+    for i in 0..base {
+        for j in i..base {
+            let x = j as f32 - 0.5 * i as f32 - half;
+            dynamic_box(world, Vec3::new(x, i as f32 + 0.5, 0.0), Quat::IDENTITY)?;
+        }
+    }
+    Ok(())
+}
+
+/// `pyramid`: base 40 (820 boxes), ground 100.
+pub fn pyramid(world: &mut World, _: &Params) -> Result<(), Error> {
+    flat_pyramid(world, 40, 100.0)
+}
+
+/// `large_pyramid`: base 100 (5,050 boxes), ground 400.
+pub fn large_pyramid(world: &mut World, _: &Params) -> Result<(), Error> {
+    flat_pyramid(world, 100, 400.0)
+}
+
+/// `many_pyramids`: 14 × 14 pyramids of base 10 (10,780 boxes), ground 77.
+pub fn many_pyramids(world: &mut World, _: &Params) -> Result<(), Error> {
+    ground(world, 77.0)?;
+    for r in 0..14 {
+        for c in 0..14 {
+            let cx = -76.0 + 11.0 * c as f32;
+            let cz = -76.0 + r as f32 * 152.0 / 13.0;
+            for i in 0..10 {
+                for j in i..10 {
+                    let x = cx + j as f32 - 0.5 * i as f32;
+                    dynamic_box(world, Vec3::new(x, i as f32 + 0.5, cz), Quat::IDENTITY)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `pile`: 10,000 unit boxes in a 20 × 25 × 20 grid, spacing 1.1, lowest layer at y = 1,
+/// each tilted by up to 0.05 rad about a random axis (so neighbours never start overlapping), dropped into four walls around x, z ∈ [−15, 15].
+pub fn pile(world: &mut World, params: &Params) -> Result<(), Error> {
+    ground(world, 20.0)?;
+    for s in [-1.0f32, 1.0] {
+        static_box(world, Vec3::new(15.5 * s, 20.0, 0.0), Vec3::new(0.5, 20.0, 16.0))?;
+        static_box(world, Vec3::new(0.0, 20.0, 15.5 * s), Vec3::new(16.0, 20.0, 0.5))?;
+    }
+    let mut rng = Rng::new(params.seed);
+    let (nx, ny, nz) = (20, 25, 20);
+    let spacing = 1.1;
+    for iy in 0..ny {
+        for ix in 0..nx {
+            for iz in 0..nz {
+                let x = (ix as f32 - 0.5 * (nx as f32 - 1.0)) * spacing;
+                let z = (iz as f32 - 0.5 * (nz as f32 - 1.0)) * spacing;
+                let y = 1.0 + iy as f32 * spacing;
+                let axis = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+                let axis = axis.try_normalize().unwrap_or(Vec3::Y);
+                let rotation = Quat::from_axis_angle(axis, rng.range(-0.05, 0.05));
+                dynamic_box(world, Vec3::new(x, y, z), rotation)?;
+            }
+        }
+    }
+    Ok(())
+}

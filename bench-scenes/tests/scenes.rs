@@ -1,0 +1,68 @@
+//! The standard scenes behave: the pyramid stands, the pile stays above the ground, and
+//! results do not depend on the thread count.
+
+use impetus::World;
+use impetus_scenes::measure::{dynamic_positions, stability};
+use impetus_scenes::{find, world_def, Params, DT};
+
+fn build(name: &str, threads: usize) -> World {
+    let mut w = World::new(world_def(threads)).unwrap();
+    (find(name).unwrap().build)(&mut w, &Params::default()).unwrap();
+    w
+}
+
+#[test]
+fn pyramid_stands() {
+    let mut w = build("pyramid", 1);
+    let start = dynamic_positions(&w);
+    assert_eq!(start.len(), 820);
+    for _ in 0..600 {
+        w.step(DT).unwrap();
+    }
+    let mut worst = (0.0f32, 0.0f32);
+    for &(id, p0) in &start {
+        let d = w.body_position(id).unwrap() - p0;
+        worst = (worst.0.max(d.x.abs()), worst.1.max(d.y.abs()));
+        assert!(d.x.abs() < 0.25 && d.y.abs() < 0.25, "box from {p0} moved by {d}");
+    }
+    let s = stability(&w, &start);
+    // The top box's sag is the figure to compare with Rapier's 0.11 m.
+    let top = start.iter().max_by(|a, b| a.1.y.total_cmp(&b.1.y)).unwrap();
+    let sag = top.1.y - w.body_position(top.0).unwrap().y;
+    println!("pyramid: max |dx| {:.4} m, max |dy| {:.4} m, top sag {sag:.4} m, max speed {:.5} m/s", worst.0, worst.1, s.max_speed);
+    assert!(s.max_speed < 0.01, "still moving: {} m/s", s.max_speed);
+}
+
+#[test]
+fn pile_stays_above_ground() {
+    let mut w = build("pile", 0);
+    let start = dynamic_positions(&w);
+    assert_eq!(start.len(), 10_000);
+    let mut lowest = f32::INFINITY;
+    for i in 0..600 {
+        w.step(DT).unwrap();
+        if i % 20 == 19 {
+            lowest = lowest.min(stability(&w, &start).min_y);
+        }
+    }
+    let s = stability(&w, &start);
+    lowest = lowest.min(s.min_y);
+    println!("pile: lowest point {lowest:.4} m, max speed at the end {:.4} m/s", s.max_speed);
+    assert!(lowest >= -0.05, "a box sank to y = {lowest}");
+}
+
+#[test]
+fn state_hash_is_identical_for_1_2_and_4_threads() {
+    let hashes: Vec<u64> = [1, 2, 4]
+        .iter()
+        .map(|&t| {
+            let mut w = build("pyramid", t);
+            for _ in 0..60 {
+                w.step(DT).unwrap();
+            }
+            w.state_hash()
+        })
+        .collect();
+    assert_eq!(hashes[0], hashes[1]);
+    assert_eq!(hashes[0], hashes[2]);
+}

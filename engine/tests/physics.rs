@@ -1,0 +1,315 @@
+//! Physics checked against closed forms: friction on an incline, restitution, sliding to a
+//! stop, stacks that stand, rest without energy gain.
+
+use impetus::{BodyDef, BodyId, BodyType, Quat, ShapeDef, Vec3, World, WorldDef};
+
+const DT: f32 = 1.0 / 60.0;
+const G: f32 = 10.0;
+
+fn world() -> World {
+    World::new(WorldDef {
+        gravity: Vec3::new(0.0, -G, 0.0),
+        worker_count: 1,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn static_body(w: &mut World, position: Vec3, rotation: Quat, shape: ShapeDef) -> BodyId {
+    let b = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Static,
+            position,
+            rotation,
+            ..Default::default()
+        })
+        .unwrap();
+    w.add_shape(b, &shape).unwrap();
+    b
+}
+
+fn dynamic_body(w: &mut World, position: Vec3, rotation: Quat, shape: ShapeDef) -> BodyId {
+    let b = w
+        .create_body(&BodyDef {
+            position,
+            rotation,
+            ..Default::default()
+        })
+        .unwrap();
+    w.add_shape(b, &shape).unwrap();
+    b
+}
+
+fn ground(w: &mut World, friction: f32) -> BodyId {
+    static_body(
+        w,
+        Vec3::new(0.0, -1.0, 0.0),
+        Quat::IDENTITY,
+        ShapeDef::cuboid(Vec3::new(50.0, 1.0, 50.0)).with_friction(friction),
+    )
+}
+
+/// A unit box on a 30° incline. Returns the velocity along the slope at 0.5 s and 1.5 s and
+/// the distance travelled in 2 s.
+fn incline(mu: f32) -> (f32, f32, f32) {
+    let mut w = world();
+    let theta = 30f32.to_radians();
+    let q = Quat::from_rotation_z(theta);
+    static_body(
+        &mut w,
+        Vec3::ZERO,
+        q,
+        ShapeDef::cuboid(Vec3::new(20.0, 1.0, 5.0)).with_friction(mu),
+    );
+    // Rest the box on the incline's top face (local y = 1), 0.5 above it.
+    let normal = q * Vec3::Y;
+    let down_slope = q * Vec3::NEG_X;
+    let start = normal * 1.5;
+    let b = dynamic_body(&mut w, start, q, ShapeDef::cuboid(Vec3::splat(0.5)).with_friction(mu));
+    let (mut v05, mut v15) = (0.0, 0.0);
+    for i in 1..=120 {
+        w.step(DT).unwrap();
+        let v = w.linear_velocity(b).unwrap().dot(down_slope);
+        if i == 30 {
+            v05 = v;
+        }
+        if i == 90 {
+            v15 = v;
+        }
+    }
+    let d = (w.body_position(b).unwrap() - start).length();
+    (v05, v15, d)
+}
+
+#[test]
+fn box_slides_down_incline_at_closed_form_acceleration() {
+    let (mu, theta) = (0.3f32, 30f32.to_radians());
+    let expected = G * (theta.sin() - mu * theta.cos());
+    let (v05, v15, _) = incline(mu);
+    let a = v15 - v05; // over 1 s
+    assert!(
+        (a - expected).abs() < 0.05 * expected,
+        "acceleration {a} m/s², closed form {expected} m/s²"
+    );
+}
+
+#[test]
+fn box_stays_on_incline_with_high_friction() {
+    let (_, v15, d) = incline(0.7);
+    assert!(d < 0.01, "the box crept {d} m");
+    assert!(v15.abs() < 0.01, "speed {v15}");
+}
+
+#[test]
+fn sphere_rebounds_to_e_squared_h() {
+    for (e, h) in [(0.8f32, 2.0f32), (0.5, 3.0)] {
+        let mut w = world();
+        ground(&mut w, 0.6);
+        let r = 0.25;
+        let b = dynamic_body(
+            &mut w,
+            Vec3::new(0.0, h + r, 0.0),
+            Quat::IDENTITY,
+            ShapeDef::sphere(r).with_restitution(e),
+        );
+        // Fall, bounce once, then track the apex while moving up.
+        let mut bounced = false;
+        let mut apex = 0.0f32;
+        for _ in 0..600 {
+            w.step(DT).unwrap();
+            let v = w.linear_velocity(b).unwrap().y;
+            let y = w.body_position(b).unwrap().y - r;
+            if !bounced && v > 0.0 {
+                bounced = true;
+            }
+            if bounced {
+                apex = apex.max(y);
+                if v < 0.0 {
+                    break;
+                }
+            }
+        }
+        let expected = e * e * h;
+        assert!(
+            (apex - expected).abs() < 0.05 * expected,
+            "e {e}, h {h}: rebound {apex} m, expected {expected} m"
+        );
+    }
+}
+
+#[test]
+fn box_thrown_across_ground_stops_at_closed_form_distance() {
+    let mut w = world();
+    let mu = 0.5;
+    ground(&mut w, mu);
+    let b = dynamic_body(
+        &mut w,
+        Vec3::new(0.0, 0.5, 0.0),
+        Quat::IDENTITY,
+        ShapeDef::cuboid(Vec3::splat(0.5)).with_friction(mu),
+    );
+    // Settle, then throw.
+    for _ in 0..30 {
+        w.step(DT).unwrap();
+    }
+    let v0 = 5.0;
+    w.set_linear_velocity(b, Vec3::new(v0, 0.0, 0.0)).unwrap();
+    let x0 = w.body_position(b).unwrap().x;
+    for _ in 0..240 {
+        w.step(DT).unwrap();
+    }
+    let v = w.linear_velocity(b).unwrap().length();
+    let d = w.body_position(b).unwrap().x - x0;
+    let expected = v0 * v0 / (2.0 * mu * G);
+    assert!(v < 0.01, "still moving at {v} m/s");
+    assert!((d - expected).abs() < 0.1 * expected, "slid {d} m, closed form {expected} m");
+    let rot = w.body_rotation(b).unwrap();
+    assert!(rot.angle_between(Quat::IDENTITY) < 0.05, "the box tipped: {rot:?}");
+}
+
+#[test]
+fn tower_of_ten_boxes_stands() {
+    let mut w = world();
+    ground(&mut w, 0.6);
+    let boxes: Vec<BodyId> = (0..10)
+        .map(|i| {
+            dynamic_body(
+                &mut w,
+                Vec3::new(0.0, 0.5 + i as f32, 0.0),
+                Quat::IDENTITY,
+                ShapeDef::cuboid(Vec3::splat(0.5)),
+            )
+        })
+        .collect();
+    for _ in 0..600 {
+        w.step(DT).unwrap();
+    }
+    for (i, &b) in boxes.iter().enumerate() {
+        let p = w.body_position(b).unwrap();
+        assert!(
+            (p.x.abs() < 0.01) && (p.z.abs() < 0.01) && (p.y - (0.5 + i as f32)).abs() < 0.05,
+            "box {i} moved to {p}"
+        );
+        assert!(w.linear_velocity(b).unwrap().length() < 0.01);
+    }
+}
+
+#[test]
+fn resting_body_does_not_gain_energy() {
+    let mut w = world();
+    ground(&mut w, 0.6);
+    let b = dynamic_body(
+        &mut w,
+        Vec3::new(0.0, 0.5, 0.0),
+        Quat::IDENTITY,
+        ShapeDef::cuboid(Vec3::new(0.5, 0.25, 1.0)),
+    );
+    let s = dynamic_body(&mut w, Vec3::new(3.0, 0.5, 0.0), Quat::IDENTITY, ShapeDef::sphere(0.5));
+    let energy = |w: &World, id: BodyId| {
+        let m = w.mass_properties(id).unwrap().mass;
+        let v = w.linear_velocity(id).unwrap();
+        let om = w.angular_velocity(id).unwrap();
+        0.5 * m * v.length_squared() + m * G * w.body_position(id).unwrap().y + om.length_squared()
+    };
+    for _ in 0..60 {
+        w.step(DT).unwrap();
+    }
+    let (e0b, e0s) = (energy(&w, b), energy(&w, s));
+    for _ in 0..1000 {
+        w.step(DT).unwrap();
+        assert!(energy(&w, b) <= e0b + 1e-3, "box energy grew to {} from {e0b}", energy(&w, b));
+        assert!(energy(&w, s) <= e0s + 1e-3, "sphere energy grew to {} from {e0s}", energy(&w, s));
+    }
+    assert!(w.linear_velocity(b).unwrap().length() < 1e-3);
+}
+
+#[test]
+fn spheres_rest_on_plane_box_and_each_other() {
+    let mut w = world();
+    static_body(&mut w, Vec3::ZERO, Quat::IDENTITY, ShapeDef::plane(Vec3::Y, 0.0));
+    let bottom = dynamic_body(&mut w, Vec3::new(0.0, 0.5, 0.0), Quat::IDENTITY, ShapeDef::cuboid(Vec3::splat(0.5)));
+    let middle = dynamic_body(&mut w, Vec3::new(0.0, 1.5, 0.0), Quat::IDENTITY, ShapeDef::sphere(0.5));
+    let top = dynamic_body(&mut w, Vec3::new(0.0, 2.5, 0.0), Quat::IDENTITY, ShapeDef::sphere(0.5));
+    let lone = dynamic_body(&mut w, Vec3::new(4.0, 3.0, 0.0), Quat::IDENTITY, ShapeDef::sphere(0.3));
+    for _ in 0..300 {
+        w.step(DT).unwrap();
+    }
+    let y = |id| w.body_position(id).unwrap().y;
+    assert!((y(bottom) - 0.5).abs() < 0.02, "box {}", y(bottom));
+    assert!((y(lone) - 0.3).abs() < 0.02, "sphere on plane {}", y(lone));
+    // A sphere balanced on a sphere is unstable in reality too; it must at least not sink.
+    assert!((y(middle) - 1.5).abs() < 0.03, "sphere on box {}", y(middle));
+    assert!(y(top) > 1.0, "top sphere sank to {}", y(top));
+}
+
+#[test]
+fn kinematic_body_moves_by_velocity_and_pushes() {
+    let mut w = world();
+    ground(&mut w, 0.0);
+    let k = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Kinematic,
+            position: Vec3::new(-2.0, 0.5, 0.0),
+            linear_velocity: Vec3::new(1.0, 0.0, 0.0),
+            ..Default::default()
+        })
+        .unwrap();
+    w.add_shape(k, &ShapeDef::cuboid(Vec3::splat(0.5))).unwrap();
+    let d = dynamic_body(
+        &mut w,
+        Vec3::new(0.0, 0.5, 0.0),
+        Quat::IDENTITY,
+        ShapeDef::cuboid(Vec3::splat(0.5)).with_friction(0.0),
+    );
+    for _ in 0..180 {
+        w.step(DT).unwrap();
+    }
+    let pk = w.body_position(k).unwrap();
+    assert!((pk.x - 1.0).abs() < 1e-3 && (pk.y - 0.5).abs() < 1e-6, "kinematic at {pk}");
+    assert!(w.body_position(d).unwrap().x > pk.x + 0.95, "the dynamic box was pushed ahead");
+}
+
+#[test]
+fn forces_and_impulses_follow_newton() {
+    let mut w = World::new(WorldDef {
+        gravity: Vec3::ZERO,
+        worker_count: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let b = dynamic_body(&mut w, Vec3::ZERO, Quat::IDENTITY, ShapeDef::sphere(0.5).with_density(1.0));
+    let m = w.mass_properties(b).unwrap().mass;
+    // F = m a for one second.
+    for _ in 0..60 {
+        w.apply_force_to_center(b, Vec3::new(2.0 * m, 0.0, 0.0)).unwrap();
+        w.step(DT).unwrap();
+    }
+    let v = w.linear_velocity(b).unwrap();
+    assert!((v.x - 2.0).abs() < 1e-3, "v = {v}");
+    // An off-centre impulse spins the body: Δω = I⁻¹ (r × J).
+    w.set_linear_velocity(b, Vec3::ZERO).unwrap();
+    let i = w.mass_properties(b).unwrap().inertia.x;
+    w.apply_linear_impulse(b, Vec3::new(0.0, 0.0, 1.0), w.body_position(b).unwrap() + Vec3::new(0.5, 0.0, 0.0))
+        .unwrap();
+    let om = w.angular_velocity(b).unwrap();
+    assert!((om.y + 0.5 / i).abs() < 1e-4, "ω = {om}");
+    assert!((w.linear_velocity(b).unwrap().z - 1.0 / m).abs() < 1e-5);
+    // Damping: v' = v / (1 + h c) per substep.
+    w.set_damping(b, 1.0, 0.0).unwrap();
+    w.set_angular_velocity(b, Vec3::ZERO).unwrap();
+    w.set_linear_velocity(b, Vec3::X).unwrap();
+    w.step(DT).unwrap();
+    let expected = (1.0f32 / (1.0 + DT / 4.0)).powi(4);
+    assert!((w.linear_velocity(b).unwrap().x - expected).abs() < 1e-5);
+}
+
+#[test]
+fn gravity_scale_zero_floats() {
+    let mut w = world();
+    let b = dynamic_body(&mut w, Vec3::new(0.0, 5.0, 0.0), Quat::IDENTITY, ShapeDef::sphere(0.5));
+    w.set_gravity_scale(b, 0.0).unwrap();
+    for _ in 0..60 {
+        w.step(DT).unwrap();
+    }
+    assert_eq!(w.body_position(b).unwrap().y, 5.0);
+}
