@@ -5,7 +5,7 @@ pub mod measure;
 pub mod scenes;
 
 pub use measure::{run_scene, RunResult, Stability};
-pub use scenes::{find, Params, Scene, SCENES};
+pub use scenes::{build_impetus, find, BodySpec, Params, Scene, ShapeSpec, SCENES};
 
 use impetus::{Vec3, WorldDef};
 
@@ -35,7 +35,11 @@ pub struct Rng(u64);
 impl Rng {
     /// A generator from a seed (0 is replaced by a fixed non-zero value).
     pub fn new(seed: u64) -> Self {
-        Rng(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+        Rng(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
     }
 
     /// The next 64 random bits.

@@ -72,7 +72,11 @@ pub fn stability(world: &World, start: &[(BodyId, Vec3)]) -> Stability {
         ..Default::default()
     };
     for &(id, p0) in start {
-        let (Ok(p), Ok(v), Ok(xf)) = (world.body_position(id), world.linear_velocity(id), world.body_transform(id)) else {
+        let (Ok(p), Ok(v), Ok(xf)) = (
+            world.body_position(id),
+            world.linear_velocity(id),
+            world.body_transform(id),
+        ) else {
             continue;
         };
         s.max_displacement = s.max_displacement.max((p - p0).length());
@@ -104,7 +108,7 @@ pub fn run_scene(
     mut progress: impl FnMut(usize, f64),
 ) -> Result<RunResult, Error> {
     let mut world = World::new(world_def(threads))?;
-    (scene.build)(&mut world, &Params::default())?;
+    scene.build(&mut world, &Params::default())?;
     let start = dynamic_positions(&world);
     let warmup = warmup_steps(steps);
     let mut times = Vec::with_capacity(steps);
@@ -127,7 +131,10 @@ pub fn run_scene(
     let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
-    let p95 = sorted.get((sorted.len() * 95 / 100).min(sorted.len().saturating_sub(1))).copied().unwrap_or(0.0);
+    let p95 = sorted
+        .get((sorted.len() * 95 / 100).min(sorted.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0.0);
     let profile = *world.profile();
     Ok(RunResult {
         engine: format!("impetus {}", env!("CARGO_PKG_VERSION")),
@@ -140,7 +147,11 @@ pub fn run_scene(
         median: median(&mut times),
         mean,
         p95,
-        stages: names.iter().zip(stages.iter_mut()).map(|(n, v)| (*n, median(v))).collect(),
+        stages: names
+            .iter()
+            .zip(stages.iter_mut())
+            .map(|(n, v)| (*n, median(v)))
+            .collect(),
         stability: stability(&world, &start),
         state_hash: world.state_hash(),
     })
@@ -149,8 +160,11 @@ pub fn run_scene(
 impl RunResult {
     /// The result as the benchmark's JSON object.
     pub fn to_json(&self) -> Value {
-        let stages: serde_json::Map<String, Value> =
-            self.stages.iter().map(|(n, v)| (n.to_string(), json!(v))).collect();
+        let stages: serde_json::Map<String, Value> = self
+            .stages
+            .iter()
+            .map(|(n, v)| (n.to_string(), json!(v)))
+            .collect();
         json!({
             "engine": self.engine,
             "scene": self.scene,
@@ -179,19 +193,38 @@ impl RunResult {
         line(&mut s, "threads", self.threads.to_string());
         line(&mut s, "steps", self.steps.to_string());
         line(&mut s, "dynamic bodies", self.bodies.to_string());
-        line(&mut s, "contacts / points", format!("{} / {}", self.contacts, self.points));
+        line(
+            &mut s,
+            "contacts / points",
+            format!("{} / {}", self.contacts, self.points),
+        );
         line(
             &mut s,
             "ms/step",
-            format!("median {:.3}   mean {:.3}   p95 {:.3}", self.median, self.mean, self.p95),
+            format!(
+                "median {:.3}   mean {:.3}   p95 {:.3}",
+                self.median, self.mean, self.p95
+            ),
         );
         s.push_str("  stage medians (ms)\n");
         for (name, v) in &self.stages {
             line(&mut s, &format!("  {name}"), format!("{v:.3}"));
         }
-        line(&mut s, "max displacement (m)", format!("{:.4}", self.stability.max_displacement));
-        line(&mut s, "max speed (m/s)", format!("{:.4}", self.stability.max_speed));
-        line(&mut s, "lowest point y (m)", format!("{:.4}", self.stability.min_y));
+        line(
+            &mut s,
+            "max displacement (m)",
+            format!("{:.4}", self.stability.max_displacement),
+        );
+        line(
+            &mut s,
+            "max speed (m/s)",
+            format!("{:.4}", self.stability.max_speed),
+        );
+        line(
+            &mut s,
+            "lowest point y (m)",
+            format!("{:.4}", self.stability.min_y),
+        );
         line(&mut s, "state hash", format!("{:016x}", self.state_hash));
         s
     }

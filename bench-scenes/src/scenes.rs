@@ -27,8 +27,15 @@ pub struct Scene {
     pub bodies: usize,
     /// Steps a benchmark run takes by default.
     pub default_steps: usize,
-    /// Builds the scene into an empty world.
-    pub build: fn(&mut World, &Params) -> Result<(), Error>,
+    /// The scene's bodies.
+    pub recipe: fn(&Params) -> Vec<BodySpec>,
+}
+
+impl Scene {
+    /// Builds the scene into an empty impetus world.
+    pub fn build(&self, world: &mut World, params: &Params) -> Result<(), Error> {
+        build_impetus(world, &(self.recipe)(params))
+    }
 }
 
 /// Every scene, in the order `list` prints them.
@@ -38,28 +45,28 @@ pub const SCENES: &[Scene] = &[
         description: "a flat pyramid of unit boxes, base 40",
         bodies: 820,
         default_steps: 600,
-        build: pyramid,
+        recipe: pyramid,
     },
     Scene {
         name: "large_pyramid",
         description: "a flat pyramid of unit boxes, base 100 (Box2D/Box3D's benchmark)",
         bodies: 5050,
         default_steps: 600,
-        build: large_pyramid,
+        recipe: large_pyramid,
     },
     Scene {
         name: "many_pyramids",
         description: "14 x 14 pyramids of base 10",
         bodies: 10780,
         default_steps: 600,
-        build: many_pyramids,
+        recipe: many_pyramids,
     },
     Scene {
         name: "pile",
         description: "10,000 boxes dropped into a walled area",
         bodies: 10000,
         default_steps: 600,
-        build: pile,
+        recipe: pile,
     },
 ];
 
@@ -68,85 +75,159 @@ pub fn find(name: &str) -> Option<&'static Scene> {
     SCENES.iter().find(|s| s.name == name)
 }
 
-/// Unit-box material of the benchmark scenes: density 100, friction 0.6, no bounce.
-fn unit_box() -> ShapeDef {
-    ShapeDef::cuboid(Vec3::splat(0.5)).with_density(100.0).with_friction(0.6)
+/// The geometry of a recipe body.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ShapeSpec {
+    /// A box with these half extents, in m.
+    Cuboid(Vec3),
+    /// A sphere of this radius, in m.
+    Ball(f32),
+}
+
+/// One body of a scene recipe: everything an engine needs to build it. Every engine's
+/// builder reads the same list, so the scenes compared cannot drift apart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodySpec {
+    /// Dynamic (true) or static (false).
+    pub dynamic: bool,
+    /// Geometry.
+    pub shape: ShapeSpec,
+    /// Position of the centre, in m.
+    pub position: Vec3,
+    /// Orientation.
+    pub rotation: Quat,
+    /// Density, in kg/m³ (dynamic bodies).
+    pub density: f32,
+    /// Friction coefficient (mixed as sqrt(a b) by impetus).
+    pub friction: f32,
+    /// Restitution.
+    pub restitution: f32,
+}
+
+impl BodySpec {
+    /// A static box.
+    pub fn static_box(position: Vec3, half_extents: Vec3) -> Self {
+        BodySpec {
+            dynamic: false,
+            shape: ShapeSpec::Cuboid(half_extents),
+            position,
+            rotation: Quat::IDENTITY,
+            density: 0.0,
+            friction: 0.6,
+            restitution: 0.0,
+        }
+    }
+
+    /// A dynamic unit box (half extent 0.5) of density 100 and friction 0.6.
+    pub fn unit_box(position: Vec3, rotation: Quat) -> Self {
+        BodySpec {
+            dynamic: true,
+            shape: ShapeSpec::Cuboid(Vec3::splat(0.5)),
+            position,
+            rotation,
+            density: 100.0,
+            friction: 0.6,
+            restitution: 0.0,
+        }
+    }
+}
+
+/// Builds a recipe into an impetus world.
+pub fn build_impetus(world: &mut World, recipe: &[BodySpec]) -> Result<(), Error> {
+    for b in recipe {
+        let body = world.create_body(&BodyDef {
+            body_type: if b.dynamic {
+                BodyType::Dynamic
+            } else {
+                BodyType::Static
+            },
+            position: b.position,
+            rotation: b.rotation,
+            ..Default::default()
+        })?;
+        let shape = match b.shape {
+            ShapeSpec::Cuboid(he) => ShapeDef::cuboid(he),
+            ShapeSpec::Ball(r) => ShapeDef::sphere(r),
+        };
+        let density = if b.dynamic { b.density } else { 0.0 };
+        world.add_shape(
+            body,
+            &shape
+                .with_density(density)
+                .with_friction(b.friction)
+                .with_restitution(b.restitution),
+        )?;
+    }
+    Ok(())
 }
 
 /// The static ground box with half extents (g, 1, g) and its top face at y = 0.
-pub fn ground(world: &mut World, g: f32) -> Result<(), Error> {
-    static_box(world, Vec3::new(0.0, -1.0, 0.0), Vec3::new(g, 1.0, g))
-}
-
-fn static_box(world: &mut World, position: Vec3, half_extents: Vec3) -> Result<(), Error> {
-    let body = world.create_body(&BodyDef {
-        body_type: BodyType::Static,
-        position,
-        ..Default::default()
-    })?;
-    world.add_shape(body, &ShapeDef::cuboid(half_extents).with_friction(0.6))?;
-    Ok(())
-}
-
-fn dynamic_box(world: &mut World, position: Vec3, rotation: Quat) -> Result<(), Error> {
-    let body = world.create_body(&BodyDef {
-        position,
-        rotation,
-        ..Default::default()
-    })?;
-    world.add_shape(body, &unit_box())?;
-    Ok(())
+pub fn ground(g: f32) -> BodySpec {
+    BodySpec::static_box(Vec3::new(0.0, -1.0, 0.0), Vec3::new(g, 1.0, g))
 }
 
 /// A flat pyramid of `base` boxes on a ground of half size `g`: row i at y = i + 0.5,
 /// box j = i..base at x = j − i/2 − (base − 1)/2.
-pub fn flat_pyramid(world: &mut World, base: usize, g: f32) -> Result<(), Error> {
-    ground(world, g)?;
+pub fn flat_pyramid(base: usize, g: f32) -> Vec<BodySpec> {
+    let mut r = vec![ground(g)];
     let half = (base as f32 - 1.0) * 0.5;
     for i in 0..base {
         for j in i..base {
             let x = j as f32 - 0.5 * i as f32 - half;
-            dynamic_box(world, Vec3::new(x, i as f32 + 0.5, 0.0), Quat::IDENTITY)?;
+            r.push(BodySpec::unit_box(
+                Vec3::new(x, i as f32 + 0.5, 0.0),
+                Quat::IDENTITY,
+            ));
         }
     }
-    Ok(())
+    r
 }
 
 /// `pyramid`: base 40 (820 boxes), ground 100.
-pub fn pyramid(world: &mut World, _: &Params) -> Result<(), Error> {
-    flat_pyramid(world, 40, 100.0)
+pub fn pyramid(_: &Params) -> Vec<BodySpec> {
+    flat_pyramid(40, 100.0)
 }
 
 /// `large_pyramid`: base 100 (5,050 boxes), ground 400.
-pub fn large_pyramid(world: &mut World, _: &Params) -> Result<(), Error> {
-    flat_pyramid(world, 100, 400.0)
+pub fn large_pyramid(_: &Params) -> Vec<BodySpec> {
+    flat_pyramid(100, 400.0)
 }
 
 /// `many_pyramids`: 14 × 14 pyramids of base 10 (10,780 boxes), ground 77.
-pub fn many_pyramids(world: &mut World, _: &Params) -> Result<(), Error> {
-    ground(world, 77.0)?;
-    for r in 0..14 {
+pub fn many_pyramids(_: &Params) -> Vec<BodySpec> {
+    let mut r = vec![ground(77.0)];
+    for row in 0..14 {
         for c in 0..14 {
             let cx = -76.0 + 11.0 * c as f32;
-            let cz = -76.0 + r as f32 * 152.0 / 13.0;
+            let cz = -76.0 + row as f32 * 152.0 / 13.0;
             for i in 0..10 {
                 for j in i..10 {
                     let x = cx + j as f32 - 0.5 * i as f32;
-                    dynamic_box(world, Vec3::new(x, i as f32 + 0.5, cz), Quat::IDENTITY)?;
+                    r.push(BodySpec::unit_box(
+                        Vec3::new(x, i as f32 + 0.5, cz),
+                        Quat::IDENTITY,
+                    ));
                 }
             }
         }
     }
-    Ok(())
+    r
 }
 
 /// `pile`: 10,000 unit boxes in a 20 × 25 × 20 grid, spacing 1.1, lowest layer at y = 1,
-/// each tilted by up to 0.05 rad about a random axis (so neighbours never start overlapping), dropped into four walls around x, z ∈ [−15, 15].
-pub fn pile(world: &mut World, params: &Params) -> Result<(), Error> {
-    ground(world, 20.0)?;
+/// each tilted by up to 0.05 rad about a random axis (so neighbours never start
+/// overlapping), dropped into four walls around x, z ∈ [−15, 15].
+pub fn pile(params: &Params) -> Vec<BodySpec> {
+    let mut r = vec![ground(20.0)];
     for s in [-1.0f32, 1.0] {
-        static_box(world, Vec3::new(15.5 * s, 20.0, 0.0), Vec3::new(0.5, 20.0, 16.0))?;
-        static_box(world, Vec3::new(0.0, 20.0, 15.5 * s), Vec3::new(16.0, 20.0, 0.5))?;
+        r.push(BodySpec::static_box(
+            Vec3::new(15.5 * s, 20.0, 0.0),
+            Vec3::new(0.5, 20.0, 16.0),
+        ));
+        r.push(BodySpec::static_box(
+            Vec3::new(0.0, 20.0, 15.5 * s),
+            Vec3::new(16.0, 20.0, 0.5),
+        ));
     }
     let mut rng = Rng::new(params.seed);
     let (nx, ny, nz) = (20, 25, 20);
@@ -157,12 +238,16 @@ pub fn pile(world: &mut World, params: &Params) -> Result<(), Error> {
                 let x = (ix as f32 - 0.5 * (nx as f32 - 1.0)) * spacing;
                 let z = (iz as f32 - 0.5 * (nz as f32 - 1.0)) * spacing;
                 let y = 1.0 + iy as f32 * spacing;
-                let axis = Vec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+                let axis = Vec3::new(
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                );
                 let axis = axis.try_normalize().unwrap_or(Vec3::Y);
                 let rotation = Quat::from_axis_angle(axis, rng.range(-0.05, 0.05));
-                dynamic_box(world, Vec3::new(x, y, z), rotation)?;
+                r.push(BodySpec::unit_box(Vec3::new(x, y, z), rotation));
             }
         }
     }
-    Ok(())
+    r
 }

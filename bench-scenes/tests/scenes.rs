@@ -7,7 +7,10 @@ use impetus_scenes::{find, world_def, Params, DT};
 
 fn build(name: &str, threads: usize) -> World {
     let mut w = World::new(world_def(threads)).unwrap();
-    (find(name).unwrap().build)(&mut w, &Params::default()).unwrap();
+    find(name)
+        .unwrap()
+        .build(&mut w, &Params::default())
+        .unwrap();
     w
 }
 
@@ -23,13 +26,19 @@ fn pyramid_stands() {
     for &(id, p0) in &start {
         let d = w.body_position(id).unwrap() - p0;
         worst = (worst.0.max(d.x.abs()), worst.1.max(d.y.abs()));
-        assert!(d.x.abs() < 0.25 && d.y.abs() < 0.25, "box from {p0} moved by {d}");
+        assert!(
+            d.x.abs() < 0.25 && d.y.abs() < 0.25,
+            "box from {p0} moved by {d}"
+        );
     }
     let s = stability(&w, &start);
     // The top box's sag is the figure to compare with Rapier's 0.11 m.
     let top = start.iter().max_by(|a, b| a.1.y.total_cmp(&b.1.y)).unwrap();
     let sag = top.1.y - w.body_position(top.0).unwrap().y;
-    println!("pyramid: max |dx| {:.4} m, max |dy| {:.4} m, top sag {sag:.4} m, max speed {:.5} m/s", worst.0, worst.1, s.max_speed);
+    println!(
+        "pyramid: max |dx| {:.4} m, max |dy| {:.4} m, top sag {sag:.4} m, max speed {:.5} m/s",
+        worst.0, worst.1, s.max_speed
+    );
     assert!(s.max_speed < 0.01, "still moving: {} m/s", s.max_speed);
 }
 
@@ -47,7 +56,10 @@ fn pile_stays_above_ground() {
     }
     let s = stability(&w, &start);
     lowest = lowest.min(s.min_y);
-    println!("pile: lowest point {lowest:.4} m, max speed at the end {:.4} m/s", s.max_speed);
+    println!(
+        "pile: lowest point {lowest:.4} m, max speed at the end {:.4} m/s",
+        s.max_speed
+    );
     assert!(lowest >= -0.05, "a box sank to y = {lowest}");
 }
 

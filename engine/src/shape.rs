@@ -201,6 +201,16 @@ impl Shape {
         }
     }
 
+    /// The largest distance from the body origin to the surface, in m (0 for a plane,
+    /// which only static bodies own).
+    pub fn bounding_radius(&self) -> f32 {
+        match *self {
+            Shape::Sphere { radius } => radius,
+            Shape::Box { half_extents } => half_extents.length(),
+            Shape::Plane { .. } => 0.0,
+        }
+    }
+
     /// The smallest distance from the body origin to the surface, in m: how far the body
     /// may move in a step before it risks passing through something thin.
     pub fn min_extent(&self) -> f32 {

@@ -1,6 +1,8 @@
 //! Every invalid input gets an `Err` naming the problem; nothing panics.
 
-use impetus::{BodyDef, BodyType, Error, MassProperties, Quat, Shape, ShapeDef, Vec3, World, WorldDef};
+use impetus::{
+    BodyDef, BodyType, Error, MassProperties, Quat, Shape, ShapeDef, Vec3, World, WorldDef,
+};
 
 fn world() -> World {
     World::new(WorldDef {
@@ -20,11 +22,41 @@ fn field_of(e: Error) -> &'static str {
 #[test]
 fn world_def_rejects_bad_values() {
     let bad = [
-        (WorldDef { gravity: Vec3::new(f32::NAN, 0.0, 0.0), ..Default::default() }, "WorldDef::gravity"),
-        (WorldDef { substeps: 0, ..Default::default() }, "WorldDef::substeps"),
-        (WorldDef { contact_hertz: -1.0, ..Default::default() }, "WorldDef::contact_hertz"),
-        (WorldDef { linear_slop: f32::INFINITY, ..Default::default() }, "WorldDef::linear_slop"),
-        (WorldDef { speculative_distance: -0.1, ..Default::default() }, "WorldDef::speculative_distance"),
+        (
+            WorldDef {
+                gravity: Vec3::new(f32::NAN, 0.0, 0.0),
+                ..Default::default()
+            },
+            "WorldDef::gravity",
+        ),
+        (
+            WorldDef {
+                substeps: 0,
+                ..Default::default()
+            },
+            "WorldDef::substeps",
+        ),
+        (
+            WorldDef {
+                contact_hertz: -1.0,
+                ..Default::default()
+            },
+            "WorldDef::contact_hertz",
+        ),
+        (
+            WorldDef {
+                linear_slop: f32::INFINITY,
+                ..Default::default()
+            },
+            "WorldDef::linear_slop",
+        ),
+        (
+            WorldDef {
+                speculative_distance: -0.1,
+                ..Default::default()
+            },
+            "WorldDef::speculative_distance",
+        ),
     ];
     for (def, field) in bad {
         assert_eq!(field_of(World::new(def).err().unwrap()), field);
@@ -35,14 +67,62 @@ fn world_def_rejects_bad_values() {
 fn body_def_rejects_non_finite_values() {
     let mut w = world();
     let cases = [
-        (BodyDef { position: Vec3::new(0.0, f32::NAN, 0.0), ..Default::default() }, "BodyDef::position"),
-        (BodyDef { rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0), ..Default::default() }, "BodyDef::rotation"),
-        (BodyDef { rotation: Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0), ..Default::default() }, "BodyDef::rotation"),
-        (BodyDef { linear_velocity: Vec3::splat(f32::INFINITY), ..Default::default() }, "BodyDef::linear_velocity"),
-        (BodyDef { angular_velocity: Vec3::splat(f32::NAN), ..Default::default() }, "BodyDef::angular_velocity"),
-        (BodyDef { linear_damping: -1.0, ..Default::default() }, "BodyDef::linear_damping"),
-        (BodyDef { angular_damping: f32::NAN, ..Default::default() }, "BodyDef::angular_damping"),
-        (BodyDef { gravity_scale: f32::NAN, ..Default::default() }, "BodyDef::gravity_scale"),
+        (
+            BodyDef {
+                position: Vec3::new(0.0, f32::NAN, 0.0),
+                ..Default::default()
+            },
+            "BodyDef::position",
+        ),
+        (
+            BodyDef {
+                rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                ..Default::default()
+            },
+            "BodyDef::rotation",
+        ),
+        (
+            BodyDef {
+                rotation: Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+                ..Default::default()
+            },
+            "BodyDef::rotation",
+        ),
+        (
+            BodyDef {
+                linear_velocity: Vec3::splat(f32::INFINITY),
+                ..Default::default()
+            },
+            "BodyDef::linear_velocity",
+        ),
+        (
+            BodyDef {
+                angular_velocity: Vec3::splat(f32::NAN),
+                ..Default::default()
+            },
+            "BodyDef::angular_velocity",
+        ),
+        (
+            BodyDef {
+                linear_damping: -1.0,
+                ..Default::default()
+            },
+            "BodyDef::linear_damping",
+        ),
+        (
+            BodyDef {
+                angular_damping: f32::NAN,
+                ..Default::default()
+            },
+            "BodyDef::angular_damping",
+        ),
+        (
+            BodyDef {
+                gravity_scale: f32::NAN,
+                ..Default::default()
+            },
+            "BodyDef::gravity_scale",
+        ),
     ];
     for (def, field) in cases {
         assert_eq!(field_of(w.create_body(&def).unwrap_err()), field);
@@ -58,22 +138,56 @@ fn shape_def_rejects_bad_geometry_and_material() {
         (ShapeDef::sphere(0.0), "Shape::Sphere::radius"),
         (ShapeDef::sphere(-1.0), "Shape::Sphere::radius"),
         (ShapeDef::sphere(f32::NAN), "Shape::Sphere::radius"),
-        (ShapeDef::cuboid(Vec3::new(1.0, 0.0, 1.0)), "Shape::Box::half_extents"),
-        (ShapeDef::cuboid(Vec3::new(1.0, -2.0, 1.0)), "Shape::Box::half_extents"),
-        (ShapeDef::cuboid(Vec3::new(1.0, f32::INFINITY, 1.0)), "Shape::Box::half_extents"),
-        (ShapeDef::sphere(1.0).with_density(-1.0), "ShapeDef::density"),
-        (ShapeDef::sphere(1.0).with_density(f32::NAN), "ShapeDef::density"),
-        (ShapeDef::sphere(1.0).with_friction(-0.1), "ShapeDef::friction"),
-        (ShapeDef::sphere(1.0).with_restitution(1.5), "ShapeDef::restitution"),
-        (ShapeDef::sphere(1.0).with_inner_radius(1.0), "ShapeDef::inner_radius"),
-        (ShapeDef::cuboid(Vec3::ONE).with_inner_radius(0.5), "ShapeDef::inner_radius"),
-        (ShapeDef::plane(Vec3::new(0.0, 2.0, 0.0), 0.0), "Shape::Plane::normal"),
+        (
+            ShapeDef::cuboid(Vec3::new(1.0, 0.0, 1.0)),
+            "Shape::Box::half_extents",
+        ),
+        (
+            ShapeDef::cuboid(Vec3::new(1.0, -2.0, 1.0)),
+            "Shape::Box::half_extents",
+        ),
+        (
+            ShapeDef::cuboid(Vec3::new(1.0, f32::INFINITY, 1.0)),
+            "Shape::Box::half_extents",
+        ),
+        (
+            ShapeDef::sphere(1.0).with_density(-1.0),
+            "ShapeDef::density",
+        ),
+        (
+            ShapeDef::sphere(1.0).with_density(f32::NAN),
+            "ShapeDef::density",
+        ),
+        (
+            ShapeDef::sphere(1.0).with_friction(-0.1),
+            "ShapeDef::friction",
+        ),
+        (
+            ShapeDef::sphere(1.0).with_restitution(1.5),
+            "ShapeDef::restitution",
+        ),
+        (
+            ShapeDef::sphere(1.0).with_inner_radius(1.0),
+            "ShapeDef::inner_radius",
+        ),
+        (
+            ShapeDef::cuboid(Vec3::ONE).with_inner_radius(0.5),
+            "ShapeDef::inner_radius",
+        ),
+        (
+            ShapeDef::plane(Vec3::new(0.0, 2.0, 0.0), 0.0),
+            "Shape::Plane::normal",
+        ),
         // A dynamic body cannot own a plane, nor get zero mass from its shapes.
         (ShapeDef::plane(Vec3::Y, 0.0), "ShapeDef::shape"),
         (ShapeDef::sphere(1.0).with_density(0.0), "ShapeDef::density"),
     ];
     for (def, field) in cases {
-        assert_eq!(field_of(w.add_shape(b, &def).unwrap_err()), field, "{def:?}");
+        assert_eq!(
+            field_of(w.add_shape(b, &def).unwrap_err()),
+            field,
+            "{def:?}"
+        );
     }
     assert!(w.body_shapes(b).unwrap().is_empty());
 }
@@ -89,22 +203,42 @@ fn step_rejects_bad_dt() {
 #[test]
 fn stale_ids_are_rejected_everywhere() {
     let mut w = world();
-    let ground = w.create_body(&BodyDef { body_type: BodyType::Static, ..Default::default() }).unwrap();
+    let ground = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Static,
+            ..Default::default()
+        })
+        .unwrap();
     w.add_shape(ground, &ShapeDef::plane(Vec3::Y, 0.0)).unwrap();
-    let b = w.create_body(&BodyDef { position: Vec3::new(0.0, 0.4, 0.0), ..Default::default() }).unwrap();
+    let b = w
+        .create_body(&BodyDef {
+            position: Vec3::new(0.0, 0.4, 0.0),
+            ..Default::default()
+        })
+        .unwrap();
     let s = w.add_shape(b, &ShapeDef::sphere(0.5)).unwrap();
     w.step(1.0 / 60.0).unwrap();
     assert_eq!(w.contacts().count(), 1);
     w.remove_body(b).unwrap();
-    assert_eq!(w.contacts().count(), 0, "removing a body removes its contacts");
+    assert_eq!(
+        w.contacts().count(),
+        0,
+        "removing a body removes its contacts"
+    );
     let stale = Err(Error::StaleHandle { kind: "BodyId" });
     assert_eq!(w.body_position(b).map(|_| ()), stale);
     assert_eq!(w.set_linear_velocity(b, Vec3::X), stale);
     assert_eq!(w.apply_force(b, Vec3::X, Vec3::ZERO), stale);
     assert_eq!(w.remove_body(b), stale);
     assert_eq!(w.add_shape(b, &ShapeDef::sphere(1.0)).map(|_| ()), stale);
-    assert_eq!(w.remove_shape(s), Err(Error::StaleHandle { kind: "ShapeId" }));
-    assert_eq!(w.shape(s).map(|_| ()), Err(Error::StaleHandle { kind: "ShapeId" }));
+    assert_eq!(
+        w.remove_shape(s),
+        Err(Error::StaleHandle { kind: "ShapeId" })
+    );
+    assert_eq!(
+        w.shape(s).map(|_| ()),
+        Err(Error::StaleHandle { kind: "ShapeId" })
+    );
     // The slot is reused, the old id stays stale.
     let b2 = w.create_body(&BodyDef::default()).unwrap();
     assert_eq!(b2.index, b.index);
@@ -116,19 +250,63 @@ fn stale_ids_are_rejected_everywhere() {
 #[test]
 fn setters_reject_non_finite_values_and_wrong_body_types() {
     let mut w = world();
-    let st = w.create_body(&BodyDef { body_type: BodyType::Static, ..Default::default() }).unwrap();
+    let st = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Static,
+            ..Default::default()
+        })
+        .unwrap();
     let b = w.create_body(&BodyDef::default()).unwrap();
-    assert_eq!(field_of(w.set_linear_velocity(b, Vec3::splat(f32::NAN)).unwrap_err()), "linear_velocity");
-    assert_eq!(field_of(w.apply_force(b, Vec3::X, Vec3::splat(f32::NAN)).unwrap_err()), "point");
-    assert_eq!(field_of(w.apply_torque(b, Vec3::splat(f32::INFINITY)).unwrap_err()), "torque");
-    assert_eq!(field_of(w.set_body_transform(b, Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)).unwrap_err()), "rotation");
-    assert_eq!(field_of(w.set_damping(b, -1.0, 0.0).unwrap_err()), "linear_damping");
-    let bad_mass = MassProperties { mass: 0.0, inertia: Vec3::ONE };
-    assert_eq!(field_of(w.set_mass_properties(b, bad_mass).unwrap_err()), "MassProperties::mass");
-    let bad_inertia = MassProperties { mass: 1.0, inertia: Vec3::new(1.0, -1.0, 1.0) };
-    assert_eq!(field_of(w.set_mass_properties(b, bad_inertia).unwrap_err()), "MassProperties::inertia");
-    assert!(matches!(w.set_linear_velocity(st, Vec3::X), Err(Error::Unsupported { .. })));
-    assert!(matches!(w.apply_linear_impulse(st, Vec3::X, Vec3::ZERO), Err(Error::Unsupported { .. })));
+    assert_eq!(
+        field_of(w.set_linear_velocity(b, Vec3::splat(f32::NAN)).unwrap_err()),
+        "linear_velocity"
+    );
+    assert_eq!(
+        field_of(
+            w.apply_force(b, Vec3::X, Vec3::splat(f32::NAN))
+                .unwrap_err()
+        ),
+        "point"
+    );
+    assert_eq!(
+        field_of(w.apply_torque(b, Vec3::splat(f32::INFINITY)).unwrap_err()),
+        "torque"
+    );
+    assert_eq!(
+        field_of(
+            w.set_body_transform(b, Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0))
+                .unwrap_err()
+        ),
+        "rotation"
+    );
+    assert_eq!(
+        field_of(w.set_damping(b, -1.0, 0.0).unwrap_err()),
+        "linear_damping"
+    );
+    let bad_mass = MassProperties {
+        mass: 0.0,
+        inertia: Vec3::ONE,
+    };
+    assert_eq!(
+        field_of(w.set_mass_properties(b, bad_mass).unwrap_err()),
+        "MassProperties::mass"
+    );
+    let bad_inertia = MassProperties {
+        mass: 1.0,
+        inertia: Vec3::new(1.0, -1.0, 1.0),
+    };
+    assert_eq!(
+        field_of(w.set_mass_properties(b, bad_inertia).unwrap_err()),
+        "MassProperties::inertia"
+    );
+    assert!(matches!(
+        w.set_linear_velocity(st, Vec3::X),
+        Err(Error::Unsupported { .. })
+    ));
+    assert!(matches!(
+        w.apply_linear_impulse(st, Vec3::X, Vec3::ZERO),
+        Err(Error::Unsupported { .. })
+    ));
     // Nothing above changed the body.
     assert_eq!(w.linear_velocity(b).unwrap(), Vec3::ZERO);
     assert_eq!(w.mass_properties(b).unwrap().mass, 1.0);
@@ -138,15 +316,28 @@ fn setters_reject_non_finite_values_and_wrong_body_types() {
 fn mass_follows_shapes() {
     let mut w = world();
     let b = w.create_body(&BodyDef::default()).unwrap();
-    let s1 = w.add_shape(b, &ShapeDef::cuboid(Vec3::splat(0.5)).with_density(100.0)).unwrap();
+    let s1 = w
+        .add_shape(b, &ShapeDef::cuboid(Vec3::splat(0.5)).with_density(100.0))
+        .unwrap();
     assert!((w.mass_properties(b).unwrap().mass - 100.0).abs() < 1e-3);
-    let s2 = w.add_shape(b, &ShapeDef::sphere(1.0).with_density(3.0).with_inner_radius(0.5)).unwrap();
+    let s2 = w
+        .add_shape(
+            b,
+            &ShapeDef::sphere(1.0)
+                .with_density(3.0)
+                .with_inner_radius(0.5),
+        )
+        .unwrap();
     let shell = 3.0 * 4.0 / 3.0 * std::f32::consts::PI * (1.0 - 0.125);
     assert!((w.mass_properties(b).unwrap().mass - 100.0 - shell).abs() < 1e-2);
     w.remove_shape(s1).unwrap();
     assert!((w.mass_properties(b).unwrap().mass - shell).abs() < 1e-3);
     w.remove_shape(s2).unwrap();
-    assert_eq!(w.mass_properties(b).unwrap().mass, 1.0, "a shapeless dynamic body weighs 1 kg");
+    assert_eq!(
+        w.mass_properties(b).unwrap().mass,
+        1.0,
+        "a shapeless dynamic body weighs 1 kg"
+    );
     assert!(matches!(w.shape(s2), Err(Error::StaleHandle { .. })));
     let _ = Shape::Sphere { radius: 1.0 };
 }

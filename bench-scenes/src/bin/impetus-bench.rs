@@ -49,8 +49,18 @@ fn run(args: &[String]) -> Result<(), String> {
     while let Some(a) = it.next() {
         let mut value = |flag: &str| it.next().cloned().ok_or(format!("{flag} needs a value"));
         match a.as_str() {
-            "--steps" => steps = Some(value("--steps")?.parse::<usize>().map_err(|e| format!("--steps: {e}"))?),
-            "--threads" => threads = value("--threads")?.parse().map_err(|e| format!("--threads: {e}"))?,
+            "--steps" => {
+                steps = Some(
+                    value("--steps")?
+                        .parse::<usize>()
+                        .map_err(|e| format!("--steps: {e}"))?,
+                )
+            }
+            "--threads" => {
+                threads = value("--threads")?
+                    .parse()
+                    .map_err(|e| format!("--threads: {e}"))?
+            }
             "--json" => json = Some(value("--json")?),
             s if s.starts_with("--") => return Err(format!("unknown option {s}\n{USAGE}")),
             s => scene_name = Some(s.to_string()),

@@ -7,8 +7,12 @@
 //! from the origin) and returned in world space.
 
 mod box_box;
+mod box_clip;
 mod plane;
+mod reduce;
 mod sphere;
+#[cfg(test)]
+mod test_util;
 
 use crate::math::Transform;
 use crate::shape::{Shape, ShapeKind};

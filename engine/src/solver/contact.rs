@@ -34,7 +34,8 @@ pub(crate) struct ConstraintPoint {
     pub normal_impulse: f32,
     pub tangent_impulse: [f32; 2],
     pub max_normal_impulse: f32,
-    /// Normal approach speed before the step, in m/s (negative when approaching).
+    /// Normal relative velocity, in m/s (negative when approaching): the lowest seen at
+    /// prepare or in any biased solve pass, i.e. the speed of impact for restitution.
     pub relative_velocity: f32,
 }
 
@@ -197,6 +198,11 @@ pub(crate) fn solve(
                 (0.0, 1.0, 0.0)
             };
             let vn = n.dot(vb + wb.cross(cp.r_b) - va - wa.cross(cp.r_a));
+            if use_bias {
+                // The approach speed at impact, not at the step's start: a body caught by a
+                // speculative point keeps falling for part of the step before it touches.
+                cp.relative_velocity = cp.relative_velocity.min(vn);
+            }
             let impulse =
                 -cp.normal_mass * mass_scale * (vn + bias) - impulse_scale * cp.normal_impulse;
             let total = (cp.normal_impulse + impulse).max(0.0);

@@ -138,6 +138,9 @@ pub struct World {
     pub(crate) constraints: Vec<ContactConstraint>,
     pub(crate) pool: Option<rayon::ThreadPool>,
     pub(crate) profile: Profile,
+    /// The last step's `dt` (the step before the first is assumed to be 1/60 s): predicts
+    /// the next step's motion when bounds are refit.
+    pub(crate) last_dt: f32,
     /// Scratch for the broadphase's new pairs (reused, no per-step allocation).
     pub(crate) begun_scratch: Vec<u64>,
 }
@@ -175,6 +178,7 @@ impl World {
             constraints: Vec::new(),
             pool,
             profile: Profile::default(),
+            last_dt: 1.0 / 60.0,
             begun_scratch: Vec::new(),
         })
     }
@@ -258,6 +262,8 @@ impl World {
         let id = ShapeId { index, generation };
         self.bodies.shapes[b].push(id);
         self.update_mass(b);
+        // Sweep the new bounds over the body's initial velocity.
+        self.refit_body(b);
         Ok(id)
     }
 

@@ -6,6 +6,7 @@ use crate::broadphase::{pair_ids, NULL};
 use crate::collision::can_collide;
 use crate::contact::{needs_solving, update_contact, Contact};
 use crate::error::Error;
+use crate::shape::Aabb;
 use crate::solver::{self, contact as cs, Softness, StepContext};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -22,8 +23,9 @@ impl World {
             return Err(Error::invalid("dt", "must be finite and positive"));
         }
         let start = Instant::now();
+        self.last_dt = dt;
         self.update_broadphase();
-        self.collide();
+        self.collide(dt);
         self.solve(dt);
         self.profile.step = ms_since(start);
         Ok(())
@@ -91,15 +93,16 @@ impl World {
 
     /// Stage 2: the manifold of every contact, in parallel; each contact is written only
     /// by the worker that computes it, so the result does not depend on the thread count.
-    fn collide(&mut self) {
+    fn collide(&mut self, dt: f32) {
         let t = Instant::now();
         let shapes = &self.shapes;
         let bodies = &self.bodies;
         let speculative = self.def.speculative_distance;
+        let match_distance = 2.0 * self.def.linear_slop;
         let contacts = &mut self.contacts.contacts;
         let work = |c: &mut Contact| {
             if c.alive {
-                update_contact(c, shapes, bodies, speculative);
+                update_contact(c, shapes, bodies, speculative, match_distance, dt);
             }
         };
         match &self.pool {
@@ -131,7 +134,15 @@ impl World {
             inv_h: 1.0 / h,
             gravity: def.gravity,
             contact_softness: Softness::new(contact_hertz, def.contact_damping_ratio, h),
-            static_softness: Softness::new(2.0 * contact_hertz, 0.5 * def.contact_damping_ratio, h),
+            static_softness: Softness::new(
+                2.0 * contact_hertz,
+                std::env::var("SZ")
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0.5)
+                    * def.contact_damping_ratio,
+                h,
+            ),
             max_push_speed: def.max_push_speed,
             restitution_threshold: def.restitution_threshold,
             max_linear_speed: def.max_linear_speed,
@@ -204,12 +215,23 @@ impl World {
         }
     }
 
+    ///
+    /// The bounds are swept over the next step's predicted motion (`v dt`, and the angular
+    /// speed times the shape's radius), so pairs exist before fast bodies meet and the
+    /// narrowphase can place speculative points.
     pub(crate) fn refit_body(&mut self, b: usize) {
         let xf = self.bodies.transform(b);
         let is_static = self.bodies.body_type[b] == BodyType::Static;
+        let motion = self.bodies.linear_velocity[b] * self.last_dt;
+        let spin = self.bodies.angular_velocity[b].length() * self.last_dt;
         for s in &self.bodies.shapes[b] {
             let d = &mut self.shapes.data[s.index as usize];
-            d.aabb = d.shape.aabb(&xf).expanded(self.def.speculative_distance);
+            let grow = self.def.speculative_distance + spin * d.shape.bounding_radius();
+            let bb = d.shape.aabb(&xf).expanded(grow);
+            d.aabb = Aabb {
+                min: bb.min.min(bb.min + motion),
+                max: bb.max.max(bb.max + motion),
+            };
             if is_static || !self.broadphase.fat_aabb(s.index).contains(&d.aabb) {
                 self.broadphase
                     .move_proxy(s.index, d.aabb.expanded(self.def.aabb_margin));
