@@ -1,10 +1,16 @@
 //! The scene library of impetus: one recipe per benchmark scene (SCENES.md), shared by the
-//! tests, the `impetus-bench` CLI and (later) the peer comparison and the viewer.
+//! tests, the `impetus-bench` CLI, the rapier3d peer comparison (feature `rapier`, on by
+//! default) and (later) the viewer.
 
+pub mod chart;
 pub mod measure;
+#[cfg(feature = "rapier")]
+pub mod rapier;
 pub mod scenes;
 
 pub use measure::{run_scene, RunResult, Stability};
+#[cfg(feature = "rapier")]
+pub use rapier::{rapier_version, run_rapier};
 pub use scenes::{build_impetus, find, BodySpec, Params, Scene, ShapeSpec, SCENES};
 
 use impetus::{Vec3, WorldDef};

@@ -57,12 +57,25 @@ pub fn warmup_steps(steps: usize) -> usize {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
+/// The median of `v` (the upper one for an even count; 0 when empty). Sorts `v`.
+pub fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
+}
+
+/// Median, mean and 95th percentile of step times, in the units given.
+pub fn step_stats(times: &[f64]) -> (f64, f64, f64) {
+    let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
+    let mut sorted = times.to_vec();
+    let med = median(&mut sorted);
+    let p95 = sorted
+        .get((sorted.len() * 95 / 100).min(sorted.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0.0);
+    (med, mean, p95)
 }
 
 /// Measures the world's dynamic bodies against their start positions.
@@ -128,13 +141,7 @@ pub fn run_scene(
         progress(step + 1, ms);
     }
     let names = world.profile().stages().map(|(n, _)| n);
-    let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
-    let mut sorted = times.clone();
-    sorted.sort_by(f64::total_cmp);
-    let p95 = sorted
-        .get((sorted.len() * 95 / 100).min(sorted.len().saturating_sub(1)))
-        .copied()
-        .unwrap_or(0.0);
+    let (median_ms, mean, p95) = step_stats(&times);
     let profile = *world.profile();
     Ok(RunResult {
         engine: format!("impetus {}", env!("CARGO_PKG_VERSION")),
@@ -144,7 +151,7 @@ pub fn run_scene(
         bodies: start.len(),
         contacts: profile.manifolds,
         points: profile.points,
-        median: median(&mut times),
+        median: median_ms,
         mean,
         p95,
         stages: names

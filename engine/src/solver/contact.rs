@@ -13,8 +13,8 @@
 //! - `s <= 0` while relaxing: no bias, rigid: removes the velocity the bias added.
 //! `dλ = −m_n (mass_scale (v_n + bias)) − impulse_scale λ`, accumulated and clamped `λ >= 0`.
 //!
-//! Contacts with a static or kinematic body use stiffer softness (twice the hertz, half
-//! the damping ratio): the ground should not sag under a pile.
+//! Contacts with a static or kinematic body use stiffer softness (twice the hertz, the
+//! same damping ratio): the ground should not sag under a pile.
 
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
