@@ -3,7 +3,9 @@
 
 use crate::body::{BodyStore, BodyType};
 use crate::collision::{collide, Manifold, MAX_POINTS};
+use crate::math::Transform;
 use crate::world::shapes::ShapeStore;
+use glam::Vec3;
 
 /// A contact between shapes `shape_a` and `shape_b` (slot indices, ordered so that
 /// `kind(a) <= kind(b)`; the manifold normal points from A to B).
@@ -18,9 +20,43 @@ pub(crate) struct Contact {
     /// Mixed restitution: max(ea, eb).
     pub restitution: f32,
     pub manifold: Manifold,
+    /// What recycling needs of the last full manifold.
+    pub cache: ManifoldCache,
+    /// The manifold was recycled this step rather than recomputed.
+    pub recycled: bool,
     pub touching: bool,
     pub alive: bool,
 }
+
+/// The last fully computed manifold, in the bodies' own frames: B's pose in A's frame and
+/// each point's anchors on A's and B's surfaces in their own frames.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ManifoldCache {
+    pub valid: bool,
+    pub relative: Transform,
+    pub anchor_a: [Vec3; MAX_POINTS],
+    pub anchor_b: [Vec3; MAX_POINTS],
+    /// Largest distance a point may drift (m) before the manifold is recomputed.
+    pub tolerance: f32,
+}
+
+/// Narrowphase settings shared by every contact of a step.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NarrowParams {
+    /// Fixed speculative distance, in m.
+    pub speculative: f32,
+    /// Nearest-point matching radius for impulses whose feature id changed, in m.
+    pub match_distance: f32,
+    /// The step, in s.
+    pub dt: f32,
+    /// Linear slop, in m.
+    pub slop: f32,
+    /// Whether manifolds may be recycled.
+    pub recycling: bool,
+}
+
+/// Rotation change (rad) beyond which a manifold is recomputed even if its points moved little.
+const RECYCLE_MAX_ANGLE: f32 = 0.17;
 
 /// Contacts in a slot array with a free list; iteration is in index order, so whatever
 /// depends on contact order is reproducible.
@@ -56,40 +92,118 @@ impl ContactStore {
     }
 }
 
-/// Recomputes a contact's manifold at the current poses and carries the impulses of the
-/// old points (see [`carry_impulses`]).
+/// Brings a contact's manifold up to the current poses and carries the impulses of the old
+/// points over (see [`carry_impulses`]).
+///
+/// Recycling: when B moved little relative to A since the last full manifold (every point's
+/// anchor on B drifted less than the tolerance in A's frame, the relative rotation is under
+/// ~10°, and the pair is not fast), the manifold is kept: separations are refreshed from the
+/// points' body-local anchors at the current poses, while the world normal and the solver's
+/// lever arms stay frozen at their last full values ("anchor freezing", as Rapier does).
+/// Re-linearizing the arms every step under large warm-started impulses pumps energy into
+/// the coherent lean mode of tall stacks: the 40-high flat pyramid leaned 0.3 m out of its
+/// plane in 600 steps and kept accelerating; with frozen anchors it stands. (Rapier with its
+/// recycling off leans 0.18 m in the same time.) Skipping the clipping also saves time.
 pub(crate) fn update_contact(
     c: &mut Contact,
     shapes: &ShapeStore,
     bodies: &BodyStore,
-    speculative: f32,
-    match_distance: f32,
-    dt: f32,
+    params: &NarrowParams,
 ) {
     let sa = &shapes.data[c.shape_a as usize];
     let sb = &shapes.data[c.shape_b as usize];
-    let bounds_overlap = sa.aabb.overlaps(&sb.aabb);
-    let mut m = if bounds_overlap {
-        let (ba, bb) = (c.body_a as usize, c.body_b as usize);
-        // Speculative margin: the fixed distance plus how far the surfaces can approach
-        // each other in this step, so a fast body is caught at the surface instead of
-        // sinking in by a step's worth of motion (and a rebound keeps its height).
-        let approach = (bodies.linear_velocity[bb] - bodies.linear_velocity[ba]).length()
-            + bodies.angular_velocity[ba].length() * sa.shape.bounding_radius()
-            + bodies.angular_velocity[bb].length() * sb.shape.bounding_radius();
-        let margin = speculative + approach * dt;
-        let xa = bodies.transform(ba);
-        let xb = bodies.transform(bb);
-        collide(&sa.shape, &xa, &sb.shape, &xb, margin)
-    } else {
-        Manifold::default()
-    };
-    carry_impulses(&c.manifold, &mut m, match_distance);
+    if !sa.aabb.overlaps(&sb.aabb) {
+        c.recycled = false;
+        c.manifold = Manifold::default();
+        c.cache.valid = false;
+        c.touching = false;
+        return;
+    }
+    let (ba, bb) = (c.body_a as usize, c.body_b as usize);
+    // Speculative margin: the fixed distance plus how far the surfaces can approach each
+    // other in this step, so a fast body is caught at the surface instead of sinking in by
+    // a step's worth of motion (and a rebound keeps its height).
+    let approach = (bodies.linear_velocity[bb] - bodies.linear_velocity[ba]).length()
+        + bodies.angular_velocity[ba].length() * sa.shape.bounding_radius()
+        + bodies.angular_velocity[bb].length() * sb.shape.bounding_radius();
+    let motion = approach * params.dt;
+    let xa = bodies.transform(ba);
+    let xb = bodies.transform(bb);
+    c.recycled = params.recycling
+        && motion < params.slop
+        && c.cache.valid
+        && c.manifold.count > 0
+        && recycle(c, &xa, &xb);
+    if c.recycled {
+        return;
+    }
+    let mut m = collide(&sa.shape, &xa, &sb.shape, &xb, params.speculative + motion);
+    for p in m.points[..m.count].iter_mut() {
+        p.anchor_a = p.point - xa.p;
+        p.anchor_b = p.point - xb.p;
+    }
+    carry_impulses(&c.manifold, &mut m, params.match_distance);
+    c.cache = cache_of(&m, &xa, &xb, params.slop);
     c.touching = m.count > 0;
     c.manifold = m;
 }
 
-/// Carries warm-start impulses from `old` to `new`: first by feature id, then, for points
+/// Refreshes the manifold from its anchors if B stayed close to where it was relative to A
+/// when the manifold was computed; returns false (and changes nothing) otherwise.
+fn recycle(c: &mut Contact, xa: &Transform, xb: &Transform) -> bool {
+    let cache = &c.cache;
+    let relative = xa.inv_mul(xb);
+    if relative.q.angle_between(cache.relative.q) > RECYCLE_MAX_ANGLE {
+        return false;
+    }
+    let m = &mut c.manifold;
+    for k in 0..m.count {
+        let now = relative.transform_point(cache.anchor_b[k]);
+        let then = cache.relative.transform_point(cache.anchor_b[k]);
+        if (now - then).length_squared() > cache.tolerance * cache.tolerance {
+            return false;
+        }
+    }
+    // Anchor freezing: the world normal and the lever arms stay as the full update left
+    // them; only separations (from body-local anchors at the current poses) and the
+    // reported points move.
+    let n = m.normal;
+    for k in 0..m.count {
+        let pa = xa.transform_point(cache.anchor_a[k]);
+        let pb = xb.transform_point(cache.anchor_b[k]);
+        let p = &mut m.points[k];
+        p.separation = (pb - pa).dot(n);
+        p.point = 0.5 * (pa + pb);
+    }
+    true
+}
+
+/// The recycling cache of a freshly computed manifold. Touching manifolds may drift ten
+/// slops before recomputing (5 cm by default); speculative ones only one, since a new
+/// feature may be about to touch.
+fn cache_of(m: &Manifold, xa: &Transform, xb: &Transform, slop: f32) -> ManifoldCache {
+    if m.count == 0 {
+        return ManifoldCache::default();
+    }
+    let mut cache = ManifoldCache {
+        valid: true,
+        relative: xa.inv_mul(xb),
+        tolerance: slop,
+        ..Default::default()
+    };
+    for (k, p) in m.points().iter().enumerate() {
+        let half = 0.5 * p.separation * m.normal;
+        cache.anchor_a[k] = xa.inv_transform_point(p.point - half);
+        cache.anchor_b[k] = xb.inv_transform_point(p.point + half);
+        if p.separation <= 0.0 {
+            cache.tolerance = 10.0 * slop;
+        }
+    }
+    cache
+}
+
+/// Carries warm-start impulses from `old` to `new`: the manifold's friction and twist
+/// impulses as they are; normal impulses first by feature id, then, for points
 /// whose id is new, from the nearest unclaimed old point within `match_distance` (m).
 ///
 /// The fallback matters for boxes stacked nearly flush: their incident corners hover on the
@@ -97,6 +211,10 @@ pub(crate) fn update_contact(
 /// "edge crosses edge" with sub-millimetre jitter. Matching by id alone then drops the
 /// point's impulse every few steps and the stack rocks; the point itself barely moved.
 pub(crate) fn carry_impulses(old: &Manifold, new: &mut Manifold, match_distance: f32) {
+    if new.count > 0 && old.count > 0 {
+        new.friction_impulse = old.friction_impulse;
+        new.twist_impulse = old.twist_impulse;
+    }
     let mut claimed = [false; MAX_POINTS];
     let mut matched = [false; MAX_POINTS];
     for (k, p) in new.points[..new.count].iter_mut().enumerate() {
@@ -105,7 +223,6 @@ pub(crate) fn carry_impulses(old: &Manifold, new: &mut Manifold, match_distance:
                 claimed[j] = true;
                 matched[k] = true;
                 p.normal_impulse = o.normal_impulse;
-                p.tangent_impulse = o.tangent_impulse;
                 break;
             }
         }
@@ -127,7 +244,6 @@ pub(crate) fn carry_impulses(old: &Manifold, new: &mut Manifold, match_distance:
         if let Some(j) = best {
             claimed[j] = true;
             p.normal_impulse = old.points[j].normal_impulse;
-            p.tangent_impulse = old.points[j].tangent_impulse;
         }
     }
 }

@@ -35,6 +35,8 @@ pub struct Profile {
     pub contacts: usize,
     /// Contacts with at least one manifold point (touching or speculative).
     pub manifolds: usize,
+    /// Touching manifolds that were recycled (refreshed from their anchors, not recomputed).
+    pub recycled: usize,
     /// Manifold points in the touching contacts.
     pub points: usize,
     /// Contact constraints solved.

@@ -31,11 +31,14 @@ pub struct ManifoldPoint {
     pub separation: f32,
     /// Feature id: stable while the same features touch, used to carry impulses over.
     pub id: u32,
+    /// Lever arm from body A's centre of mass to the point, world space, in m: what the
+    /// solver uses. Set when the manifold is computed in full and frozen while it is
+    /// recycled (see `contact::update_contact`).
+    pub anchor_a: Vec3,
+    /// Lever arm from body B's centre of mass to the point, world space, in m.
+    pub anchor_b: Vec3,
     /// Accumulated normal impulse of the last step, in N·s (warm start).
     pub normal_impulse: f32,
-    /// Accumulated friction impulse of the last step, a world-space vector in N·s. Kept as a
-    /// vector, not per-tangent numbers, so it survives the tangent basis changing with the normal.
-    pub tangent_impulse: Vec3,
     /// The largest normal impulse applied in any substep of the last step, in N·s.
     pub max_normal_impulse: f32,
 }
@@ -49,6 +52,11 @@ pub struct Manifold {
     pub points: [ManifoldPoint; MAX_POINTS],
     /// Number of points in use.
     pub count: usize,
+    /// Accumulated friction impulse at the manifold centre of the last step, a world-space
+    /// vector in N·s (kept as a vector so it survives the tangent basis turning with the normal).
+    pub friction_impulse: Vec3,
+    /// Accumulated twist friction impulse about the normal of the last step, in N·m·s.
+    pub twist_impulse: f32,
 }
 
 impl Manifold {

@@ -1,8 +1,14 @@
 //! Contact constraints of the soft step.
 //!
-//! Per manifold point, a normal row; per point, a friction impulse in the tangent plane
-//! clamped to the disc of radius `μ λn` (two rows with their own effective masses, the
-//! 2D impulse clamped as a vector: isotropic friction, no box-shaped friction cone).
+//! Per manifold: a normal row per point, then friction as one 2D impulse at the manifold's
+//! centre (a coupled 2x2 effective mass, clamped to the disc of radius `μ Σλn`), then a
+//! twist row about the normal (clamped by `μ Σ(lever_i λn_i)`, the lever being a point's
+//! distance from the centre). This is Box3D's and Rapier's "simplified" friction: 3 rows per
+//! manifold instead of 8 for per-point friction, and isotropic.
+//!
+//! Lever arms and the normal come from the manifold (`ManifoldPoint::anchor_a/anchor_b`),
+//! which freezes them while a manifold is recycled; see `contact::update_contact` for why
+//! that matters to tall stacks.
 //!
 //! Normal row for the current separation `s` (refreshed each substep from the body deltas:
 //! `s = base_sep + n · ((Δp_B − Δp_A) + rot(Δq_B, r_B) − rot(Δq_A, r_A))`,
@@ -30,13 +36,13 @@ pub(crate) struct ConstraintPoint {
     pub r_b: Vec3,
     pub base_separation: f32,
     pub normal_mass: f32,
-    pub tangent_mass: [f32; 2],
     pub normal_impulse: f32,
-    pub tangent_impulse: [f32; 2],
     pub max_normal_impulse: f32,
     /// Normal relative velocity, in m/s (negative when approaching): the lowest seen at
     /// prepare or in any biased solve pass, i.e. the speed of impact for restitution.
     pub relative_velocity: f32,
+    /// Distance from the manifold centre in the tangent plane (twist friction lever).
+    pub lever: f32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +60,14 @@ pub(crate) struct ContactConstraint {
     pub friction: f32,
     pub restitution: f32,
     pub rigid_bodies: bool,
+    /// Friction anchors: the manifold centre relative to each body.
+    pub center_a: Vec3,
+    pub center_b: Vec3,
+    /// Inverse of the 2x2 tangent effective-mass matrix: [k11, k12, k22].
+    pub friction_mass: [f32; 3],
+    pub friction_impulse: [f32; 2],
+    pub twist_mass: f32,
+    pub twist_impulse: f32,
     pub points: [ConstraintPoint; MAX_POINTS],
     pub count: usize,
 }
@@ -78,39 +92,52 @@ pub(crate) fn prepare(
     } else {
         (sb.inv_mass[b as usize], sb.inv_inertia[b as usize])
     };
-    let n = c.manifold.normal;
+    let m = &c.manifold;
+    let n = m.normal;
     let t1 = perpendicular(n);
     let t2 = n.cross(t1);
-    let (xa, xb) = (bodies.position[ba], bodies.position[bb]);
     let (va, wa) = (bodies.linear_velocity[ba], bodies.angular_velocity[ba]);
     let (vb, wb) = (bodies.linear_velocity[bb], bodies.angular_velocity[bb]);
+    // K(d, e) = (m_a + m_b) d·e + (r_a × d)·I_a (r_a × e) + (r_b × d)·I_b (r_b × e)
+    let k = |r_a: Vec3, r_b: Vec3, d: Vec3, e: Vec3| {
+        let (ad, ae) = (r_a.cross(d), r_a.cross(e));
+        let (bd, be) = (r_b.cross(d), r_b.cross(e));
+        (m_a + m_b) * d.dot(e) + ad.dot(i_a * ae) + bd.dot(i_b * be)
+    };
+    let inv = |x: f32| if x > 0.0 { 1.0 / x } else { 0.0 };
+
+    let points_in = m.points();
+    let inv_count = 1.0 / points_in.len().max(1) as f32;
+    let center_a = points_in.iter().fold(Vec3::ZERO, |acc, p| acc + p.anchor_a) * inv_count;
+    let center_b = points_in.iter().fold(Vec3::ZERO, |acc, p| acc + p.anchor_b) * inv_count;
     let mut points = [ConstraintPoint::default(); MAX_POINTS];
-    for (cp, mp) in points.iter_mut().zip(c.manifold.points()) {
-        let r_a = mp.point - xa;
-        let r_b = mp.point - xb;
-        let eff = |d: Vec3| {
-            let ra = r_a.cross(d);
-            let rb = r_b.cross(d);
-            let k = m_a + m_b + ra.dot(i_a * ra) + rb.dot(i_b * rb);
-            if k > 0.0 {
-                1.0 / k
-            } else {
-                0.0
-            }
-        };
+    for (cp, mp) in points.iter_mut().zip(points_in) {
+        let (r_a, r_b) = (mp.anchor_a, mp.anchor_b);
         let dv = vb + wb.cross(r_b) - va - wa.cross(r_a);
+        let offset = r_a - center_a;
         *cp = ConstraintPoint {
             r_a,
             r_b,
             base_separation: mp.separation - n.dot(r_b - r_a),
-            normal_mass: eff(n),
-            tangent_mass: [eff(t1), eff(t2)],
+            normal_mass: inv(k(r_a, r_b, n, n)),
             normal_impulse: mp.normal_impulse,
-            tangent_impulse: [mp.tangent_impulse.dot(t1), mp.tangent_impulse.dot(t2)],
             max_normal_impulse: 0.0,
             relative_velocity: n.dot(dv),
+            lever: (offset - n * n.dot(offset)).length(),
         };
     }
+    let (k11, k12, k22) = (
+        k(center_a, center_b, t1, t1),
+        k(center_a, center_b, t1, t2),
+        k(center_a, center_b, t2, t2),
+    );
+    let det = k11 * k22 - k12 * k12;
+    let friction_mass = if det > 0.0 {
+        let d = 1.0 / det;
+        [k22 * d, -k12 * d, k11 * d]
+    } else {
+        [inv(k11), 0.0, inv(k22)]
+    };
     ContactConstraint {
         a,
         b,
@@ -124,8 +151,14 @@ pub(crate) fn prepare(
         friction: c.friction,
         restitution: c.restitution,
         rigid_bodies: m_a == 0.0 || m_b == 0.0,
+        center_a,
+        center_b,
+        friction_mass,
+        friction_impulse: [m.friction_impulse.dot(t1), m.friction_impulse.dot(t2)],
+        twist_mass: inv(n.dot(i_a * n) + n.dot(i_b * n)),
+        twist_impulse: m.twist_impulse,
         points,
-        count: c.manifold.count,
+        count: m.count,
     }
 }
 
@@ -147,22 +180,75 @@ fn store(states: &mut [BodyState], i: u32, v: Vec3, w: Vec3) {
     }
 }
 
+/// The two bodies of a constraint while it is being solved: velocities and inverse masses.
+struct Pair {
+    va: Vec3,
+    wa: Vec3,
+    vb: Vec3,
+    wb: Vec3,
+    m_a: f32,
+    m_b: f32,
+    i_a: Mat3,
+    i_b: Mat3,
+}
+
+impl Pair {
+    /// Applies the impulse `p` at anchors `r_a`, `r_b` (to B; its opposite to A).
+    #[inline]
+    fn apply(&mut self, r_a: Vec3, r_b: Vec3, p: Vec3) {
+        self.va -= self.m_a * p;
+        self.wa -= self.i_a * r_a.cross(p);
+        self.vb += self.m_b * p;
+        self.wb += self.i_b * r_b.cross(p);
+    }
+
+    /// Applies the angular impulse `l` (to B; its opposite to A).
+    #[inline]
+    fn apply_angular(&mut self, l: Vec3) {
+        self.wa -= self.i_a * l;
+        self.wb += self.i_b * l;
+    }
+
+    /// Relative velocity of B's anchor with respect to A's.
+    #[inline]
+    fn relative_velocity(&self, r_a: Vec3, r_b: Vec3) -> Vec3 {
+        self.vb + self.wb.cross(r_b) - self.va - self.wa.cross(r_a)
+    }
+}
+
+#[inline]
+fn begin(states: &[BodyState], c: &ContactConstraint) -> (Pair, BodyState, BodyState) {
+    let (sa, sb) = (load(states, c.a), load(states, c.b));
+    let pair = Pair {
+        va: sa.v,
+        wa: sa.w,
+        vb: sb.v,
+        wb: sb.w,
+        m_a: c.m_a,
+        m_b: c.m_b,
+        i_a: c.i_a,
+        i_b: c.i_b,
+    };
+    (pair, sa, sb)
+}
+
+#[inline]
+fn end(states: &mut [BodyState], c: &ContactConstraint, p: &Pair) {
+    store(states, c.a, p.va, p.wa);
+    store(states, c.b, p.vb, p.wb);
+}
+
 /// Applies the accumulated impulses of the previous substep (or step) again.
 pub(crate) fn warm_start(cs: &[ContactConstraint], states: &mut [BodyState]) {
     for c in cs {
-        let (sa, sb) = (load(states, c.a), load(states, c.b));
-        let (mut va, mut wa, mut vb, mut wb) = (sa.v, sa.w, sb.v, sb.w);
+        let (mut p, _, _) = begin(states, c);
         for cp in &c.points[..c.count] {
-            let p = cp.normal_impulse * c.normal
-                + cp.tangent_impulse[0] * c.tangent[0]
-                + cp.tangent_impulse[1] * c.tangent[1];
-            va -= c.m_a * p;
-            wa -= c.i_a * cp.r_a.cross(p);
-            vb += c.m_b * p;
-            wb += c.i_b * cp.r_b.cross(p);
+            p.apply(cp.r_a, cp.r_b, cp.normal_impulse * c.normal);
         }
-        store(states, c.a, va, wa);
-        store(states, c.b, vb, wb);
+        let f = c.friction_impulse[0] * c.tangent[0] + c.friction_impulse[1] * c.tangent[1];
+        p.apply(c.center_a, c.center_b, f);
+        p.apply_angular(c.twist_impulse * c.normal);
+        end(states, c, &p);
     }
 }
 
@@ -174,8 +260,7 @@ pub(crate) fn solve(
     use_bias: bool,
 ) {
     for c in cs.iter_mut() {
-        let (sa, sb) = (load(states, c.a), load(states, c.b));
-        let (mut va, mut wa, mut vb, mut wb) = (sa.v, sa.w, sb.v, sb.w);
+        let (mut p, sa, sb) = begin(states, c);
         let soft = if c.rigid_bodies {
             ctx.static_softness
         } else {
@@ -183,6 +268,7 @@ pub(crate) fn solve(
         };
         let n = c.normal;
         let dp = sb.dp - sa.dp;
+        let (mut total_normal, mut twist_limit) = (0.0, 0.0);
         for cp in c.points[..c.count].iter_mut() {
             let d = dp + sb.dq * cp.r_b - sa.dq * cp.r_a;
             let s = n.dot(d) + cp.base_separation;
@@ -197,7 +283,7 @@ pub(crate) fn solve(
             } else {
                 (0.0, 1.0, 0.0)
             };
-            let vn = n.dot(vb + wb.cross(cp.r_b) - va - wa.cross(cp.r_a));
+            let vn = n.dot(p.relative_velocity(cp.r_a, cp.r_b));
             if use_bias {
                 // The approach speed at impact, not at the step's start: a body caught by a
                 // speculative point keeps falling for part of the step before it touches.
@@ -209,35 +295,45 @@ pub(crate) fn solve(
             let impulse = total - cp.normal_impulse;
             cp.normal_impulse = total;
             cp.max_normal_impulse = cp.max_normal_impulse.max(total);
-            let p = impulse * n;
-            va -= c.m_a * p;
-            wa -= c.i_a * cp.r_a.cross(p);
-            vb += c.m_b * p;
-            wb += c.i_b * cp.r_b.cross(p);
+            total_normal += total;
+            twist_limit += total * cp.lever;
+            p.apply(cp.r_a, cp.r_b, impulse * n);
         }
+
+        // Friction at the manifold centre, both tangents at once, then twist. Solved in both
+        // passes: with friction in the relax pass only (Rapier's default), the 100-high flat
+        // pyramid fell apart within 600 steps here, and stood with it in both.
         let [t1, t2] = c.tangent;
-        for cp in c.points[..c.count].iter_mut() {
-            let dv = vb + wb.cross(cp.r_b) - va - wa.cross(cp.r_a);
-            let old = cp.tangent_impulse;
-            let mut new = [
-                old[0] - cp.tangent_mass[0] * dv.dot(t1),
-                old[1] - cp.tangent_mass[1] * dv.dot(t2),
-            ];
-            let max = c.friction * cp.normal_impulse;
-            let len2 = new[0] * new[0] + new[1] * new[1];
-            if len2 > max * max {
-                let scale = max / len2.sqrt();
-                new = [new[0] * scale, new[1] * scale];
-            }
-            cp.tangent_impulse = new;
-            let p = (new[0] - old[0]) * t1 + (new[1] - old[1]) * t2;
-            va -= c.m_a * p;
-            wa -= c.i_a * cp.r_a.cross(p);
-            vb += c.m_b * p;
-            wb += c.i_b * cp.r_b.cross(p);
+        let dv = p.relative_velocity(c.center_a, c.center_b);
+        let (vt1, vt2) = (dv.dot(t1), dv.dot(t2));
+        let [k11, k12, k22] = c.friction_mass;
+        let old = c.friction_impulse;
+        let mut new = [
+            old[0] - (k11 * vt1 + k12 * vt2),
+            old[1] - (k12 * vt1 + k22 * vt2),
+        ];
+        let max = c.friction * total_normal;
+        let len2 = new[0] * new[0] + new[1] * new[1];
+        if len2 > max * max {
+            let scale = max / len2.sqrt();
+            new = [new[0] * scale, new[1] * scale];
         }
-        store(states, c.a, va, wa);
-        store(states, c.b, vb, wb);
+        c.friction_impulse = new;
+        p.apply(
+            c.center_a,
+            c.center_b,
+            (new[0] - old[0]) * t1 + (new[1] - old[1]) * t2,
+        );
+
+        // Twist friction about the normal.
+        let wn = n.dot(p.wb - p.wa);
+        let max = c.friction * twist_limit;
+        let old = c.twist_impulse;
+        let new = (old - c.twist_mass * wn).clamp(-max, max);
+        c.twist_impulse = new;
+        p.apply_angular((new - old) * n);
+
+        end(states, c, &p);
     }
 }
 
@@ -252,27 +348,21 @@ pub(crate) fn restitution(
         if c.restitution == 0.0 {
             continue;
         }
-        let (sa, sb) = (load(states, c.a), load(states, c.b));
-        let (mut va, mut wa, mut vb, mut wb) = (sa.v, sa.w, sb.v, sb.w);
+        let (mut p, _, _) = begin(states, c);
         let n = c.normal;
         for cp in c.points[..c.count].iter_mut() {
             if cp.relative_velocity > -ctx.restitution_threshold || cp.max_normal_impulse == 0.0 {
                 continue;
             }
-            let vn = n.dot(vb + wb.cross(cp.r_b) - va - wa.cross(cp.r_a));
+            let vn = n.dot(p.relative_velocity(cp.r_a, cp.r_b));
             let impulse = -cp.normal_mass * (vn + c.restitution * cp.relative_velocity);
             let total = (cp.normal_impulse + impulse).max(0.0);
             let impulse = total - cp.normal_impulse;
             cp.normal_impulse = total;
             cp.max_normal_impulse = cp.max_normal_impulse.max(total);
-            let p = impulse * n;
-            va -= c.m_a * p;
-            wa -= c.i_a * cp.r_a.cross(p);
-            vb += c.m_b * p;
-            wb += c.i_b * cp.r_b.cross(p);
+            p.apply(cp.r_a, cp.r_b, impulse * n);
         }
-        store(states, c.a, va, wa);
-        store(states, c.b, vb, wb);
+        end(states, c, &p);
     }
 }
 
@@ -282,9 +372,10 @@ pub(crate) fn store_impulses(cs: &[ContactConstraint], contacts: &mut [Contact])
         let m = &mut contacts[c.contact as usize].manifold;
         for (mp, cp) in m.points.iter_mut().zip(&c.points[..c.count]) {
             mp.normal_impulse = cp.normal_impulse;
-            mp.tangent_impulse =
-                cp.tangent_impulse[0] * c.tangent[0] + cp.tangent_impulse[1] * c.tangent[1];
             mp.max_normal_impulse = cp.max_normal_impulse;
         }
+        m.friction_impulse =
+            c.friction_impulse[0] * c.tangent[0] + c.friction_impulse[1] * c.tangent[1];
+        m.twist_impulse = c.twist_impulse;
     }
 }

@@ -4,7 +4,7 @@ use super::World;
 use crate::body::BodyType;
 use crate::broadphase::{pair_ids, NULL};
 use crate::collision::can_collide;
-use crate::contact::{needs_solving, update_contact, Contact};
+use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
 use crate::error::Error;
 use crate::shape::Aabb;
 use crate::solver::{self, contact as cs, Softness, StepContext};
@@ -86,6 +86,8 @@ impl World {
             friction: (a.friction * b.friction).sqrt(),
             restitution: a.restitution.max(b.restitution),
             manifold: Default::default(),
+            cache: Default::default(),
+            recycled: false,
             touching: false,
             alive: true,
         })
@@ -97,23 +99,30 @@ impl World {
         let t = Instant::now();
         let shapes = &self.shapes;
         let bodies = &self.bodies;
-        let speculative = self.def.speculative_distance;
-        let match_distance = 2.0 * self.def.linear_slop;
+        let params = NarrowParams {
+            speculative: self.def.speculative_distance,
+            match_distance: 2.0 * self.def.linear_slop,
+            dt,
+            slop: self.def.linear_slop,
+            recycling: self.def.contact_recycling,
+        };
         let contacts = &mut self.contacts.contacts;
         let work = |c: &mut Contact| {
             if c.alive {
-                update_contact(c, shapes, bodies, speculative, match_distance, dt);
+                update_contact(c, shapes, bodies, &params);
             }
         };
         match &self.pool {
             Some(pool) => pool.install(|| contacts.par_iter_mut().with_min_len(256).for_each(work)),
             None => contacts.iter_mut().for_each(work),
         }
-        let (mut manifolds, mut points) = (0, 0);
+        let (mut manifolds, mut points, mut recycled) = (0, 0, 0);
         for c in contacts.iter().filter(|c| c.touching) {
             manifolds += 1;
             points += c.manifold.count;
+            recycled += c.recycled as usize;
         }
+        self.profile.recycled = recycled;
         self.profile.narrowphase = ms_since(t);
         self.profile.contacts = self.contacts.live();
         self.profile.manifolds = manifolds;
