@@ -8,6 +8,7 @@
 //! - a min moving left past a max starts an overlap on this axis: if the two fat boxes now
 //!   overlap on all axes, the pair begins;
 //! - a max moving left past a min ends the overlap on this axis: the pair ends.
+//!
 //! Both tests use the final boxes, so the pair set after the sort is exactly the set of
 //! overlapping fat boxes, whatever order the swaps came in. Ties sort a min before a max,
 //! so touching boxes count as overlapping, as [`Aabb::overlaps`] says.

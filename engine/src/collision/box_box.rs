@@ -114,7 +114,7 @@ pub(super) fn query_edges(ha: Vec3, hb: Vec3, rot: &Mat3, t: Vec3) -> Option<Edg
                 + hb.y * n.dot(rot.y_axis).abs()
                 + hb.z * n.dot(rot.z_axis).abs();
             let separation = n.dot(t) - (ra + rb);
-            if best.map_or(true, |b| separation > b.separation) {
+            if best.is_none_or(|b| separation > b.separation) {
                 best = Some(EdgeQuery {
                     separation,
                     axis_a: i,

@@ -1,6 +1,6 @@
 //! Narrowphase: contact manifolds between pairs of shapes.
 //!
-//! Every pair function has the same signature ([`CollideFn`]) and is found through a
+//! Every pair function has the same signature (`CollideFn`) and is found through a
 //! `[ShapeKind; ShapeKind]` table, so adding a shape means adding a row, not a trait.
 //! Pairs are ordered so that `kind(a) <= kind(b)`; the manifold normal points from A to B.
 //! Manifolds are computed in A's local frame from the relative transform (for precision far

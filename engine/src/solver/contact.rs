@@ -17,6 +17,7 @@
 //!   bodies may close the gap this substep and no more;
 //! - `s <= 0` while solving: `bias = max(bias_rate s, −max_push_speed)`, soft scales;
 //! - `s <= 0` while relaxing: no bias, rigid: removes the velocity the bias added.
+//!
 //! `dλ = −m_n (mass_scale (v_n + bias)) − impulse_scale λ`, accumulated and clamped `λ >= 0`.
 //!
 //! Contacts with a static or kinematic body use stiffer softness (twice the hertz, the
