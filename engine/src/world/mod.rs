@@ -1,6 +1,7 @@
 //! The world: bodies, shapes, contacts and the settings that step them.
 
 mod api;
+mod bench_hooks;
 pub use api::ContactView;
 pub(crate) mod shapes;
 mod step;

@@ -33,7 +33,7 @@ impl World {
 
     /// Stage 1: sort the moved proxies, destroy the contacts of pairs that ended, create
     /// contacts for new pairs (in pair-key order).
-    fn update_broadphase(&mut self) {
+    pub(crate) fn update_broadphase(&mut self) {
         let t = Instant::now();
         self.broadphase.update();
         for &(_, contact) in self.broadphase.ended() {
@@ -95,7 +95,7 @@ impl World {
 
     /// Stage 2: the manifold of every contact, in parallel; each contact is written only
     /// by the worker that computes it, so the result does not depend on the thread count.
-    fn collide(&mut self, dt: f32) {
+    pub(crate) fn collide(&mut self, dt: f32) {
         let t = Instant::now();
         let shapes = &self.shapes;
         let bodies = &self.bodies;
@@ -129,15 +129,14 @@ impl World {
         self.profile.points = points;
     }
 
-    /// Stage 3: the soft step over all contact constraints, then the new poses.
-    fn solve(&mut self, dt: f32) {
+    /// The step-wide constants of the solver for a step of `dt`.
+    pub(crate) fn step_context(&self, dt: f32) -> StepContext {
         let def = &self.def;
-        let substeps = def.substeps;
-        let h = dt / substeps as f32;
+        let h = dt / def.substeps as f32;
         // A spring stiffer than a quarter of the substep rate is not resolved by the
         // substeps; cap it there (Box2D does the same).
         let contact_hertz = def.contact_hertz.min(0.25 / h);
-        let ctx = StepContext {
+        StepContext {
             inv_dt: 1.0 / dt,
             h,
             inv_h: 1.0 / h,
@@ -152,9 +151,11 @@ impl World {
             restitution_threshold: def.restitution_threshold,
             max_linear_speed: def.max_linear_speed,
             max_rotation: 0.25 * std::f32::consts::PI,
-        };
+        }
+    }
 
-        let t = Instant::now();
+    /// Gathers the movable bodies and builds one constraint per touching contact.
+    pub(crate) fn prepare_contacts(&mut self) {
         let pool = &self.body_pool;
         self.solver.gather(&self.bodies, |i| pool.is_alive(i));
         self.constraints.clear();
@@ -164,6 +165,16 @@ impl World {
                     .push(cs::prepare(c, i as u32, &self.solver, &self.bodies));
             }
         }
+    }
+
+    /// Stage 3: the soft step over all contact constraints, then the new poses.
+    fn solve(&mut self, dt: f32) {
+        let ctx = self.step_context(dt);
+        let substeps = self.def.substeps;
+        let h = ctx.h;
+
+        let t = Instant::now();
+        self.prepare_contacts();
         self.profile.prepare = ms_since(t);
         self.profile.awake_bodies = self.solver.states.len();
         self.profile.constraints = self.constraints.len();

@@ -1,0 +1,36 @@
+//! Single stages of the step, for the criterion micro-benchmarks in `impetus-scenes`.
+//! Hidden from the docs and not a stable API: they exist so the hot kernels can be timed
+//! on real scenes without making the solver's types public.
+
+use super::World;
+use crate::solver::contact as cs;
+
+#[doc(hidden)]
+impl World {
+    /// Runs the broadphase stage alone (refit sort, pair changes, contact creation).
+    pub fn bench_update_broadphase(&mut self) {
+        self.update_broadphase();
+    }
+
+    /// Runs the narrowphase stage alone for a step of `dt`.
+    pub fn bench_collide(&mut self, dt: f32) {
+        self.collide(dt);
+    }
+
+    /// Builds the contact constraints as a step would; returns how many there are.
+    pub fn bench_prepare_contacts(&mut self) -> usize {
+        self.prepare_contacts();
+        self.constraints.len()
+    }
+
+    /// One Gauss-Seidel pass over the prepared constraints (`use_bias`: solve, else relax).
+    pub fn bench_solve_pass(&mut self, dt: f32, use_bias: bool) {
+        let ctx = self.step_context(dt);
+        cs::solve(
+            &mut self.constraints,
+            &mut self.solver.states,
+            &ctx,
+            use_bias,
+        );
+    }
+}
