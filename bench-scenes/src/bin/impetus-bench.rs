@@ -33,6 +33,7 @@ const USAGE: &str = "usage:
   --svg FILE     compare, sweep: also draw ms/step per engine (and thread count) as SVG";
 
 fn main() -> ExitCode {
+    impetus_profiling::start();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("list") => {

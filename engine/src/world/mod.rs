@@ -166,6 +166,7 @@ impl World {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(workers)
                 .thread_name(|i| format!("impetus-worker-{i}"))
+                .start_handler(|i| impetus_profiling::name_thread(&format!("impetus-worker-{i}")))
                 .build()
                 .map_err(|_| Error::Unsupported {
                     what: "could not start the worker threads",

@@ -8,6 +8,7 @@ use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
 use crate::error::Error;
 use crate::shape::Aabb;
 use crate::solver::{self, contact as cs, Softness, StepContext};
+use impetus_profiling::{physics_frame, plot, zone};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -22,18 +23,25 @@ impl World {
         if !dt.is_finite() || dt <= 0.0 {
             return Err(Error::invalid("dt", "must be finite and positive"));
         }
+        zone!("Step");
         let start = Instant::now();
         self.last_dt = dt;
         self.update_broadphase();
         self.collide(dt);
         self.solve(dt);
         self.profile.step = ms_since(start);
+        plot!("awake bodies", self.profile.awake_bodies);
+        plot!("contacts", self.profile.manifolds);
+        plot!("touching points", self.profile.points);
+        plot!("recycled manifolds", self.profile.recycled);
+        physics_frame!();
         Ok(())
     }
 
     /// Stage 1: sort the moved proxies, destroy the contacts of pairs that ended, create
     /// contacts for new pairs (in pair-key order).
     pub(crate) fn update_broadphase(&mut self) {
+        zone!("Broadphase");
         let t = Instant::now();
         self.broadphase.update();
         for &(_, contact) in self.broadphase.ended() {
@@ -96,6 +104,7 @@ impl World {
     /// Stage 2: the manifold of every contact, in parallel; each contact is written only
     /// by the worker that computes it, so the result does not depend on the thread count.
     pub(crate) fn collide(&mut self, dt: f32) {
+        zone!("Narrow Phase");
         let t = Instant::now();
         let shapes = &self.shapes;
         let bodies = &self.bodies;
@@ -116,6 +125,7 @@ impl World {
             Some(pool) => pool.install(|| contacts.par_iter_mut().with_min_len(256).for_each(work)),
             None => contacts.iter_mut().for_each(work),
         }
+        zone!("Contact State");
         let (mut manifolds, mut points, mut recycled) = (0, 0, 0);
         for c in contacts.iter().filter(|c| c.touching) {
             manifolds += 1;
@@ -156,6 +166,7 @@ impl World {
 
     /// Gathers the movable bodies and builds one constraint per touching contact.
     pub(crate) fn prepare_contacts(&mut self) {
+        zone!("Prepare");
         let pool = &self.body_pool;
         self.solver.gather(&self.bodies, |i| pool.is_alive(i));
         self.constraints.clear();
@@ -169,6 +180,7 @@ impl World {
 
     /// Stage 3: the soft step over all contact constraints, then the new poses.
     fn solve(&mut self, dt: f32) {
+        zone!("Solve Stage");
         let ctx = self.step_context(dt);
         let substeps = self.def.substeps;
         let h = ctx.h;
@@ -188,34 +200,50 @@ impl World {
             p.relax,
         ) = (0.0, 0.0, 0.0, 0.0, 0.0);
         for _ in 0..substeps {
-            let t = Instant::now();
-            solver::integrate_velocities(&mut self.solver, &self.bodies, &ctx);
-            p.integrate_velocities += ms_since(t);
-            let t = Instant::now();
-            cs::warm_start(&self.constraints, &mut self.solver.states);
-            p.warm_start += ms_since(t);
-
-            let t = Instant::now();
-            cs::solve(&mut self.constraints, &mut self.solver.states, &ctx, true);
-            p.solve += ms_since(t);
-
-            let t = Instant::now();
-            solver::integrate_positions(&mut self.solver, h);
-            p.integrate_positions += ms_since(t);
-
-            let t = Instant::now();
-            cs::solve(&mut self.constraints, &mut self.solver.states, &ctx, false);
-            p.relax += ms_since(t);
+            {
+                zone!("Integrate Velocities");
+                let t = Instant::now();
+                solver::integrate_velocities(&mut self.solver, &self.bodies, &ctx);
+                p.integrate_velocities += ms_since(t);
+            }
+            {
+                zone!("Warm Start");
+                let t = Instant::now();
+                cs::warm_start(&self.constraints, &mut self.solver.states);
+                p.warm_start += ms_since(t);
+            }
+            {
+                zone!("Solve");
+                let t = Instant::now();
+                cs::solve(&mut self.constraints, &mut self.solver.states, &ctx, true);
+                p.solve += ms_since(t);
+            }
+            {
+                zone!("Integrate Positions");
+                let t = Instant::now();
+                solver::integrate_positions(&mut self.solver, h);
+                p.integrate_positions += ms_since(t);
+            }
+            {
+                zone!("Relax");
+                let t = Instant::now();
+                cs::solve(&mut self.constraints, &mut self.solver.states, &ctx, false);
+                p.relax += ms_since(t);
+            }
         }
-
-        let t = Instant::now();
-        cs::restitution(&mut self.constraints, &mut self.solver.states, &ctx);
-        p.restitution = ms_since(t);
-
-        let t = Instant::now();
-        cs::store_impulses(&self.constraints, &mut self.contacts.contacts);
-        p.store_impulses = ms_since(t);
-
+        {
+            zone!("Restitution");
+            let t = Instant::now();
+            cs::restitution(&mut self.constraints, &mut self.solver.states, &ctx);
+            p.restitution = ms_since(t);
+        }
+        {
+            zone!("Store Impulses");
+            let t = Instant::now();
+            cs::store_impulses(&self.constraints, &mut self.contacts.contacts);
+            p.store_impulses = ms_since(t);
+        }
+        zone!("Finalize");
         let t = Instant::now();
         solver::finalize(&self.solver, &mut self.bodies);
         self.refit_moved();
