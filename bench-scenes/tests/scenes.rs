@@ -78,3 +78,55 @@ fn state_hash_is_identical_for_1_2_and_4_threads() {
     assert_eq!(hashes[0], hashes[1]);
     assert_eq!(hashes[0], hashes[2]);
 }
+
+/// A jumble of boxes and spheres of mixed sizes dropped onto each other: many colours,
+/// speculative contacts, sphere and box pairs.
+fn jumble(threads: usize) -> World {
+    use impetus::{Quat, Vec3};
+    use impetus_scenes::{build_impetus, scenes::ground, BodySpec, Rng, ShapeSpec};
+    let mut rng = Rng::new(7);
+    let mut recipe = vec![ground(20.0)];
+    for i in 0..300 {
+        let position = Vec3::new(
+            rng.range(-3.0, 3.0),
+            0.5 + i as f32 * 0.15,
+            rng.range(-3.0, 3.0),
+        );
+        let axis = Vec3::new(rng.range(-1.0, 1.0), 1.0, rng.range(-1.0, 1.0)).normalize();
+        let mut b = BodySpec::unit_box(position, Quat::from_axis_angle(axis, rng.range(0.0, 3.0)));
+        b.shape = if i % 3 == 0 {
+            ShapeSpec::Ball(rng.range(0.2, 0.5))
+        } else {
+            ShapeSpec::Cuboid(Vec3::new(
+                rng.range(0.2, 0.6),
+                rng.range(0.2, 0.6),
+                rng.range(0.2, 0.6),
+            ))
+        };
+        b.restitution = if i % 5 == 0 { 0.5 } else { 0.0 };
+        recipe.push(b);
+    }
+    let mut w = World::new(world_def(threads)).unwrap();
+    build_impetus(&mut w, &recipe).unwrap();
+    w
+}
+
+#[test]
+fn jumble_is_identical_for_1_2_and_4_threads() {
+    let hashes: Vec<u64> = [1, 2, 4]
+        .iter()
+        .map(|&t| {
+            let mut w = jumble(t);
+            for _ in 0..150 {
+                w.step(DT).unwrap();
+            }
+            assert!(
+                w.profile().constraints > 100,
+                "the jumble should be in contact"
+            );
+            w.state_hash()
+        })
+        .collect();
+    assert_eq!(hashes[0], hashes[1]);
+    assert_eq!(hashes[0], hashes[2]);
+}

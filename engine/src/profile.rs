@@ -41,6 +41,10 @@ pub struct Profile {
     pub points: usize,
     /// Contact constraints solved.
     pub constraints: usize,
+    /// Graph colours in use.
+    pub colors: usize,
+    /// Constraints that fit no colour (solved serially).
+    pub overflow: usize,
 }
 
 impl Profile {

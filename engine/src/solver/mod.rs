@@ -15,8 +15,11 @@
 //! rotation, `m` inverse mass, `i` world inverse inertia, `h` substep, `n` normal,
 //! `r` anchor relative to the centre of mass.
 
+pub(crate) mod color;
 pub(crate) mod contact;
+pub(crate) mod contact_wide;
 mod softness;
+pub(crate) mod wide;
 
 pub(crate) use softness::Softness;
 
@@ -116,19 +119,25 @@ impl SolverBodies {
 
 /// Semi-implicit Euler on velocities: gravity, applied forces, damping, gyroscopic torque,
 /// speed caps. Kinematic bodies keep their velocity.
-pub(crate) fn integrate_velocities(sb: &mut SolverBodies, bodies: &BodyStore, ctx: &StepContext) {
+pub(crate) fn integrate_velocities(
+    sb: &mut SolverBodies,
+    bodies: &BodyStore,
+    ctx: &StepContext,
+    parallel: bool,
+) {
     let h = ctx.h;
     let max_w = ctx.max_rotation * ctx.inv_dt;
-    for (k, s) in sb.states.iter_mut().enumerate() {
-        let i = sb.slot[k] as usize;
+    let (slots, inv_mass, inv_inertia) = (&sb.slot, &sb.inv_mass, &sb.inv_inertia);
+    let work = |(k, s): (usize, &mut BodyState)| {
+        let i = slots[k] as usize;
         if bodies.body_type[i] != BodyType::Dynamic {
-            continue;
+            return;
         }
-        let m = sb.inv_mass[k];
+        let m = inv_mass[k];
         let lin_damp = 1.0 / (1.0 + h * bodies.linear_damping[i]);
         let ang_damp = 1.0 / (1.0 + h * bodies.angular_damping[i]);
         let dv = h * (m * bodies.force[i] + bodies.gravity_scale[i] * ctx.gravity);
-        let dw = h * (sb.inv_inertia[k] * bodies.torque[i]);
+        let dw = h * (inv_inertia[k] * bodies.torque[i]);
         let mut v = lin_damp * s.v + dv;
         let mut w = ang_damp * s.w + dw;
         w = gyroscopic(w, s.dq * bodies.rotation[i], bodies.inertia[i], h);
@@ -142,6 +151,16 @@ pub(crate) fn integrate_velocities(sb: &mut SolverBodies, bodies: &BodyStore, ct
         }
         s.v = v;
         s.w = w;
+    };
+    if parallel {
+        use rayon::prelude::*;
+        sb.states
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(512)
+            .for_each(work)
+    } else {
+        sb.states.iter_mut().enumerate().for_each(work)
     }
 }
 
@@ -177,12 +196,18 @@ fn skew(v: Vec3) -> Mat3 {
 }
 
 /// Advances the deltas by one substep: `dp += h v`, `dq ← normalize(dq + ½ h (ω, 0) ⊗ dq)`.
-pub(crate) fn integrate_positions(sb: &mut SolverBodies, h: f32) {
-    for s in sb.states.iter_mut() {
+pub(crate) fn integrate_positions(sb: &mut SolverBodies, h: f32, parallel: bool) {
+    let work = |s: &mut BodyState| {
         s.dp += h * s.v;
         let spin = Quat::from_xyzw(s.w.x, s.w.y, s.w.z, 0.0) * s.dq;
         let q = s.dq + spin * (0.5 * h);
         s.dq = q.normalize();
+    };
+    if parallel {
+        use rayon::prelude::*;
+        sb.states.par_iter_mut().with_min_len(512).for_each(work)
+    } else {
+        sb.states.iter_mut().for_each(work)
     }
 }
 

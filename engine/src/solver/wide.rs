@@ -1,0 +1,203 @@
+//! Wide math: `W` lanes of `f32` in one register, for solving `W` constraints at once.
+//!
+//! `W` is fixed at compile time: 8 with AVX, 4 otherwise (SSE2/NEON), 4 with the `simd4`
+//! feature, 16 with `simd16`. Every operation here is a plain IEEE add, sub, mul, div or
+//! sqrt per lane, never a fused multiply-add, so a constraint's result does not depend on
+//! the lane it sits in or on `W`: the narrow and wide builds compute bit-identical states.
+
+use glam::{Quat, Vec3};
+use std::ops::{Add, Mul, Neg, Sub};
+
+#[cfg(feature = "simd16")]
+mod lanes {
+    pub type FloatW = wide::f32x16;
+    pub const W: usize = 16;
+}
+#[cfg(all(
+    not(feature = "simd16"),
+    not(feature = "simd4"),
+    target_feature = "avx"
+))]
+mod lanes {
+    pub type FloatW = wide::f32x8;
+    pub const W: usize = 8;
+}
+#[cfg(all(
+    not(feature = "simd16"),
+    any(feature = "simd4", not(target_feature = "avx"))
+))]
+mod lanes {
+    pub type FloatW = wide::f32x4;
+    pub const W: usize = 4;
+}
+
+pub(crate) use lanes::{FloatW, W};
+
+/// `W` lanes of a 3-vector, one register per component.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Vec3W {
+    pub x: FloatW,
+    pub y: FloatW,
+    pub z: FloatW,
+}
+
+impl Vec3W {
+    /// Lane `i` holds `v[i]`.
+    #[inline]
+    pub fn gather(v: &[Vec3; W]) -> Self {
+        Self {
+            x: FloatW::new(std::array::from_fn(|i| v[i].x)),
+            y: FloatW::new(std::array::from_fn(|i| v[i].y)),
+            z: FloatW::new(std::array::from_fn(|i| v[i].z)),
+        }
+    }
+
+    /// The lanes as scalar vectors.
+    #[inline]
+    pub fn scatter(self) -> [Vec3; W] {
+        let (x, y, z) = (self.x.to_array(), self.y.to_array(), self.z.to_array());
+        std::array::from_fn(|i| Vec3::new(x[i], y[i], z[i]))
+    }
+
+    #[inline]
+    pub fn dot(self, o: Self) -> FloatW {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+
+    #[inline]
+    pub fn cross(self, o: Self) -> Self {
+        Self {
+            x: self.y * o.z - self.z * o.y,
+            y: self.z * o.x - self.x * o.z,
+            z: self.x * o.y - self.y * o.x,
+        }
+    }
+}
+
+impl Add for Vec3W {
+    type Output = Self;
+    #[inline]
+    fn add(self, o: Self) -> Self {
+        Self {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
+    }
+}
+
+impl Sub for Vec3W {
+    type Output = Self;
+    #[inline]
+    fn sub(self, o: Self) -> Self {
+        Self {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
+    }
+}
+
+impl Neg for Vec3W {
+    type Output = Self;
+    #[inline]
+    fn neg(self) -> Self {
+        Self {
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+        }
+    }
+}
+
+impl Mul<Vec3W> for FloatW {
+    type Output = Vec3W;
+    #[inline]
+    fn mul(self, v: Vec3W) -> Vec3W {
+        Vec3W {
+            x: self * v.x,
+            y: self * v.y,
+            z: self * v.z,
+        }
+    }
+}
+
+/// `W` lanes of a quaternion.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct QuatW {
+    pub v: Vec3W,
+    pub s: FloatW,
+}
+
+impl QuatW {
+    #[inline]
+    pub fn gather(q: &[Quat; W]) -> Self {
+        Self {
+            v: Vec3W {
+                x: FloatW::new(std::array::from_fn(|i| q[i].x)),
+                y: FloatW::new(std::array::from_fn(|i| q[i].y)),
+                z: FloatW::new(std::array::from_fn(|i| q[i].z)),
+            },
+            s: FloatW::new(std::array::from_fn(|i| q[i].w)),
+        }
+    }
+
+    /// Rotates `p`: `p + 2 s (v × p) + 2 v × (v × p)`.
+    #[inline]
+    pub fn rotate(self, p: Vec3W) -> Vec3W {
+        let two = FloatW::splat(2.0);
+        let t = two * self.v.cross(p);
+        p + self.s * t + self.v.cross(t)
+    }
+}
+
+/// `W` lanes of a symmetric 3x3 matrix (a world inverse inertia): xx, xy, xz, yy, yz, zz.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SymMat3W {
+    pub m: [FloatW; 6],
+}
+
+impl SymMat3W {
+    #[inline]
+    pub fn gather(m: &[glam::Mat3; W]) -> Self {
+        let f = |r: usize, c: usize| FloatW::new(std::array::from_fn(|i| m[i].col(c)[r]));
+        Self {
+            m: [f(0, 0), f(0, 1), f(0, 2), f(1, 1), f(1, 2), f(2, 2)],
+        }
+    }
+
+    #[inline]
+    pub fn mul(&self, v: Vec3W) -> Vec3W {
+        let [xx, xy, xz, yy, yz, zz] = self.m;
+        Vec3W {
+            x: xx * v.x + xy * v.y + xz * v.z,
+            y: xy * v.x + yy * v.y + yz * v.z,
+            z: xz * v.x + yz * v.y + zz * v.z,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotate_matches_glam() {
+        let q = Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.1);
+        let p = Vec3::new(0.5, -1.5, 2.0);
+        let r = QuatW::gather(&[q; W])
+            .rotate(Vec3W::gather(&[p; W]))
+            .scatter()[0];
+        assert!((r - q * p).length() < 1e-5);
+    }
+
+    #[test]
+    fn symmetric_mul_matches_mat3() {
+        let m = crate::math::rotate_diagonal(Quat::from_rotation_y(0.4), Vec3::new(1.0, 2.0, 3.0));
+        let v = Vec3::new(0.3, -0.2, 0.9);
+        let r = SymMat3W::gather(&[m; W])
+            .mul(Vec3W::gather(&[v; W]))
+            .scatter()[W - 1];
+        assert!((r - m * v).length() < 1e-5);
+    }
+}
