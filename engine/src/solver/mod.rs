@@ -1,8 +1,14 @@
-//! The soft-step solver (Catto, "Solver2D", 2024; Box2D v3), scalar for now.
+//! The soft-step solver (Catto, "Solver2D", 2024; Box2D v3).
 //!
 //! Per step, with `h = dt / substeps`:
-//! prepare contacts -> for each substep { integrate velocities; warm start; solve (with
-//! bias); integrate positions; relax (no bias) } -> restitution -> store impulses.
+//! prepare contacts, colour them and pack each colour into SIMD batches -> for each
+//! substep { integrate velocities; warm start; solve (with bias); integrate positions;
+//! relax (no bias) } -> restitution -> store impulses. The scalar kernels
+//! ([`contact`]) solve the overflow of the colouring and restitution; the wide kernels
+//! ([`contact_wide`]) solve each colour `W` constraints at a time, spread over workers.
+//!
+//! The solver's body state is the packed 64-byte [`BodyState`], gathered per lane (one
+//! cache line per body). Its SoA alternative has not been measured yet.
 //!
 //! Bodies that move (dynamic and kinematic) are gathered into a dense array of
 //! [`BodyState`]: velocity and the position/rotation change since the step began. Contacts
