@@ -166,7 +166,7 @@ fn solver(c: &mut Criterion) {
     // Gathers the bodies and builds one constraint per touching contact, as a step does.
     // The passes below then keep iterating on the same constraints (the impulses converge,
     // the work per pass does not change).
-    let constraints = world.bench_prepare_contacts();
+    let constraints = world.bench_prepare_contacts(DT);
     assert!(constraints > 0);
     let mut group = c.benchmark_group("solver");
     group

@@ -14,7 +14,6 @@
 //! updating only the bits of added and removed constraints, is the next refinement; the
 //! rebuild costs ~0.1 ms for 30,000 constraints here.)
 
-use super::contact::ContactConstraint;
 use crate::broadphase::NULL;
 
 /// Number of colours.
@@ -47,17 +46,18 @@ impl Coloring {
         self.bits[w] |= 1u64 << (body & 63);
     }
 
-    /// Colours `cs` for a solver with `body_count` movable bodies.
-    pub fn build(&mut self, cs: &[ContactConstraint], body_count: usize) {
+    /// Colours the constraints whose dynamic bodies are `pairs` ([`NULL`] for a side that
+    /// is static or kinematic), for a solver with `body_count` movable bodies.
+    pub fn build(&mut self, pairs: &[[u32; 2]], body_count: usize) {
         self.words = body_count.div_ceil(64);
         self.bits.clear();
         self.bits.resize(COLORS * self.words, 0);
         self.colors.resize_with(COLORS, Vec::new);
         self.colors.iter_mut().for_each(Vec::clear);
         self.overflow.clear();
-        'next: for (k, c) in cs.iter().enumerate() {
-            let a = (c.a != NULL && c.m_a > 0.0).then_some(c.a);
-            let b = (c.b != NULL && c.m_b > 0.0).then_some(c.b);
+        'next: for (k, &[a, b]) in pairs.iter().enumerate() {
+            let a = (a != NULL).then_some(a);
+            let b = (b != NULL).then_some(b);
             match (a, b) {
                 (Some(a), Some(b)) => {
                     for color in 0..DYNAMIC_COLORS {
@@ -92,17 +92,12 @@ impl Coloring {
     /// Checks that no dynamic body appears twice within a colour (the `validate` feature
     /// runs it every step). Returns the first offending (colour, body) if any.
     #[cfg_attr(not(feature = "validate"), allow(dead_code))]
-    pub fn find_conflict(
-        &self,
-        cs: &[ContactConstraint],
-        body_count: usize,
-    ) -> Option<(usize, u32)> {
+    pub fn find_conflict(&self, pairs: &[[u32; 2]], body_count: usize) -> Option<(usize, u32)> {
         let mut seen = vec![usize::MAX; body_count];
         for (color, list) in self.colors.iter().enumerate() {
             for &k in list {
-                let c = &cs[k as usize];
-                for (body, m) in [(c.a, c.m_a), (c.b, c.m_b)] {
-                    if body != NULL && m > 0.0 {
+                for body in pairs[k as usize] {
+                    if body != NULL {
                         if seen[body as usize] == color {
                             return Some((color, body));
                         }

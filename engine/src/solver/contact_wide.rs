@@ -9,11 +9,13 @@
 //! Body velocities are gathered from the dense `BodyState` array (64 bytes a body: one
 //! cache line per lane) and scattered back to dynamic bodies only.
 
-use super::contact::ContactConstraint;
 use super::wide::{FloatW, QuatW, SymMat3W, Vec3W, W};
-use super::{BodyState, StepContext};
+use super::{BodyState, SolverBodies, StepContext};
+use crate::body::BodyStore;
 use crate::broadphase::NULL;
 use crate::collision::MAX_POINTS;
+use crate::contact::Contact;
+use crate::math::perpendicular;
 use glam::{Mat3, Vec3};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -36,7 +38,7 @@ pub(crate) struct ContactConstraintW {
     /// Write back to body A / B of the lane (dynamic bodies only).
     write_a: [bool; W],
     write_b: [bool; W],
-    /// Index of the lane's scalar constraint, [`NULL`] for an empty lane.
+    /// The lane's contact index, [`NULL`] for an empty lane.
     source: [u32; W],
     points_used: usize,
     normal: Vec3W,
@@ -58,6 +60,8 @@ pub(crate) struct ContactConstraintW {
     friction_impulse: [FloatW; 2],
     twist_mass: FloatW,
     twist_impulse: FloatW,
+    restitution: FloatW,
+    any_restitution: bool,
     points: [PointW; MAX_POINTS],
 }
 
@@ -115,115 +119,158 @@ struct BodiesW {
 }
 
 impl ContactConstraintW {
-    /// Packs up to `W` scalar constraints (indices `sources` into `cs`) into lanes.
-    pub fn pack(cs: &[ContactConstraint], sources: &[u32], ctx: &StepContext) -> Self {
-        debug_assert!(!sources.is_empty() && sources.len() <= W);
-        // Transpose lane by lane into plain arrays, then load each array as one register.
-        const F: usize = 20;
-        const P: usize = 12;
-        let mut f = [[0.0f32; W]; F];
-        let mut pts = [[[0.0f32; W]; P]; MAX_POINTS];
-        let (mut ia, mut ib) = ([Mat3::ZERO; W], [Mat3::ZERO; W]);
+    /// Prepares up to `W` touching contacts (indices `ids` into `contacts`) into lanes:
+    /// the same quantities as the scalar [`prepare`](super::contact::prepare), with the
+    /// per-lane inputs gathered first and the arithmetic done in lanes.
+    pub fn prepare(
+        contacts: &[Contact],
+        ids: &[u32],
+        sb: &SolverBodies,
+        bodies: &BodyStore,
+        ctx: &StepContext,
+    ) -> Self {
+        debug_assert!(!ids.is_empty() && ids.len() <= W);
+        // Gather: scalar loads per lane into plain arrays.
         let mut a = [NULL; W];
         let mut b = [NULL; W];
         let mut write_a = [false; W];
         let mut write_b = [false; W];
         let mut source = [NULL; W];
+        let (mut ia, mut ib) = ([Mat3::ZERO; W], [Mat3::ZERO; W]);
+        let mut vecs = [[Vec3::ZERO; W]; 8]; // n, t1, t2, va, wa, vb, wb, friction impulse
+        let mut f = [[0.0f32; W]; 9]; // m_a, m_b, friction, restitution, bias, mass s., impulse s., twist, count
+        let mut pts_v = [[[Vec3::ZERO; W]; 2]; MAX_POINTS];
+        let mut pts_f = [[[0.0f32; W]; 3]; MAX_POINTS]; // separation, normal impulse, active
         let mut points_used = 0;
-        for (i, &k) in sources.iter().enumerate() {
-            let c = &cs[k as usize];
-            let soft = if c.rigid_bodies {
+        let mut any_restitution = false;
+        for (i, &id) in ids.iter().enumerate() {
+            let c = &contacts[id as usize];
+            let (ba, bb) = (c.body_a as usize, c.body_b as usize);
+            let (ka, kb) = (sb.index[ba], sb.index[bb]);
+            let (m_a, m_b) = (
+                if ka == NULL {
+                    0.0
+                } else {
+                    sb.inv_mass[ka as usize]
+                },
+                if kb == NULL {
+                    0.0
+                } else {
+                    sb.inv_mass[kb as usize]
+                },
+            );
+            if ka != NULL {
+                ia[i] = sb.inv_inertia[ka as usize];
+            }
+            if kb != NULL {
+                ib[i] = sb.inv_inertia[kb as usize];
+            }
+            (a[i], b[i], source[i]) = (ka, kb, id);
+            write_a[i] = ka != NULL && m_a > 0.0;
+            write_b[i] = kb != NULL && m_b > 0.0;
+            let m = &c.manifold;
+            let t1 = perpendicular(m.normal);
+            let soft = if m_a == 0.0 || m_b == 0.0 {
                 ctx.static_softness
             } else {
                 ctx.contact_softness
             };
             let row = [
-                c.normal.x,
-                c.normal.y,
-                c.normal.z,
-                c.tangent[0].x,
-                c.tangent[0].y,
-                c.tangent[0].z,
-                c.tangent[1].x,
-                c.tangent[1].y,
-                c.tangent[1].z,
-                c.m_a,
-                c.m_b,
+                m.normal,
+                t1,
+                m.normal.cross(t1),
+                bodies.linear_velocity[ba],
+                bodies.angular_velocity[ba],
+                bodies.linear_velocity[bb],
+                bodies.angular_velocity[bb],
+                m.friction_impulse,
+            ];
+            for (field, v) in vecs.iter_mut().zip(row) {
+                field[i] = v;
+            }
+            let row = [
+                m_a,
+                m_b,
                 c.friction,
+                c.restitution,
                 soft.bias_rate,
                 soft.mass_scale,
                 soft.impulse_scale,
-                c.friction_mass[0],
-                c.friction_mass[1],
-                c.friction_mass[2],
-                c.twist_mass,
-                c.twist_impulse,
+                m.twist_impulse,
+                m.count as f32,
             ];
-            for (field, value) in f.iter_mut().zip(row) {
-                field[i] = value;
+            for (field, v) in f.iter_mut().zip(row) {
+                field[i] = v;
             }
-            for (j, p) in c.points[..c.count].iter().enumerate() {
-                let row = [
-                    p.r_a.x,
-                    p.r_a.y,
-                    p.r_a.z,
-                    p.r_b.x,
-                    p.r_b.y,
-                    p.r_b.z,
-                    p.base_separation,
-                    p.normal_mass,
-                    p.normal_impulse,
-                    p.max_normal_impulse,
-                    p.relative_velocity,
-                    p.lever,
-                ];
-                for (field, value) in pts[j].iter_mut().zip(row) {
-                    field[i] = value;
-                }
+            for (j, p) in m.points().iter().enumerate() {
+                pts_v[j][0][i] = p.anchor_a;
+                pts_v[j][1][i] = p.anchor_b;
+                pts_f[j][0][i] = p.separation;
+                pts_f[j][1][i] = p.normal_impulse;
+                pts_f[j][2][i] = 1.0;
             }
-            (ia[i], ib[i]) = (c.i_a, c.i_b);
-            (a[i], b[i]) = (c.a, c.b);
-            write_a[i] = c.a != NULL && c.m_a > 0.0;
-            write_b[i] = c.b != NULL && c.m_b > 0.0;
-            source[i] = k;
-            points_used = points_used.max(c.count);
+            points_used = points_used.max(m.count);
+            any_restitution |= c.restitution > 0.0;
         }
-        let fw = |k: usize| FloatW::new(f[k]);
-        let v3 = |k: usize| Vec3W {
-            x: fw(k),
-            y: fw(k + 1),
-            z: fw(k + 2),
+
+        // Compute in lanes.
+        let v = |k: usize| Vec3W::gather(&vecs[k]);
+        let fl = |k: usize| FloatW::new(f[k]);
+        let (n, t1, t2) = (v(0), v(1), v(2));
+        let (va, wa, vb, wb) = (v(3), v(4), v(5), v(6));
+        let (m_a, m_b) = (fl(0), fl(1));
+        let (i_a, i_b) = (SymMat3W::gather(&ia), SymMat3W::gather(&ib));
+        let zero = FloatW::ZERO;
+        let one = FloatW::splat(1.0);
+        let inv = |x: FloatW| {
+            x.simd_gt(zero)
+                .select(one / x.max(FloatW::splat(f32::MIN_POSITIVE)), zero)
         };
-        let mut centers = ([Vec3::ZERO; W], [Vec3::ZERO; W], [0.0f32; W], [0.0f32; W]);
-        for (i, &k) in sources.iter().enumerate() {
-            let c = &cs[k as usize];
-            centers.0[i] = c.center_a;
-            centers.1[i] = c.center_b;
-            centers.2[i] = c.friction_impulse[0];
-            centers.3[i] = c.friction_impulse[1];
+        // K(d, e) = (m_a + m_b) d·e + (r_a × d)·I_a (r_a × e) + (r_b × d)·I_b (r_b × e)
+        let k = |r_a: Vec3W, r_b: Vec3W, d: Vec3W, e: Vec3W| {
+            let (ad, ae) = (r_a.cross(d), r_a.cross(e));
+            let (bd, be) = (r_b.cross(d), r_b.cross(e));
+            (m_a + m_b) * d.dot(e) + ad.dot(i_a.mul(ae)) + bd.dot(i_b.mul(be))
+        };
+        let count = fl(8);
+        let inv_count = one / count.max(one);
+        let mut center_a = Vec3W::gather(&[Vec3::ZERO; W]);
+        let mut center_b = center_a;
+        for j in 0..points_used {
+            center_a = center_a + Vec3W::gather(&pts_v[j][0]);
+            center_b = center_b + Vec3W::gather(&pts_v[j][1]);
         }
+        center_a = inv_count * center_a;
+        center_b = inv_count * center_b;
         let points = std::array::from_fn(|j| {
-            let p = &pts[j];
-            let pw = |k: usize| FloatW::new(p[k]);
+            if j >= points_used {
+                return PointW::default();
+            }
+            let (r_a, r_b) = (Vec3W::gather(&pts_v[j][0]), Vec3W::gather(&pts_v[j][1]));
+            let active = FloatW::new(pts_f[j][2]);
+            let dv = vb + wb.cross(r_b) - va - wa.cross(r_a);
+            let offset = r_a - center_a;
+            let tangential = offset - n.dot(offset) * n;
             PointW {
-                r_a: Vec3W {
-                    x: pw(0),
-                    y: pw(1),
-                    z: pw(2),
-                },
-                r_b: Vec3W {
-                    x: pw(3),
-                    y: pw(4),
-                    z: pw(5),
-                },
-                base_separation: pw(6),
-                normal_mass: pw(7),
-                normal_impulse: pw(8),
-                max_normal_impulse: pw(9),
-                relative_velocity: pw(10),
-                lever: pw(11),
+                r_a,
+                r_b,
+                base_separation: FloatW::new(pts_f[j][0]) - n.dot(r_b - r_a),
+                normal_mass: active * inv(k(r_a, r_b, n, n)),
+                normal_impulse: FloatW::new(pts_f[j][1]),
+                max_normal_impulse: zero,
+                relative_velocity: n.dot(dv),
+                lever: tangential.dot(tangential).sqrt(),
             }
         });
+        let (k11, k12, k22) = (
+            k(center_a, center_b, t1, t1),
+            k(center_a, center_b, t1, t2),
+            k(center_a, center_b, t2, t2),
+        );
+        let det = k11 * k22 - k12 * k12;
+        let regular = det.simd_gt(zero);
+        let inv_det = one / regular.select(det, one);
+        let fi = v(7);
         Self {
             a,
             b,
@@ -231,57 +278,80 @@ impl ContactConstraintW {
             write_b,
             source,
             points_used,
-            normal: v3(0),
-            t1: v3(3),
-            t2: v3(6),
-            m_a: fw(9),
-            m_b: fw(10),
-            i_a: SymMat3W::gather(&ia),
-            i_b: SymMat3W::gather(&ib),
-            friction: fw(11),
-            bias_rate: fw(12),
-            mass_scale: fw(13),
-            impulse_scale: fw(14),
-            center_a: Vec3W::gather(&centers.0),
-            center_b: Vec3W::gather(&centers.1),
-            k11: fw(15),
-            k12: fw(16),
-            k22: fw(17),
-            friction_impulse: [FloatW::new(centers.2), FloatW::new(centers.3)],
-            twist_mass: fw(18),
-            twist_impulse: fw(19),
+            normal: n,
+            t1,
+            t2,
+            m_a,
+            m_b,
+            i_a,
+            i_b,
+            friction: fl(2),
+            bias_rate: fl(4),
+            mass_scale: fl(5),
+            impulse_scale: fl(6),
+            center_a,
+            center_b,
+            k11: regular.select(k22 * inv_det, inv(k11)),
+            k12: regular.select(-k12 * inv_det, zero),
+            k22: regular.select(k11 * inv_det, inv(k22)),
+            friction_impulse: [fi.dot(t1), fi.dot(t2)],
+            twist_mass: inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n))),
+            twist_impulse: fl(7),
+            restitution: fl(3),
+            any_restitution,
             points,
         }
     }
 
-    /// Writes the accumulated impulses back into the scalar constraints.
-    pub fn unpack(&self, cs: &mut [ContactConstraint]) {
-        let fi = [
-            self.friction_impulse[0].to_array(),
-            self.friction_impulse[1].to_array(),
-        ];
+    /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
+    pub fn store(&self, contacts: &mut [Contact]) {
+        let f = (self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * self.t2).scatter();
         let twist = self.twist_impulse.to_array();
-        let pts: [([f32; W], [f32; W], [f32; W]); MAX_POINTS] = std::array::from_fn(|j| {
+        let pts: [([f32; W], [f32; W]); MAX_POINTS] = std::array::from_fn(|j| {
             let p = &self.points[j];
-            (
-                p.normal_impulse.to_array(),
-                p.max_normal_impulse.to_array(),
-                p.relative_velocity.to_array(),
-            )
+            (p.normal_impulse.to_array(), p.max_normal_impulse.to_array())
         });
         for (i, &k) in self.source.iter().enumerate() {
             if k == NULL {
                 continue;
             }
-            let c = &mut cs[k as usize];
-            c.friction_impulse = [fi[0][i], fi[1][i]];
-            c.twist_impulse = twist[i];
-            for (j, p) in c.points[..c.count].iter_mut().enumerate() {
+            let m = &mut contacts[k as usize].manifold;
+            m.friction_impulse = f[i];
+            m.twist_impulse = twist[i];
+            for (j, p) in m.points[..m.count].iter_mut().enumerate() {
                 p.normal_impulse = pts[j].0[i];
                 p.max_normal_impulse = pts[j].1[i];
-                p.relative_velocity = pts[j].2[i];
             }
         }
+    }
+
+    /// After the substeps: points that approached faster than the threshold and pushed get
+    /// a normal velocity of `−e` times their approach speed. Same as
+    /// [`super::contact::restitution`].
+    pub fn restitution(&mut self, states: StatesPtr, ctx: &StepContext) {
+        if !self.any_restitution {
+            return;
+        }
+        let mut b = self.gather(states);
+        let zero = FloatW::ZERO;
+        let threshold = FloatW::splat(-ctx.restitution_threshold);
+        let n = self.normal;
+        for j in 0..self.points_used {
+            let cp = self.points[j];
+            let active = cp.relative_velocity.simd_le(threshold)
+                & cp.max_normal_impulse.simd_gt(zero)
+                & self.restitution.simd_gt(zero);
+            let vn = n.dot(Self::relative_velocity(&b, cp.r_a, cp.r_b));
+            let impulse = -cp.normal_mass * (vn + self.restitution * cp.relative_velocity);
+            let total = (cp.normal_impulse + impulse).max(zero);
+            let total = active.select(total, cp.normal_impulse);
+            let impulse = total - cp.normal_impulse;
+            let p = &mut self.points[j];
+            p.normal_impulse = total;
+            p.max_normal_impulse = p.max_normal_impulse.max(total);
+            self.apply(&mut b, cp.r_a, cp.r_b, impulse * n);
+        }
+        self.scatter(states, &b);
     }
 
     #[inline]

@@ -3,7 +3,6 @@
 //! on real scenes without making the solver's types public.
 
 use super::World;
-use crate::solver::contact as cs;
 
 #[doc(hidden)]
 impl World {
@@ -17,17 +16,24 @@ impl World {
         self.collide(dt);
     }
 
-    /// Builds the contact constraints as a step would; returns how many there are.
-    pub fn bench_prepare_contacts(&mut self) -> usize {
-        self.prepare_contacts(false);
-        self.constraints.len()
+    /// Prepares, colours and packs the contact constraints as a step of `dt` would;
+    /// returns how many there are.
+    pub fn bench_prepare_contacts(&mut self, dt: f32) -> usize {
+        let ctx = self.step_context(dt);
+        self.gather_contacts();
+        self.color_and_pack(&ctx, false);
+        self.touching.len()
     }
 
-    /// One Gauss-Seidel pass over the prepared constraints (`use_bias`: solve, else relax).
+    /// One pass over the prepared constraints (`use_bias`: solve, else relax), on the
+    /// calling thread.
     pub fn bench_solve_pass(&mut self, dt: f32, use_bias: bool) {
         let ctx = self.step_context(dt);
-        cs::solve(
-            &mut self.constraints,
+        super::step::solve_pass(
+            false,
+            &mut self.overflow,
+            &mut self.wide,
+            &self.color_ranges,
             &mut self.solver.states,
             &ctx,
             use_bias,

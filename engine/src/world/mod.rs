@@ -4,7 +4,7 @@ mod api;
 mod bench_hooks;
 pub use api::ContactView;
 pub(crate) mod shapes;
-mod step;
+pub(crate) mod step;
 
 pub use shapes::ShapeDef;
 
@@ -142,7 +142,9 @@ pub struct World {
     pub(crate) broadphase: BroadPhase,
     pub(crate) contacts: ContactStore,
     pub(crate) solver: SolverBodies,
-    pub(crate) constraints: Vec<ContactConstraint>,
+    /// Touching contacts of the step (contact indices) and their dynamic solver bodies.
+    pub(crate) touching: Vec<u32>,
+    pub(crate) touching_pairs: Vec<[u32; 2]>,
     pub(crate) coloring: crate::solver::color::Coloring,
     pub(crate) wide: Vec<crate::solver::contact_wide::ContactConstraintW>,
     pub(crate) color_ranges: Vec<std::ops::Range<usize>>,
@@ -187,7 +189,8 @@ impl World {
             broadphase: BroadPhase::default(),
             contacts: ContactStore::default(),
             solver: SolverBodies::default(),
-            constraints: Vec::new(),
+            touching: Vec::new(),
+            touching_pairs: Vec::new(),
             coloring: Default::default(),
             wide: Vec::new(),
             color_ranges: Vec::new(),

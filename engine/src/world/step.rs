@@ -168,24 +168,28 @@ impl World {
         }
     }
 
-    /// Gathers the movable bodies and builds one constraint per touching contact, in
-    /// contact order (also when built in parallel).
-    pub(crate) fn prepare_contacts(&mut self, parallel: bool) {
-        zone!("Prepare");
+    /// Gathers the movable bodies and lists the touching contacts (in contact order) with
+    /// the solver indices of their dynamic bodies ([`NULL`] for static or kinematic).
+    pub(crate) fn gather_contacts(&mut self) {
         let pool = &self.body_pool;
         self.solver.gather(&self.bodies, |i| pool.is_alive(i));
-        self.constraints.clear();
-        let (solver, bodies) = (&self.solver, &self.bodies);
-        let build = |(i, c): (usize, &Contact)| cs::prepare(c, i as u32, solver, bodies);
-        let contacts = &self.contacts.contacts;
-        if parallel {
-            let touching = |(_, c): &(usize, &Contact)| c.alive && c.touching;
-            self.constraints
-                .par_extend(contacts.par_iter().enumerate().filter(touching).map(build));
-        } else {
-            let touching = |(_, c): &(usize, &Contact)| c.alive && c.touching;
-            self.constraints
-                .extend(contacts.iter().enumerate().filter(touching).map(build));
+        self.touching.clear();
+        self.touching_pairs.clear();
+        let sb = &self.solver;
+        let dynamic = |body: u32| {
+            let k = sb.index[body as usize];
+            if k != NULL && sb.inv_mass[k as usize] > 0.0 {
+                k
+            } else {
+                NULL
+            }
+        };
+        for (i, c) in self.contacts.contacts.iter().enumerate() {
+            if c.alive && c.touching {
+                self.touching.push(i as u32);
+                self.touching_pairs
+                    .push([dynamic(c.body_a), dynamic(c.body_b)]);
+            }
         }
     }
 
@@ -217,11 +221,14 @@ impl World {
         let h = ctx.h;
 
         let t = Instant::now();
-        self.prepare_contacts(parallel);
-        self.color_and_pack(&ctx, parallel);
+        {
+            zone!("Prepare");
+            self.gather_contacts();
+            self.color_and_pack(&ctx, parallel);
+        }
         self.profile.prepare = ms_since(t);
         self.profile.awake_bodies = self.solver.states.len();
-        self.profile.constraints = self.constraints.len();
+        self.profile.constraints = self.touching.len();
         self.profile.colors = self.coloring.used();
         self.profile.overflow = self.overflow.len();
         plot!("colors used", self.profile.colors);
@@ -292,19 +299,22 @@ impl World {
         {
             zone!("Restitution");
             let t = Instant::now();
-            unpack(
-                &self.wide,
-                &self.coloring.overflow,
-                &self.overflow,
-                &mut self.constraints,
-            );
-            cs::restitution(&mut self.constraints, &mut self.solver.states, &ctx);
+            cs::restitution(&mut self.overflow, &mut self.solver.states, &ctx);
+            let states = StatesPtr::new(&mut self.solver.states);
+            for range in &self.color_ranges {
+                for_each_batch(parallel, &mut self.wide[range.clone()], |c| {
+                    c.restitution(states, &ctx)
+                });
+            }
             p.restitution = ms_since(t);
         }
         {
             zone!("Store Impulses");
             let t = Instant::now();
-            cs::store_impulses(&self.constraints, &mut self.contacts.contacts);
+            cs::store_impulses(&self.overflow, &mut self.contacts.contacts);
+            for c in &self.wide {
+                c.store(&mut self.contacts.contacts);
+            }
             p.store_impulses = ms_since(t);
         }
         zone!("Finalize");
@@ -314,39 +324,45 @@ impl World {
         self.profile.finalize = ms_since(t);
     }
 
-    /// Colours the constraints and packs each colour into wide batches; copies the
-    /// overflow out for the scalar kernels.
-    fn color_and_pack(&mut self, ctx: &StepContext, parallel: bool) {
+    /// Colours the touching contacts and prepares each colour's constraints straight into
+    /// wide batches; the overflow is prepared as scalar constraints.
+    pub(crate) fn color_and_pack(&mut self, ctx: &StepContext, parallel: bool) {
         let body_count = self.solver.states.len();
-        self.coloring.build(&self.constraints, body_count);
+        self.coloring.build(&self.touching_pairs, body_count);
         #[cfg(feature = "validate")]
-        if let Some((color, body)) = self.coloring.find_conflict(&self.constraints, body_count) {
+        if let Some((color, body)) = self
+            .coloring
+            .find_conflict(&self.touching_pairs, body_count)
+        {
             panic!("validate: colour {color} holds dynamic body {body} twice");
         }
         self.wide.clear();
         self.color_ranges.clear();
+        let (contacts, sb, bodies) = (&self.contacts.contacts, &self.solver, &self.bodies);
+        let touching = &self.touching;
         for list in &self.coloring.colors {
             if list.is_empty() {
                 continue;
             }
             let start = self.wide.len();
-            let constraints = &self.constraints;
-            let pack = |chunk: &[u32]| ContactConstraintW::pack(constraints, chunk, ctx);
+            let prepare = |chunk: &[u32]| {
+                let ids: [u32; W] =
+                    std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
+                ContactConstraintW::prepare(contacts, &ids[..chunk.len()], sb, bodies, ctx)
+            };
             if parallel {
-                self.wide.par_extend(list.par_chunks(W).map(pack));
+                self.wide.par_extend(list.par_chunks(W).map(prepare));
             } else {
-                self.wide.extend(list.chunks(W).map(pack));
+                self.wide.extend(list.chunks(W).map(prepare));
             }
             self.color_ranges.push(start..self.wide.len());
         }
         self.overflow.clear();
-        let constraints = &self.constraints;
-        self.overflow.extend(
-            self.coloring
-                .overflow
-                .iter()
-                .map(|&k| constraints[k as usize]),
-        );
+        self.overflow
+            .extend(self.coloring.overflow.iter().map(|&k| {
+                let id = touching[k as usize];
+                cs::prepare(&contacts[id as usize], id, sb, bodies)
+            }));
     }
 
     /// Recomputes the bounds of every shape of a movable body; a proxy whose tight box left
@@ -397,7 +413,7 @@ fn for_each_batch(
 }
 
 /// One solve (`use_bias`) or relax pass: the overflow serially, then colour by colour.
-fn solve_pass(
+pub(crate) fn solve_pass(
     parallel: bool,
     overflow: &mut [ContactConstraint],
     wide: &mut [ContactConstraintW],
@@ -412,21 +428,5 @@ fn solve_pass(
         for_each_batch(parallel, &mut wide[range.clone()], |c| {
             c.solve(states, ctx, use_bias)
         });
-    }
-}
-
-/// Writes the impulses of the wide batches and of the overflow back into the scalar
-/// constraints (for restitution and for storing).
-fn unpack(
-    wide: &[ContactConstraintW],
-    overflow_index: &[u32],
-    overflow: &[ContactConstraint],
-    constraints: &mut [ContactConstraint],
-) {
-    for c in wide {
-        c.unpack(constraints);
-    }
-    for (&k, c) in overflow_index.iter().zip(overflow) {
-        constraints[k as usize] = *c;
     }
 }
