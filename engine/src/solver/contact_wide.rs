@@ -236,9 +236,9 @@ impl ContactConstraintW {
         let inv_count = one / count.max(one);
         let mut center_a = Vec3W::gather(&[Vec3::ZERO; W]);
         let mut center_b = center_a;
-        for j in 0..points_used {
-            center_a = center_a + Vec3W::gather(&pts_v[j][0]);
-            center_b = center_b + Vec3W::gather(&pts_v[j][1]);
+        for [anchors_a, anchors_b] in &pts_v[..points_used] {
+            center_a = center_a + Vec3W::gather(anchors_a);
+            center_b = center_b + Vec3W::gather(anchors_b);
         }
         center_a = inv_count * center_a;
         center_b = inv_count * center_b;
