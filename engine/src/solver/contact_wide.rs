@@ -107,6 +107,37 @@ impl StatesPtr {
     }
 }
 
+/// Raw access to the contacts for storing impulses from several workers at once.
+#[derive(Clone, Copy)]
+pub(crate) struct ContactsPtr {
+    ptr: *mut Contact,
+    len: usize,
+}
+
+// SAFETY: only `get_mut` dereferences the pointer, and every contact index appears in
+// exactly one lane of one batch (one constraint per touching contact), so no two workers
+// ever touch the same contact.
+unsafe impl Send for ContactsPtr {}
+unsafe impl Sync for ContactsPtr {}
+
+impl ContactsPtr {
+    pub fn new(contacts: &mut [Contact]) -> Self {
+        Self {
+            ptr: contacts.as_mut_ptr(),
+            len: contacts.len(),
+        }
+    }
+
+    /// The contact `k`.
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    fn get_mut(&self, k: u32) -> &mut Contact {
+        assert!((k as usize) < self.len);
+        // SAFETY: in bounds (checked above); exclusive per the type's comment.
+        unsafe { &mut *self.ptr.add(k as usize) }
+    }
+}
+
 /// Gathered body velocities and deltas of a batch.
 struct BodiesW {
     va: Vec3W,
@@ -304,7 +335,7 @@ impl ContactConstraintW {
     }
 
     /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
-    pub fn store(&self, contacts: &mut [Contact]) {
+    pub fn store(&self, contacts: ContactsPtr) {
         let f = (self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * self.t2).scatter();
         let twist = self.twist_impulse.to_array();
         let pts: [([f32; W], [f32; W]); MAX_POINTS] = std::array::from_fn(|j| {
@@ -315,7 +346,7 @@ impl ContactConstraintW {
             if k == NULL {
                 continue;
             }
-            let m = &mut contacts[k as usize].manifold;
+            let m = &mut contacts.get_mut(k).manifold;
             m.friction_impulse = f[i];
             m.twist_impulse = twist[i];
             for (j, p) in m.points[..m.count].iter_mut().enumerate() {

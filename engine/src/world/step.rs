@@ -8,7 +8,7 @@ use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
 use crate::error::Error;
 use crate::shape::Aabb;
 use crate::solver::contact::ContactConstraint;
-use crate::solver::contact_wide::{ContactConstraintW, StatesPtr};
+use crate::solver::contact_wide::{ContactConstraintW, ContactsPtr, StatesPtr};
 use crate::solver::wide::W;
 use crate::solver::{self, contact as cs, BodyState, Softness, StepContext};
 use impetus_profiling::{physics_frame, plot, zone};
@@ -312,8 +312,14 @@ impl World {
             zone!("Store Impulses");
             let t = Instant::now();
             cs::store_impulses(&self.overflow, &mut self.contacts.contacts);
-            for c in &self.wide {
-                c.store(&mut self.contacts.contacts);
+            let contacts = ContactsPtr::new(&mut self.contacts.contacts);
+            if parallel {
+                self.wide
+                    .par_iter()
+                    .with_min_len(16)
+                    .for_each(|c| c.store(contacts));
+            } else {
+                self.wide.iter().for_each(|c| c.store(contacts));
             }
             p.store_impulses = ms_since(t);
         }
