@@ -21,7 +21,15 @@ impl World {
     pub fn bench_prepare_contacts(&mut self, dt: f32) -> usize {
         let ctx = self.step_context(dt);
         self.gather_contacts();
-        self.color_and_pack(&ctx, false);
+        self.batches.build(
+            &self.touching,
+            &self.touching_pairs,
+            &self.contacts.contacts,
+            &self.solver,
+            &self.bodies,
+            &ctx,
+            false,
+        );
         self.touching.len()
     }
 
@@ -29,14 +37,7 @@ impl World {
     /// calling thread.
     pub fn bench_solve_pass(&mut self, dt: f32, use_bias: bool) {
         let ctx = self.step_context(dt);
-        super::step::solve_pass(
-            false,
-            &mut self.overflow,
-            &mut self.wide,
-            &self.color_ranges,
-            &mut self.solver.states,
-            &ctx,
-            use_bias,
-        );
+        self.batches
+            .solve(&mut self.solver.states, &ctx, use_bias, false);
     }
 }

@@ -4,7 +4,7 @@ mod api;
 mod bench_hooks;
 pub use api::ContactView;
 pub(crate) mod shapes;
-pub(crate) mod step;
+mod step;
 
 pub use shapes::ShapeDef;
 
@@ -16,7 +16,6 @@ use crate::id::{BodyId, ShapeId, SlotPool};
 use crate::math::is_finite3;
 use crate::profile::Profile;
 use crate::shape::Shape;
-use crate::solver::contact::ContactConstraint;
 use crate::solver::SolverBodies;
 use glam::Vec3;
 use shapes::{ShapeData, ShapeStore};
@@ -145,10 +144,7 @@ pub struct World {
     /// Touching contacts of the step (contact indices) and their dynamic solver bodies.
     pub(crate) touching: Vec<u32>,
     pub(crate) touching_pairs: Vec<[u32; 2]>,
-    pub(crate) coloring: crate::solver::color::Coloring,
-    pub(crate) wide: Vec<crate::solver::contact_wide::ContactConstraintW>,
-    pub(crate) color_ranges: Vec<std::ops::Range<usize>>,
-    pub(crate) overflow: Vec<ContactConstraint>,
+    pub(crate) batches: crate::solver::batches::ContactBatches,
     pub(crate) pool: Option<rayon::ThreadPool>,
     pub(crate) profile: Profile,
     /// The last step's `dt` (the step before the first is assumed to be 1/60 s): predicts
@@ -191,10 +187,7 @@ impl World {
             solver: SolverBodies::default(),
             touching: Vec::new(),
             touching_pairs: Vec::new(),
-            coloring: Default::default(),
-            wide: Vec::new(),
-            color_ranges: Vec::new(),
-            overflow: Vec::new(),
+            batches: Default::default(),
             pool,
             profile: Profile::default(),
             last_dt: 1.0 / 60.0,

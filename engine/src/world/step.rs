@@ -7,13 +7,9 @@ use crate::collision::can_collide;
 use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
 use crate::error::Error;
 use crate::shape::Aabb;
-use crate::solver::contact::ContactConstraint;
-use crate::solver::contact_wide::{ContactConstraintW, ContactsPtr, StatesPtr};
-use crate::solver::wide::W;
-use crate::solver::{self, contact as cs, BodyState, Softness, StepContext};
+use crate::solver::{self, Softness, StepContext};
 use impetus_profiling::{physics_frame, plot, zone};
 use rayon::prelude::*;
-use std::ops::Range;
 use std::time::Instant;
 
 #[inline]
@@ -224,13 +220,21 @@ impl World {
         {
             zone!("Prepare");
             self.gather_contacts();
-            self.color_and_pack(&ctx, parallel);
+            self.batches.build(
+                &self.touching,
+                &self.touching_pairs,
+                &self.contacts.contacts,
+                &self.solver,
+                &self.bodies,
+                &ctx,
+                parallel,
+            );
         }
         self.profile.prepare = ms_since(t);
         self.profile.awake_bodies = self.solver.states.len();
         self.profile.constraints = self.touching.len();
-        self.profile.colors = self.coloring.used();
-        self.profile.overflow = self.overflow.len();
+        self.profile.colors = self.batches.coloring.used();
+        self.profile.overflow = self.batches.overflow.len();
         plot!("colors used", self.profile.colors);
         plot!("overflow constraints", self.profile.overflow);
 
@@ -252,27 +256,14 @@ impl World {
             {
                 zone!("Warm Start");
                 let t = Instant::now();
-                cs::warm_start(&self.overflow, &mut self.solver.states);
-                let states = StatesPtr::new(&mut self.solver.states);
-                for range in &self.color_ranges {
-                    for_each_batch(parallel, &mut self.wide[range.clone()], |c| {
-                        c.warm_start(states)
-                    });
-                }
+                self.batches.warm_start(&mut self.solver.states, parallel);
                 p.warm_start += ms_since(t);
             }
             {
                 zone!("Solve");
                 let t = Instant::now();
-                solve_pass(
-                    parallel,
-                    &mut self.overflow,
-                    &mut self.wide,
-                    &self.color_ranges,
-                    &mut self.solver.states,
-                    &ctx,
-                    true,
-                );
+                self.batches
+                    .solve(&mut self.solver.states, &ctx, true, parallel);
                 p.solve += ms_since(t);
             }
             {
@@ -284,43 +275,22 @@ impl World {
             {
                 zone!("Relax");
                 let t = Instant::now();
-                solve_pass(
-                    parallel,
-                    &mut self.overflow,
-                    &mut self.wide,
-                    &self.color_ranges,
-                    &mut self.solver.states,
-                    &ctx,
-                    false,
-                );
+                self.batches
+                    .solve(&mut self.solver.states, &ctx, false, parallel);
                 p.relax += ms_since(t);
             }
         }
         {
             zone!("Restitution");
             let t = Instant::now();
-            cs::restitution(&mut self.overflow, &mut self.solver.states, &ctx);
-            let states = StatesPtr::new(&mut self.solver.states);
-            for range in &self.color_ranges {
-                for_each_batch(parallel, &mut self.wide[range.clone()], |c| {
-                    c.restitution(states, &ctx)
-                });
-            }
+            self.batches
+                .restitution(&mut self.solver.states, &ctx, parallel);
             p.restitution = ms_since(t);
         }
         {
             zone!("Store Impulses");
             let t = Instant::now();
-            cs::store_impulses(&self.overflow, &mut self.contacts.contacts);
-            let contacts = ContactsPtr::new(&mut self.contacts.contacts);
-            if parallel {
-                self.wide
-                    .par_iter()
-                    .with_min_len(16)
-                    .for_each(|c| c.store(contacts));
-            } else {
-                self.wide.iter().for_each(|c| c.store(contacts));
-            }
+            self.batches.store(&mut self.contacts.contacts, parallel);
             p.store_impulses = ms_since(t);
         }
         zone!("Finalize");
@@ -328,47 +298,6 @@ impl World {
         solver::finalize(&self.solver, &mut self.bodies);
         self.refit_moved();
         self.profile.finalize = ms_since(t);
-    }
-
-    /// Colours the touching contacts and prepares each colour's constraints straight into
-    /// wide batches; the overflow is prepared as scalar constraints.
-    pub(crate) fn color_and_pack(&mut self, ctx: &StepContext, parallel: bool) {
-        let body_count = self.solver.states.len();
-        self.coloring.build(&self.touching_pairs, body_count);
-        #[cfg(feature = "validate")]
-        if let Some((color, body)) = self
-            .coloring
-            .find_conflict(&self.touching_pairs, body_count)
-        {
-            panic!("validate: colour {color} holds dynamic body {body} twice");
-        }
-        self.wide.clear();
-        self.color_ranges.clear();
-        let (contacts, sb, bodies) = (&self.contacts.contacts, &self.solver, &self.bodies);
-        let touching = &self.touching;
-        for list in &self.coloring.colors {
-            if list.is_empty() {
-                continue;
-            }
-            let start = self.wide.len();
-            let prepare = |chunk: &[u32]| {
-                let ids: [u32; W] =
-                    std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
-                ContactConstraintW::prepare(contacts, &ids[..chunk.len()], sb, bodies, ctx)
-            };
-            if parallel {
-                self.wide.par_extend(list.par_chunks(W).map(prepare));
-            } else {
-                self.wide.extend(list.chunks(W).map(prepare));
-            }
-            self.color_ranges.push(start..self.wide.len());
-        }
-        self.overflow.clear();
-        self.overflow
-            .extend(self.coloring.overflow.iter().map(|&k| {
-                let id = touching[k as usize];
-                cs::prepare(&contacts[id as usize], id, sb, bodies)
-            }));
     }
 
     /// Recomputes the bounds of every shape of a movable body; a proxy whose tight box left
@@ -402,37 +331,5 @@ impl World {
                     .move_proxy(s.index, d.aabb.expanded(self.def.aabb_margin));
             }
         }
-    }
-}
-
-/// Runs `f` on every batch, spread over the current pool's workers when `parallel`.
-fn for_each_batch(
-    parallel: bool,
-    batches: &mut [ContactConstraintW],
-    f: impl Fn(&mut ContactConstraintW) + Send + Sync,
-) {
-    if parallel && batches.len() > 1 {
-        batches.par_iter_mut().with_min_len(4).for_each(f)
-    } else {
-        batches.iter_mut().for_each(f)
-    }
-}
-
-/// One solve (`use_bias`) or relax pass: the overflow serially, then colour by colour.
-pub(crate) fn solve_pass(
-    parallel: bool,
-    overflow: &mut [ContactConstraint],
-    wide: &mut [ContactConstraintW],
-    ranges: &[Range<usize>],
-    states: &mut [BodyState],
-    ctx: &StepContext,
-    use_bias: bool,
-) {
-    cs::solve(overflow, states, ctx, use_bias);
-    let states = StatesPtr::new(states);
-    for range in ranges {
-        for_each_batch(parallel, &mut wide[range.clone()], |c| {
-            c.solve(states, ctx, use_bias)
-        });
     }
 }

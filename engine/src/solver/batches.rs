@@ -1,0 +1,126 @@
+//! The contact constraints of one step, coloured and batched: each colour's constraints in
+//! wide batches, and the overflow of the colouring as scalar constraints. Every pass runs
+//! the overflow serially first, then the colours one after another, each colour's
+//! batches spread over the workers when `parallel` (the caller runs inside the pool).
+
+use super::color::Coloring;
+use super::contact::{self as cs, ContactConstraint};
+use super::contact_wide::{ContactConstraintW, ContactsPtr, StatesPtr};
+use super::wide::W;
+use super::{BodyState, SolverBodies, StepContext};
+use crate::body::BodyStore;
+use crate::broadphase::NULL;
+use crate::contact::Contact;
+use rayon::prelude::*;
+use std::ops::Range;
+
+#[derive(Default)]
+pub(crate) struct ContactBatches {
+    pub coloring: Coloring,
+    wide: Vec<ContactConstraintW>,
+    /// Each colour's batches in `wide`.
+    ranges: Vec<Range<usize>>,
+    pub overflow: Vec<ContactConstraint>,
+}
+
+impl ContactBatches {
+    /// Colours the touching contacts (`touching[k]` is a contact index, `pairs[k]` its two
+    /// dynamic solver bodies or [`NULL`]) and prepares each colour straight into wide
+    /// batches; the overflow is prepared as scalar constraints.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build(
+        &mut self,
+        touching: &[u32],
+        pairs: &[[u32; 2]],
+        contacts: &[Contact],
+        sb: &SolverBodies,
+        bodies: &BodyStore,
+        ctx: &StepContext,
+        parallel: bool,
+    ) {
+        let body_count = sb.states.len();
+        self.coloring.build(pairs, body_count);
+        #[cfg(feature = "validate")]
+        if let Some((color, body)) = self.coloring.find_conflict(pairs, body_count) {
+            panic!("validate: colour {color} holds dynamic body {body} twice");
+        }
+        self.wide.clear();
+        self.ranges.clear();
+        for list in &self.coloring.colors {
+            if list.is_empty() {
+                continue;
+            }
+            let start = self.wide.len();
+            let prepare = |chunk: &[u32]| {
+                let ids: [u32; W] =
+                    std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
+                ContactConstraintW::prepare(contacts, &ids[..chunk.len()], sb, bodies, ctx)
+            };
+            if parallel {
+                self.wide.par_extend(list.par_chunks(W).map(prepare));
+            } else {
+                self.wide.extend(list.chunks(W).map(prepare));
+            }
+            self.ranges.push(start..self.wide.len());
+        }
+        self.overflow.clear();
+        self.overflow
+            .extend(self.coloring.overflow.iter().map(|&k| {
+                let id = touching[k as usize];
+                cs::prepare(&contacts[id as usize], id, sb, bodies)
+            }));
+    }
+
+    /// Runs `f` on every batch, colour by colour.
+    fn each_color(&mut self, parallel: bool, f: impl Fn(&mut ContactConstraintW) + Send + Sync) {
+        for range in &self.ranges {
+            let batches = &mut self.wide[range.clone()];
+            if parallel && batches.len() > 1 {
+                batches.par_iter_mut().with_min_len(4).for_each(&f)
+            } else {
+                batches.iter_mut().for_each(&f)
+            }
+        }
+    }
+
+    /// Applies the accumulated impulses again (start of every substep).
+    pub fn warm_start(&mut self, states: &mut [BodyState], parallel: bool) {
+        cs::warm_start(&self.overflow, states);
+        let states = StatesPtr::new(states);
+        self.each_color(parallel, |c| c.warm_start(states));
+    }
+
+    /// One solve (`use_bias`) or relax pass.
+    pub fn solve(
+        &mut self,
+        states: &mut [BodyState],
+        ctx: &StepContext,
+        use_bias: bool,
+        parallel: bool,
+    ) {
+        cs::solve(&mut self.overflow, states, ctx, use_bias);
+        let states = StatesPtr::new(states);
+        self.each_color(parallel, |c| c.solve(states, ctx, use_bias));
+    }
+
+    /// The restitution pass after the substeps.
+    pub fn restitution(&mut self, states: &mut [BodyState], ctx: &StepContext, parallel: bool) {
+        cs::restitution(&mut self.overflow, states, ctx);
+        let states = StatesPtr::new(states);
+        self.each_color(parallel, |c| c.restitution(states, ctx));
+    }
+
+    /// Copies the impulses into the manifolds for the next step's warm start.
+    pub fn store(&self, contacts: &mut [Contact], parallel: bool) {
+        cs::store_impulses(&self.overflow, contacts);
+        let contacts = ContactsPtr::new(contacts);
+        if parallel {
+            self.wide
+                .par_iter()
+                .with_min_len(16)
+                .for_each(|c| c.store(contacts));
+        } else {
+            self.wide.iter().for_each(|c| c.store(contacts));
+        }
+    }
+}
