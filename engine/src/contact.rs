@@ -55,8 +55,10 @@ pub(crate) struct NarrowParams {
     pub recycling: bool,
 }
 
-/// Rotation change (rad) beyond which a manifold is recomputed even if its points moved little.
-const RECYCLE_MAX_ANGLE: f32 = 0.17;
+/// A manifold is recomputed when the relative rotation changed by more than ~10° (0.17
+/// rad), even if its points moved little: `|q · q0| < cos(0.17 / 2)`. (A dot product, not
+/// `angle_between`, which costs an `acos` per contact per step.)
+const RECYCLE_MIN_QUAT_DOT: f32 = 0.996_39;
 
 /// Contacts in a slot array with a free list; iteration is in index order, so whatever
 /// depends on contact order is reproducible.
@@ -153,7 +155,7 @@ pub(crate) fn update_contact(
 fn recycle(c: &mut Contact, xa: &Transform, xb: &Transform) -> bool {
     let cache = &c.cache;
     let relative = xa.inv_mul(xb);
-    if relative.q.angle_between(cache.relative.q) > RECYCLE_MAX_ANGLE {
+    if relative.q.dot(cache.relative.q).abs() < RECYCLE_MIN_QUAT_DOT {
         return false;
     }
     let m = &mut c.manifold;

@@ -54,7 +54,7 @@ impl ContactBatches {
             let prepare = |chunk: &[u32]| {
                 let ids: [u32; W] =
                     std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
-                ContactConstraintW::prepare(contacts, &ids[..chunk.len()], sb, bodies, ctx)
+                ContactConstraintW::prepare(contacts, &ids[..chunk.len()], sb, ctx)
             };
             if parallel {
                 self.wide.par_extend(list.par_chunks(W).map(prepare));

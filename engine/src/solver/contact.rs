@@ -86,12 +86,18 @@ pub(crate) fn prepare(
     let (m_a, i_a) = if a == NULL {
         (0.0, Mat3::ZERO)
     } else {
-        (sb.inv_mass[a as usize], sb.inv_inertia[a as usize])
+        (
+            sb.mass[a as usize].inv_mass,
+            sb.mass[a as usize].inv_inertia,
+        )
     };
     let (m_b, i_b) = if b == NULL {
         (0.0, Mat3::ZERO)
     } else {
-        (sb.inv_mass[b as usize], sb.inv_inertia[b as usize])
+        (
+            sb.mass[b as usize].inv_mass,
+            sb.mass[b as usize].inv_inertia,
+        )
     };
     let m = &c.manifold;
     let n = m.normal;

@@ -63,6 +63,13 @@ impl BodyState {
     };
 }
 
+/// A movable body's inverse mass and world inverse inertia.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SolverMass {
+    pub inv_mass: f32,
+    pub inv_inertia: Mat3,
+}
+
 /// Per-step solver arrays, reused across steps (no allocation once warmed up).
 #[derive(Default)]
 pub(crate) struct SolverBodies {
@@ -71,10 +78,9 @@ pub(crate) struct SolverBodies {
     pub slot: Vec<u32>,
     /// Body slot -> dense index, or [`NULL`] for static bodies and holes.
     pub index: Vec<u32>,
-    /// Inverse mass (0 for kinematic bodies).
-    pub inv_mass: Vec<f32>,
-    /// World inverse inertia at the start of the step (zero for kinematic bodies).
-    pub inv_inertia: Vec<Mat3>,
+    /// Inverse mass and world inverse inertia at the start of the step (zero for kinematic
+    /// bodies), side by side: prepare reads both for every contact, one cache line.
+    pub mass: Vec<SolverMass>,
 }
 
 /// Step-wide constants shared by the kernels.
@@ -98,8 +104,7 @@ impl SolverBodies {
         let n = bodies.body_type.len();
         self.states.clear();
         self.slot.clear();
-        self.inv_mass.clear();
-        self.inv_inertia.clear();
+        self.mass.clear();
         self.index.clear();
         self.index.resize(n, NULL);
         for i in 0..n {
@@ -113,13 +118,14 @@ impl SolverBodies {
                 w: bodies.angular_velocity[i],
                 ..BodyState::IDENTITY
             });
-            self.inv_mass.push(bodies.inv_mass[i]);
-            self.inv_inertia
-                .push(if bodies.body_type[i] == BodyType::Dynamic {
+            self.mass.push(SolverMass {
+                inv_mass: bodies.inv_mass[i],
+                inv_inertia: if bodies.body_type[i] == BodyType::Dynamic {
                     rotate_diagonal(bodies.rotation[i], bodies.inv_inertia[i])
                 } else {
                     Mat3::ZERO
-                });
+                },
+            });
         }
     }
 }
@@ -134,17 +140,17 @@ pub(crate) fn integrate_velocities(
 ) {
     let h = ctx.h;
     let max_w = ctx.max_rotation * ctx.inv_dt;
-    let (slots, inv_mass, inv_inertia) = (&sb.slot, &sb.inv_mass, &sb.inv_inertia);
+    let (slots, mass) = (&sb.slot, &sb.mass);
     let work = |(k, s): (usize, &mut BodyState)| {
         let i = slots[k] as usize;
         if bodies.body_type[i] != BodyType::Dynamic {
             return;
         }
-        let m = inv_mass[k];
+        let m = mass[k].inv_mass;
         let lin_damp = 1.0 / (1.0 + h * bodies.linear_damping[i]);
         let ang_damp = 1.0 / (1.0 + h * bodies.angular_damping[i]);
         let dv = h * (m * bodies.force[i] + bodies.gravity_scale[i] * ctx.gravity);
-        let dw = h * (inv_inertia[k] * bodies.torque[i]);
+        let dw = h * (mass[k].inv_inertia * bodies.torque[i]);
         let mut v = lin_damp * s.v + dv;
         let mut w = ang_damp * s.w + dw;
         w = gyroscopic(w, s.dq * bodies.rotation[i], bodies.inertia[i], h);

@@ -174,7 +174,7 @@ impl World {
         let sb = &self.solver;
         let dynamic = |body: u32| {
             let k = sb.index[body as usize];
-            if k != NULL && sb.inv_mass[k as usize] > 0.0 {
+            if k != NULL && sb.mass[k as usize].inv_mass > 0.0 {
                 k
             } else {
                 NULL
