@@ -130,3 +130,42 @@ fn jumble_is_identical_for_1_2_and_4_threads() {
     assert_eq!(hashes[0], hashes[1]);
     assert_eq!(hashes[0], hashes[2]);
 }
+
+#[test]
+fn removing_bodies_mid_simulation_keeps_the_world_consistent() {
+    use impetus::{BodyDef, ShapeDef, Vec3};
+    let mut w = jumble(2);
+    for _ in 0..60 {
+        w.step(DT).unwrap();
+    }
+    let ids: Vec<_> = w.bodies().collect();
+    for (k, &id) in ids.iter().enumerate() {
+        if k % 3 == 1 {
+            w.remove_body(id).unwrap();
+        }
+    }
+    // New bodies reuse the freed slots; stale ids stay stale.
+    for i in 0..50 {
+        let b = w
+            .create_body(&BodyDef {
+                position: Vec3::new(0.0, 10.0 + i as f32, 0.0),
+                ..Default::default()
+            })
+            .unwrap();
+        w.add_shape(b, &ShapeDef::sphere(0.3)).unwrap();
+    }
+    for _ in 0..120 {
+        w.step(DT).unwrap();
+    }
+    assert!(w.body_position(ids[1]).is_err());
+    for c in w.contacts() {
+        assert!(w.contains_body(c.body_a) && w.contains_body(c.body_b));
+        assert!(c
+            .points
+            .iter()
+            .all(|p| p.separation.is_finite() && p.point.is_finite()));
+    }
+    for id in w.bodies() {
+        assert!(w.body_position(id).unwrap().is_finite());
+    }
+}
