@@ -16,10 +16,11 @@ impl World {
         self.collide(dt);
     }
 
-    /// Prepares, colours and packs the contact constraints as a step of `dt` would;
-    /// returns how many there are.
+    /// Prepares, colours and packs the contact constraints as a step of `dt` would (it runs
+    /// the narrowphase first, which lists the touching contacts); returns how many there are.
     pub fn bench_prepare_contacts(&mut self, dt: f32) -> usize {
         let ctx = self.step_context(dt);
+        self.collide(dt);
         self.gather_contacts();
         self.batches.build(
             &self.touching,

@@ -126,12 +126,18 @@ impl World {
             None => contacts.iter_mut().for_each(work),
         }
         zone!("Contact State");
-        let (mut manifolds, mut points, mut recycled) = (0, 0, 0);
-        for c in contacts.iter().filter(|c| c.touching) {
-            manifolds += 1;
+        // One pass over the contacts: counters, and the touching list the solver starts from
+        // (contact index and body slots, in contact order).
+        let (mut points, mut recycled) = (0, 0);
+        self.touching.clear();
+        self.touching_pairs.clear();
+        for (i, c) in contacts.iter().enumerate().filter(|(_, c)| c.touching) {
             points += c.manifold.count;
             recycled += c.recycled as usize;
+            self.touching.push(i as u32);
+            self.touching_pairs.push([c.body_a, c.body_b]);
         }
+        let manifolds = self.touching.len();
         self.profile.recycled = recycled;
         self.profile.narrowphase = ms_since(t);
         self.profile.contacts = self.contacts.live();
@@ -164,13 +170,12 @@ impl World {
         }
     }
 
-    /// Gathers the movable bodies and lists the touching contacts (in contact order) with
-    /// the solver indices of their dynamic bodies ([`NULL`] for static or kinematic).
+    /// Gathers the movable bodies and maps the touching contacts' bodies (listed by the
+    /// narrowphase) to the solver indices of their dynamic bodies ([`NULL`] for static or
+    /// kinematic). Runs once per step, after `collide`.
     pub(crate) fn gather_contacts(&mut self) {
         let pool = &self.body_pool;
         self.solver.gather(&self.bodies, |i| pool.is_alive(i));
-        self.touching.clear();
-        self.touching_pairs.clear();
         let sb = &self.solver;
         let dynamic = |body: u32| {
             let k = sb.index[body as usize];
@@ -180,12 +185,10 @@ impl World {
                 NULL
             }
         };
-        for (i, c) in self.contacts.contacts.iter().enumerate() {
-            if c.alive && c.touching {
-                self.touching.push(i as u32);
-                self.touching_pairs
-                    .push([dynamic(c.body_a), dynamic(c.body_b)]);
-            }
+        // The narrowphase listed the touching contacts with their body slots; turn the
+        // slots into dynamic solver indices.
+        for pair in self.touching_pairs.iter_mut() {
+            *pair = [dynamic(pair[0]), dynamic(pair[1])];
         }
     }
 
