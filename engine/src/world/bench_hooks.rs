@@ -22,15 +22,7 @@ impl World {
         let ctx = self.step_context(dt);
         self.collide(dt);
         self.gather_contacts();
-        self.batches.build(
-            &self.touching,
-            &self.touching_pairs,
-            &self.contacts.contacts,
-            &self.solver,
-            &self.bodies,
-            &ctx,
-            false,
-        );
+        self.build_batches(&ctx, false);
         self.touching.len()
     }
 

@@ -192,6 +192,19 @@ impl World {
         }
     }
 
+    /// Colours the touching contacts and prepares their constraints into batches.
+    pub(crate) fn build_batches(&mut self, ctx: &StepContext, parallel: bool) {
+        self.batches.build(
+            &self.touching,
+            &self.touching_pairs,
+            &self.contacts.contacts,
+            &self.solver,
+            &self.bodies,
+            ctx,
+            parallel,
+        );
+    }
+
     /// Stage 3: the soft step over all contact constraints, then the new poses.
     ///
     /// Constraints are coloured; each colour's constraints are packed `W` to a batch and
@@ -223,15 +236,7 @@ impl World {
         {
             zone!("Prepare");
             self.gather_contacts();
-            self.batches.build(
-                &self.touching,
-                &self.touching_pairs,
-                &self.contacts.contacts,
-                &self.solver,
-                &self.bodies,
-                &ctx,
-                parallel,
-            );
+            self.build_batches(&ctx, parallel);
         }
         self.profile.prepare = ms_since(t);
         self.profile.awake_bodies = self.solver.states.len();
