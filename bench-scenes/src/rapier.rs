@@ -141,23 +141,19 @@ impl RapierScene {
     /// angular velocity and rotation (x, y, z, w), in recipe order: the same layout as
     /// impetus's `World::state_hash`.
     pub fn state_hash(&self) -> u64 {
-        const PRIME: u64 = 0x100_0000_01b3;
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut mix = |x: u32| {
-            for byte in x.to_le_bytes() {
-                h = (h ^ byte as u64).wrapping_mul(PRIME);
-            }
-        };
+        let mut h = impetus::math::StateHasher::default();
         for (i, &handle) in self.bodies.iter().enumerate() {
             let rb = &self.world.bodies[handle];
-            mix(i as u32);
             let q = rb.rotation();
-            for v in [rb.translation(), rb.linvel(), rb.angvel()] {
-                v.to_array().iter().for_each(|x| mix(x.to_bits()));
-            }
-            [q.x, q.y, q.z, q.w].iter().for_each(|x| mix(x.to_bits()));
+            h.mix_body(
+                i as u32,
+                rb.translation().to_array(),
+                rb.linvel().to_array(),
+                rb.angvel().to_array(),
+                [q.x, q.y, q.z, q.w],
+            );
         }
-        h
+        h.finish()
     }
 
     /// The stages of the last step from rapier's counters, as (name, ms) in step order.

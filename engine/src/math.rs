@@ -101,6 +101,55 @@ pub fn is_finite3(v: Vec3) -> bool {
     v.x.is_finite() && v.y.is_finite() && v.z.is_finite()
 }
 
+/// FNV-1a over the bit patterns of body states: the layout of
+/// [`World::state_hash`](crate::World::state_hash), public so that a peer engine's adapter can hash its bodies
+/// the same way and determinism checks compare like with like.
+#[derive(Clone, Copy, Debug)]
+pub struct StateHasher(u64);
+
+impl Default for StateHasher {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl StateHasher {
+    /// Mixes in four little-endian bytes.
+    #[inline]
+    pub fn mix_u32(&mut self, x: u32) {
+        for byte in x.to_le_bytes() {
+            self.0 = (self.0 ^ byte as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    /// Mixes in one body: its index, position, linear and angular velocity (bit patterns),
+    /// then its rotation as x, y, z, w.
+    pub fn mix_body(
+        &mut self,
+        index: u32,
+        position: [f32; 3],
+        linear: [f32; 3],
+        angular: [f32; 3],
+        rotation: [f32; 4],
+    ) {
+        self.mix_u32(index);
+        for x in position
+            .iter()
+            .chain(&linear)
+            .chain(&angular)
+            .chain(&rotation)
+        {
+            self.mix_u32(x.to_bits());
+        }
+    }
+
+    /// The hash so far.
+    #[inline]
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -314,26 +314,18 @@ impl World {
     /// A hash of every live body's pose and velocity (bit patterns, slot order): equal
     /// hashes after the same steps mean bit-identical simulations.
     pub fn state_hash(&self) -> u64 {
-        const PRIME: u64 = 0x100_0000_01b3;
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut mix = |x: u32| {
-            for byte in x.to_le_bytes() {
-                h = (h ^ byte as u64).wrapping_mul(PRIME);
-            }
-        };
+        let mut h = crate::math::StateHasher::default();
         let b = &self.bodies;
         for i in (0..self.body_pool.capacity()).filter(|&i| self.body_pool.is_alive(i)) {
-            mix(i as u32);
             let q = b.rotation[i];
-            for f in [
+            h.mix_body(
+                i as u32,
                 b.position[i].to_array(),
                 b.linear_velocity[i].to_array(),
                 b.angular_velocity[i].to_array(),
-            ] {
-                f.iter().for_each(|x| mix(x.to_bits()));
-            }
-            [q.x, q.y, q.z, q.w].iter().for_each(|x| mix(x.to_bits()));
+                [q.x, q.y, q.z, q.w],
+            );
         }
-        h
+        h.finish()
     }
 }
