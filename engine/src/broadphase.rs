@@ -1,26 +1,43 @@
-//! Broadphase: incremental sweep-and-prune over fat AABBs on all three axes.
+//! Broadphase: a uniform spatial grid whose cells each keep a sweep-and-prune list.
 //!
 //! Each proxy (one per shape; the proxy id is the shape's slot index) has a fat AABB, the
 //! shape's bounds grown by a margin; it only changes when the shape's tight bounds leave
-//! it. Every axis keeps its endpoints sorted. Frame to frame the order barely changes, so
-//! an insertion sort repairs it in near-linear time, and each swap of a min past a max is
-//! exactly a change of overlap on that axis (Baraff 1992; Cohen et al., I-COLLIDE 1995):
-//! - a min moving left past a max starts an overlap on this axis: if the two fat boxes now
-//!   overlap on all axes, the pair begins;
-//! - a max moving left past a min ends the overlap on this axis: the pair ends.
+//! it ([`BroadPhase::move_proxy`]). A resting world therefore moves no proxies and the
+//! broadphase costs nothing but the check that nothing moved.
 //!
-//! Both tests use the final boxes, so the pair set after the sort is exactly the set of
-//! overlapping fat boxes, whatever order the swaps came in. Ties sort a min before a max,
-//! so touching boxes count as overlapping, as [`Aabb::overlaps`] says.
+//! The grid is hashed (only occupied cells exist, so there is no world boundary): a proxy
+//! sits in every cell its fat box overlaps. Each cell keeps its dynamic and static
+//! members apart, each list sorted by the lower bound of the fat box on the cell's own sort
+//! axis (the axis along which its members' centres spread most, re-chosen only when a cell
+//! takes many new members at once). Frame to frame a cell's order barely changes, so an
+//! insertion sort repairs it in near-linear time.
 //!
-//! Adding many proxies at once (building a scene) would make the insertion sort quadratic;
-//! past a threshold the axes are fully re-sorted and the pairs rebuilt with one sweep.
+//! An update runs in four phases:
+//! 1. **Re-bin** (serial, only the moved proxies): a proxy whose cell range changed leaves
+//!    its old cells and joins its new ones; every cell holding a moved proxy is marked dirty.
+//! 2. **Sweep** (the dirty cells in parallel): sort, then sweep the sorted list, testing
+//!    only pairs with at least one moved member. A pair whose boxes span several common
+//!    cells is reported by exactly one of them, its *owner*: the cell at the per-axis
+//!    maximum of the two ranges' lower corners, which lies in both ranges. Static members
+//!    are only tested against dynamic ones, so a resting pile never re-tests statics
+//!    against statics. Pairs already in the pair set are dropped here, in parallel.
+//! 3. **Ended pairs** (all pairs in parallel): a pair ends when one of its proxies moved
+//!    and the fat boxes no longer overlap.
+//! 4. **Apply** (serial): the new pairs, sorted by key, join the pair set; the ended ones,
+//!    sorted by key, leave it.
 //!
-//! The seam for the spatial grid (DESIGN.md §5) is [`BroadPhase::update`]: it takes the
-//! moved fat boxes and produces sorted lists of begun and ended pairs; a grid of per-cell
-//! SAPs can produce the same lists.
+//! Proxies spanning more than [`MAX_CELLS_PER_PROXY`] cells (ground boxes, planes, bodies
+//! far outside the region cell coordinates can express) go to a separate *large* list; a
+//! moved proxy is tested against every large one, and a moved large proxy against every
+//! proxy.
+//!
+//! The pair set after an update is exactly the set of pairs of overlapping fat boxes that
+//! may pair (not the same body, not both static), whatever the thread count or the order
+//! cells were swept in; the begun and ended lists are sorted by key, so what the caller
+//! does with them never depends on hash order or timing.
 
 use crate::shape::Aabb;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -29,6 +46,30 @@ pub(crate) const NULL: u32 = u32::MAX;
 
 const ALIVE: u8 = 1;
 const STATIC: u8 = 2;
+/// The fat box changed (or the proxy is new): set during an update only.
+const MOVED: u8 = 4;
+/// Listed in `moved`. Kept through destruction, so a slot reused before the next update is
+/// not listed twice.
+const QUEUED: u8 = 8;
+/// In the grid's cells at `range`, or in the large list.
+const INSERTED: u8 = 16;
+/// In the large list rather than the grid.
+const LARGE: u8 = 32;
+
+/// Cell coordinates are clamped to ±this, so they pack into 21 bits each and never
+/// overflow. Clamping is monotonic: boxes that overlap still share a cell.
+const COORD_LIMIT: i32 = (1 << 20) - 1;
+
+/// A proxy overlapping more cells than this lives in the large list instead.
+pub(crate) const MAX_CELLS_PER_PROXY: u64 = 64;
+
+/// A cell that took more new members than this since its last sort is fully re-sorted,
+/// and its sort axis re-chosen, instead of insertion-sorted.
+const FULL_SORT_ADDED: u32 = 8;
+
+/// Automatic cell size: this many times the median largest extent of the first proxies'
+/// fat boxes.
+const AUTO_CELL_FACTOR: f32 = 4.0;
 
 /// Order-independent key of a proxy pair: (min id) << 32 | (max id).
 #[inline]
@@ -43,8 +84,8 @@ pub(crate) fn pair_ids(key: u64) -> (u32, u32) {
     ((key >> 32) as u32, key as u32)
 }
 
-/// A multiplicative hash for `u64` pair keys: std's SipHash is several times slower and
-/// its DoS resistance buys nothing here. Lookup only; no result depends on map order.
+/// A multiplicative hash for `u64` keys: std's SipHash is several times slower and its DoS
+/// resistance buys nothing here. Lookup only; no result depends on map order.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct PairHasher(u64);
 
@@ -65,37 +106,51 @@ impl Hasher for PairHasher {
     }
 }
 
+/// A hash map keyed by pair keys (or packed cell coordinates).
 pub(crate) type PairMap = HashMap<u64, u32, BuildHasherDefault<PairHasher>>;
 
-#[derive(Clone, Copy, Debug)]
-struct Endpoint {
-    value: f32,
-    /// proxy << 1 | is_max
-    data: u32,
+/// The block of cells a fat box overlaps, inclusive on both ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct CellRange {
+    lo: [i32; 3],
+    hi: [i32; 3],
 }
 
-impl Endpoint {
-    #[inline]
-    fn proxy(self) -> u32 {
-        self.data >> 1
+impl CellRange {
+    fn count(&self) -> u64 {
+        (0..3)
+            .map(|a| (self.hi[a] as i64 - self.lo[a] as i64 + 1) as u64)
+            .product()
     }
-    #[inline]
-    fn is_max(self) -> bool {
-        self.data & 1 == 1
-    }
-    /// Sort order: by value, a min before a max at equal values.
-    #[inline]
-    fn less(self, other: Endpoint) -> bool {
-        self.value < other.value || (self.value == other.value && !self.is_max() && other.is_max())
+
+    fn for_each(&self, mut f: impl FnMut([i32; 3])) {
+        for x in self.lo[0]..=self.hi[0] {
+            for y in self.lo[1]..=self.hi[1] {
+                for z in self.lo[2]..=self.hi[2] {
+                    f([x, y, z]);
+                }
+            }
+        }
     }
 }
 
-/// Per-proxy data read by the pair tests.
+/// The cell that reports a pair whose boxes overlap cell ranges `a` and `b`.
+#[inline]
+fn owner(a: &CellRange, b: &CellRange) -> [i32; 3] {
+    [
+        a.lo[0].max(b.lo[0]),
+        a.lo[1].max(b.lo[1]),
+        a.lo[2].max(b.lo[2]),
+    ]
+}
+
+/// Per-proxy data, indexed by proxy id.
 #[derive(Default)]
 struct Proxies {
     fat: Vec<Aabb>,
     flags: Vec<u8>,
     body: Vec<u32>,
+    range: Vec<CellRange>,
 }
 
 impl Proxies {
@@ -105,49 +160,318 @@ impl Proxies {
         let (a, b) = (a as usize, b as usize);
         a != b && self.body[a] != self.body[b] && (self.flags[a] & self.flags[b] & STATIC) == 0
     }
+
+    #[inline]
+    fn moved(&self, id: u32) -> bool {
+        self.flags[id as usize] & MOVED != 0
+    }
+
+    #[inline]
+    fn min(&self, id: u32, axis: usize) -> f32 {
+        self.fat[id as usize].min[axis]
+    }
 }
 
-/// The pair set and what changed in it during the last update.
+/// One occupied cell of the grid.
+#[derive(Default)]
+struct Cell {
+    coord: [i32; 3],
+    /// Non-static members, sorted by fat-box minimum on `axis`.
+    dynamic: Vec<u32>,
+    /// Static members, sorted the same way.
+    statics: Vec<u32>,
+    axis: u8,
+    /// Members added since the last sort.
+    added: u32,
+    /// Holds a moved proxy: swept at the next update.
+    dirty: bool,
+    /// New pairs this cell owns, found by the last sweep.
+    found: Vec<u64>,
+}
+
+impl Cell {
+    fn list(&mut self, is_static: bool) -> &mut Vec<u32> {
+        if is_static {
+            &mut self.statics
+        } else {
+            &mut self.dynamic
+        }
+    }
+
+    /// Sorts both lists and reports, into `found`, every overlapping pair this cell owns
+    /// that has a moved member and is not in `existing`.
+    fn sweep(&mut self, p: &Proxies, existing: &PairMap) {
+        self.found.clear();
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        let full = self.added > FULL_SORT_ADDED;
+        if full {
+            self.axis = spread_axis(&self.dynamic, p, self.axis);
+        }
+        self.added = 0;
+        let a = self.axis as usize;
+        sort_members(&mut self.dynamic, p, a, full);
+        sort_members(&mut self.statics, p, a, full);
+        let coord = self.coord;
+        let found = &mut self.found;
+        let mut test = |x: u32, y: u32| {
+            if p.may_pair(x, y)
+                && p.fat[x as usize].overlaps(&p.fat[y as usize])
+                && owner(&p.range[x as usize], &p.range[y as usize]) == coord
+            {
+                let key = pair_key(x, y);
+                if !existing.contains_key(&key) {
+                    found.push(key);
+                }
+            }
+        };
+        let static_moved = self.statics.iter().any(|&s| p.moved(s));
+        for (i, &x) in self.dynamic.iter().enumerate() {
+            let x_max = p.fat[x as usize].max[a];
+            let x_moved = p.moved(x);
+            for &y in &self.dynamic[i + 1..] {
+                if p.min(y, a) > x_max {
+                    break;
+                }
+                if x_moved || p.moved(y) {
+                    test(x, y);
+                }
+            }
+            if x_moved || static_moved {
+                for &s in &self.statics {
+                    if p.min(s, a) > x_max {
+                        break;
+                    }
+                    if x_moved || p.moved(s) {
+                        test(x, s);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The axis along which the centres of `ids` spread most (`current` for fewer than two).
+fn spread_axis(ids: &[u32], p: &Proxies, current: u8) -> u8 {
+    if ids.len() < 2 {
+        return current;
+    }
+    let (mut sum, mut sum2) = (glam::DVec3::ZERO, glam::DVec3::ZERO);
+    for &id in ids {
+        let bb = &p.fat[id as usize];
+        let c = (0.5 * (bb.min + bb.max)).as_dvec3();
+        sum += c;
+        sum2 += c * c;
+    }
+    let n = ids.len() as f64;
+    let var = sum2 / n - (sum / n) * (sum / n);
+    if var.x >= var.y && var.x >= var.z {
+        0
+    } else if var.y >= var.z {
+        1
+    } else {
+        2
+    }
+}
+
+/// Sorts proxy ids by fat-box minimum on `axis`, ties by id: a full sort, or an insertion
+/// sort for a list that is nearly in order already.
+fn sort_members(ids: &mut [u32], p: &Proxies, axis: usize, full: bool) {
+    let less = |x: u32, y: u32| {
+        let (vx, vy) = (p.min(x, axis), p.min(y, axis));
+        vx < vy || (vx == vy && x < y)
+    };
+    if full {
+        ids.sort_unstable_by(|&x, &y| p.min(x, axis).total_cmp(&p.min(y, axis)).then(x.cmp(&y)));
+        return;
+    }
+    for i in 1..ids.len() {
+        let x = ids[i];
+        let mut j = i;
+        while j > 0 && less(x, ids[j - 1]) {
+            ids[j] = ids[j - 1];
+            j -= 1;
+        }
+        ids[j] = x;
+    }
+}
+
+/// The hashed grid: occupied cells only, found by packed coordinates.
+#[derive(Default)]
+struct Grid {
+    /// Cell edge, in m; 0 until chosen.
+    size: f32,
+    inv_size: f32,
+    map: PairMap,
+    cells: Vec<Cell>,
+    free: Vec<u32>,
+}
+
+impl Grid {
+    #[inline]
+    fn coord(&self, v: f32) -> i32 {
+        (v * self.inv_size)
+            .floor()
+            .clamp(-(COORD_LIMIT as f32), COORD_LIMIT as f32) as i32
+    }
+
+    fn range(&self, bb: &Aabb) -> CellRange {
+        CellRange {
+            lo: [
+                self.coord(bb.min.x),
+                self.coord(bb.min.y),
+                self.coord(bb.min.z),
+            ],
+            hi: [
+                self.coord(bb.max.x),
+                self.coord(bb.max.y),
+                self.coord(bb.max.z),
+            ],
+        }
+    }
+
+    #[inline]
+    fn pack(c: [i32; 3]) -> u64 {
+        let f = |v: i32| (v + COORD_LIMIT) as u64;
+        f(c[0]) | (f(c[1]) << 21) | (f(c[2]) << 42)
+    }
+
+    fn insert(&mut self, id: u32, is_static: bool, range: &CellRange) {
+        range.for_each(|c| {
+            let key = Self::pack(c);
+            let index = match self.map.get(&key) {
+                Some(&i) => i,
+                None => {
+                    let i = match self.free.pop() {
+                        Some(i) => i,
+                        None => {
+                            self.cells.push(Cell::default());
+                            (self.cells.len() - 1) as u32
+                        }
+                    };
+                    self.cells[i as usize].coord = c;
+                    self.map.insert(key, i);
+                    i
+                }
+            };
+            let cell = &mut self.cells[index as usize];
+            cell.list(is_static).push(id);
+            cell.added += 1;
+            cell.dirty = true;
+        });
+    }
+
+    fn remove(&mut self, id: u32, is_static: bool, range: &CellRange) {
+        range.for_each(|c| {
+            let key = Self::pack(c);
+            let Some(&index) = self.map.get(&key) else {
+                debug_assert!(false, "proxy {id} missing from its cell");
+                return;
+            };
+            let cell = &mut self.cells[index as usize];
+            let list = cell.list(is_static);
+            if let Some(pos) = list.iter().position(|&x| x == id) {
+                list.remove(pos);
+            }
+            if cell.dynamic.is_empty() && cell.statics.is_empty() {
+                cell.dirty = false;
+                cell.added = 0;
+                cell.found.clear();
+                self.map.remove(&key);
+                self.free.push(index);
+            }
+        });
+    }
+
+    fn mark_dirty(&mut self, range: &CellRange) {
+        range.for_each(|c| {
+            if let Some(&i) = self.map.get(&Self::pack(c)) {
+                self.cells[i as usize].dirty = true;
+            }
+        });
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PairEntry {
+    key: u64,
+    /// The caller's value (a contact index, or [`NULL`]).
+    value: u32,
+}
+
+/// The pair set (a dense list plus a key → position index) and what changed in it during
+/// the last update.
 #[derive(Default)]
 struct Pairs {
-    /// Live pairs; the value is the caller's (a contact index, or [`NULL`]).
-    map: PairMap,
+    index: PairMap,
+    list: Vec<PairEntry>,
     begun: Vec<u64>,
     ended: Vec<(u64, u32)>,
 }
 
 impl Pairs {
-    #[inline]
-    fn begin(&mut self, a: u32, b: u32) {
-        let key = pair_key(a, b);
-        if let std::collections::hash_map::Entry::Vacant(e) = self.map.entry(key) {
-            e.insert(NULL);
-            self.begun.push(key);
-        }
+    fn insert(&mut self, key: u64) {
+        self.index.insert(key, self.list.len() as u32);
+        self.list.push(PairEntry { key, value: NULL });
     }
-    #[inline]
-    fn end(&mut self, a: u32, b: u32) {
-        let key = pair_key(a, b);
-        if let Some(value) = self.map.remove(&key) {
-            self.ended.push((key, value));
+
+    fn remove_at(&mut self, k: usize) -> PairEntry {
+        let e = self.list.swap_remove(k);
+        self.index.remove(&e.key);
+        if let Some(moved) = self.list.get(k) {
+            self.index.insert(moved.key, k as u32);
         }
+        e
     }
 }
 
-/// Incremental three-axis sweep-and-prune.
-#[derive(Default)]
+/// The grid-and-sweep broadphase.
 pub(crate) struct BroadPhase {
     proxies: Proxies,
-    axes: [Vec<Endpoint>; 3],
+    grid: Grid,
+    /// Proxies too large for the grid.
+    large: Vec<u32>,
+    /// Proxies created or moved since the last update, in call order.
+    moved: Vec<u32>,
     pairs: Pairs,
-    /// Proxies created since the last update, not yet in the endpoint arrays.
-    pending: Vec<u32>,
-    /// Some fat box changed since the last update.
-    moved: bool,
+    /// New pairs with a large member, gathered before the cells' finds are added.
+    candidates: Vec<u64>,
     live: usize,
 }
 
+impl Default for BroadPhase {
+    fn default() -> Self {
+        Self::new(0.0)
+    }
+}
+
 impl BroadPhase {
+    /// A broadphase whose grid cells have edge `cell_size` (m); 0 chooses it at the first
+    /// update from the proxies present: [`AUTO_CELL_FACTOR`] × their median largest extent.
+    pub fn new(cell_size: f32) -> Self {
+        let mut grid = Grid::default();
+        if cell_size > 0.0 {
+            grid.size = cell_size;
+            grid.inv_size = 1.0 / cell_size;
+        }
+        BroadPhase {
+            proxies: Proxies::default(),
+            grid,
+            large: Vec::new(),
+            moved: Vec::new(),
+            pairs: Pairs::default(),
+            candidates: Vec::new(),
+            live: 0,
+        }
+    }
+
+    /// The grid's cell edge in m (0 before the first update chose it).
+    pub fn cell_size(&self) -> f32 {
+        self.grid.size
+    }
+
     /// Adds proxy `id` (a shape slot) with its fat box. It joins the pairs at the next update.
     pub fn create_proxy(&mut self, id: u32, fat: Aabb, is_static: bool, body: u32) {
         let i = id as usize;
@@ -156,11 +480,15 @@ impl BroadPhase {
             p.fat.resize(i + 1, Aabb::default());
             p.flags.resize(i + 1, 0);
             p.body.resize(i + 1, NULL);
+            p.range.resize(i + 1, CellRange::default());
         }
+        let queued = p.flags[i] & QUEUED;
         p.fat[i] = fat;
-        p.flags[i] = ALIVE | if is_static { STATIC } else { 0 };
+        p.flags[i] = ALIVE | QUEUED | if is_static { STATIC } else { 0 };
         p.body[i] = body;
-        self.pending.push(id);
+        if queued == 0 {
+            self.moved.push(id);
+        }
         self.live += 1;
     }
 
@@ -168,24 +496,28 @@ impl BroadPhase {
     /// held one (the contacts the caller must destroy), in key order.
     pub fn destroy_proxy(&mut self, id: u32) -> Vec<u32> {
         let i = id as usize;
-        self.proxies.flags[i] = 0;
-        self.live -= 1;
-        if let Some(pos) = self.pending.iter().position(|&p| p == id) {
-            self.pending.remove(pos);
-        } else {
-            for axis in &mut self.axes {
-                axis.retain(|e| e.proxy() != id);
+        let f = self.proxies.flags[i];
+        if f & INSERTED != 0 {
+            if f & LARGE != 0 {
+                self.large.retain(|&l| l != id);
+            } else {
+                let range = self.proxies.range[i];
+                self.grid.remove(id, f & STATIC != 0, &range);
             }
         }
+        self.proxies.flags[i] = f & QUEUED;
+        self.live -= 1;
         let mut removed: Vec<(u64, u32)> = Vec::new();
-        self.pairs.map.retain(|&key, &mut value| {
-            let (a, b) = pair_ids(key);
-            let keep = a != id && b != id;
-            if !keep {
-                removed.push((key, value));
+        let mut k = 0;
+        while k < self.pairs.list.len() {
+            let (a, b) = pair_ids(self.pairs.list[k].key);
+            if a == id || b == id {
+                let e = self.pairs.remove_at(k);
+                removed.push((e.key, e.value));
+            } else {
+                k += 1;
             }
-            keep
-        });
+        }
         removed.sort_unstable_by_key(|&(k, _)| k);
         removed
             .into_iter()
@@ -203,55 +535,215 @@ impl BroadPhase {
     /// Replaces the fat box of proxy `id` (its tight box left the old one).
     #[inline]
     pub fn move_proxy(&mut self, id: u32, fat: Aabb) {
-        self.proxies.fat[id as usize] = fat;
-        self.moved = true;
+        let i = id as usize;
+        self.proxies.fat[i] = fat;
+        if self.proxies.flags[i] & QUEUED == 0 {
+            self.proxies.flags[i] |= QUEUED;
+            self.moved.push(id);
+        }
     }
 
     /// Sets the caller's value of a live pair.
     #[inline]
     pub fn set_pair_value(&mut self, key: u64, value: u32) {
-        if let Some(v) = self.pairs.map.get_mut(&key) {
-            *v = value;
+        if let Some(&k) = self.pairs.index.get(&key) {
+            self.pairs.list[k as usize].value = value;
         }
     }
 
     /// Number of live pairs.
     #[inline]
     pub fn pair_count(&self) -> usize {
-        self.pairs.map.len()
+        self.pairs.list.len()
     }
 
-    /// Re-sorts the axes after moves and insertions. Afterwards [`Self::begun`] lists the
-    /// new pair keys and [`Self::ended`] the ended pairs with their values, both sorted by
-    /// key, so what the caller does with them never depends on hash order or timing.
-    pub fn update(&mut self) {
+    /// Number of occupied grid cells.
+    pub fn cell_count(&self) -> usize {
+        self.grid.map.len()
+    }
+
+    /// Brings the pair set up to the moved proxies' fat boxes, using `pool`'s threads when
+    /// given. Afterwards [`Self::begun`] lists the new pair keys and [`Self::ended`] the
+    /// ended pairs with their values, both sorted by key.
+    pub fn update(&mut self, pool: Option<&rayon::ThreadPool>) {
         self.pairs.begun.clear();
         self.pairs.ended.clear();
-        let pending = self.pending.len();
-        if pending > 64 && pending * 8 > self.live {
-            self.rebuild();
-        } else if pending > 0 || self.moved {
-            for &id in &self.pending {
-                for axis in &mut self.axes {
-                    axis.push(Endpoint {
-                        value: f32::MAX,
-                        data: id << 1,
-                    });
-                    axis.push(Endpoint {
-                        value: f32::MAX,
-                        data: (id << 1) | 1,
-                    });
+        if self.moved.is_empty() {
+            return;
+        }
+        if self.grid.size == 0.0 {
+            let size = self.auto_cell_size();
+            self.grid.size = size;
+            self.grid.inv_size = 1.0 / size;
+        }
+        let mut moved = std::mem::take(&mut self.moved);
+        self.rebin(&mut moved);
+
+        // Phase 2: sweep the dirty cells; large proxies against the moved ones.
+        let (p, existing) = (&self.proxies, &self.pairs.index);
+        let sweep = |c: &mut Cell| c.sweep(p, existing);
+        match pool {
+            Some(pool) => pool.install(|| {
+                self.grid
+                    .cells
+                    .par_iter_mut()
+                    .with_min_len(64)
+                    .for_each(sweep)
+            }),
+            None => self.grid.cells.iter_mut().for_each(sweep),
+        }
+        self.candidates.clear();
+        self.large_candidates(&moved);
+
+        // Phase 3: ended pairs, found in parallel, in list order (then sorted by key).
+        let p = &self.proxies;
+        let ends = |e: &PairEntry| {
+            let (a, b) = pair_ids(e.key);
+            ((p.moved(a) || p.moved(b)) && !p.fat[a as usize].overlaps(&p.fat[b as usize]))
+                .then_some((e.key, e.value))
+        };
+        let list = &self.pairs.list;
+        let ended = &mut self.pairs.ended;
+        match pool {
+            Some(pool) if list.len() > 4096 => pool
+                .install(|| ended.par_extend(list.par_iter().with_min_len(1024).filter_map(ends))),
+            _ => ended.extend(list.iter().filter_map(ends)),
+        }
+
+        // Phase 4: apply, in key order.
+        ended.sort_unstable_by_key(|&(k, _)| k);
+        for i in 0..self.pairs.ended.len() {
+            let key = self.pairs.ended[i].0;
+            let k = self.pairs.index[&key] as usize;
+            self.pairs.remove_at(k);
+        }
+        for c in &self.grid.cells {
+            self.candidates.extend_from_slice(&c.found);
+        }
+        self.candidates.sort_unstable();
+        self.candidates.dedup();
+        for &key in &self.candidates {
+            self.pairs.insert(key);
+        }
+        self.pairs.begun.extend_from_slice(&self.candidates);
+
+        for &id in &moved {
+            self.proxies.flags[id as usize] &= !MOVED;
+        }
+        moved.clear();
+        self.moved = moved;
+    }
+
+    /// Phase 1: every listed proxy still alive is flagged moved and moved to the cells its
+    /// fat box now overlaps (or to the large list); dead entries are dropped from `moved`.
+    fn rebin(&mut self, moved: &mut Vec<u32>) {
+        moved.retain(|&id| {
+            let i = id as usize;
+            let f = self.proxies.flags[i] & !QUEUED;
+            self.proxies.flags[i] = f;
+            if f & ALIVE == 0 {
+                return false;
+            }
+            let is_static = f & STATIC != 0;
+            let range = self.grid.range(&self.proxies.fat[i]);
+            let large = range.count() > MAX_CELLS_PER_PROXY;
+            let mut flags = f | MOVED | INSERTED;
+            if f & INSERTED != 0 {
+                let old = self.proxies.range[i];
+                if f & LARGE != 0 {
+                    if large {
+                        self.proxies.flags[i] = flags;
+                        return true;
+                    }
+                    self.large.retain(|&l| l != id);
+                } else if !large && old == range {
+                    self.grid.mark_dirty(&range);
+                    self.proxies.flags[i] = flags;
+                    return true;
+                } else {
+                    self.grid.remove(id, is_static, &old);
                 }
             }
-            self.pending.clear();
-            for (a, axis) in self.axes.iter_mut().enumerate() {
-                refresh_values(axis, &self.proxies.fat, a);
-                insertion_sort(axis, &self.proxies, &mut self.pairs);
+            if large {
+                self.large.push(id);
+                flags |= LARGE;
+            } else {
+                self.grid.insert(id, is_static, &range);
+                flags &= !LARGE;
+            }
+            self.proxies.flags[i] = flags;
+            self.proxies.range[i] = range;
+            true
+        });
+    }
+
+    /// New pairs with a large member: each moved grid proxy against every large proxy, and
+    /// each moved large proxy against every proxy.
+    fn large_candidates(&mut self, moved: &[u32]) {
+        if self.large.is_empty() {
+            return;
+        }
+        let p = &self.proxies;
+        let existing = &self.pairs.index;
+        let out = &mut self.candidates;
+        let mut test = |x: u32, y: u32| {
+            if p.may_pair(x, y) && p.fat[x as usize].overlaps(&p.fat[y as usize]) {
+                let key = pair_key(x, y);
+                if !existing.contains_key(&key) {
+                    out.push(key);
+                }
+            }
+        };
+        for &id in moved {
+            if p.flags[id as usize] & LARGE == 0 {
+                for &l in &self.large {
+                    test(id, l);
+                }
             }
         }
-        self.moved = false;
-        self.pairs.begun.sort_unstable();
-        self.pairs.ended.sort_unstable_by_key(|&(k, _)| k);
+        for &l in &self.large {
+            if p.moved(l) {
+                for q in 0..p.flags.len() as u32 {
+                    if p.flags[q as usize] & ALIVE != 0 {
+                        test(l, q);
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`AUTO_CELL_FACTOR`] × the median largest extent of the queued proxies' fat boxes
+    /// (dynamic ones if there are any), ignoring unbounded ones; 4 m without any.
+    fn auto_cell_size(&self) -> f32 {
+        let p = &self.proxies;
+        let extent = |id: &u32| {
+            let bb = &p.fat[*id as usize];
+            (bb.max - bb.min).max_element()
+        };
+        let alive = |id: &&u32| p.flags[**id as usize] & ALIVE != 0;
+        let mut sizes: Vec<f32> = self
+            .moved
+            .iter()
+            .filter(alive)
+            .filter(|id| p.flags[**id as usize] & STATIC == 0)
+            .map(extent)
+            .filter(|e| e.is_finite() && *e < 1.0e4)
+            .collect();
+        if sizes.is_empty() {
+            sizes = self
+                .moved
+                .iter()
+                .filter(alive)
+                .map(extent)
+                .filter(|e| e.is_finite() && *e < 1.0e4)
+                .collect();
+        }
+        if sizes.is_empty() {
+            return 4.0;
+        }
+        let mid = sizes.len() / 2;
+        let (_, median, _) = sizes.select_nth_unstable_by(mid, f32::total_cmp);
+        (AUTO_CELL_FACTOR * *median).clamp(1.0e-3, 1.0e4)
     }
 
     /// Pairs that began in the last update, sorted by key.
@@ -265,103 +757,13 @@ impl BroadPhase {
     pub fn ended(&self) -> &[(u64, u32)] {
         &self.pairs.ended
     }
-
-    /// Full re-sort of every axis and a sweep along x for the complete pair set.
-    fn rebuild(&mut self) {
-        for &id in &self.pending {
-            for axis in &mut self.axes {
-                axis.push(Endpoint {
-                    value: 0.0,
-                    data: id << 1,
-                });
-                axis.push(Endpoint {
-                    value: 0.0,
-                    data: (id << 1) | 1,
-                });
-            }
-        }
-        self.pending.clear();
-        for (a, axis) in self.axes.iter_mut().enumerate() {
-            refresh_values(axis, &self.proxies.fat, a);
-            // Total order (value, min-before-max, proxy): the result is independent of the
-            // previous order, so a rebuild is reproducible.
-            axis.sort_unstable_by(|x, y| {
-                x.value
-                    .total_cmp(&y.value)
-                    .then((x.data & 1).cmp(&(y.data & 1)))
-                    .then(x.data.cmp(&y.data))
-            });
-        }
-        let mut found: Vec<u64> = Vec::new();
-        let mut active: Vec<u32> = Vec::new();
-        let p = &self.proxies;
-        for e in &self.axes[0] {
-            let id = e.proxy();
-            if e.is_max() {
-                if let Some(pos) = active.iter().position(|&a| a == id) {
-                    active.swap_remove(pos);
-                }
-            } else {
-                let bb = &p.fat[id as usize];
-                for &other in &active {
-                    if p.may_pair(id, other) && bb.overlaps(&p.fat[other as usize]) {
-                        found.push(pair_key(id, other));
-                    }
-                }
-                active.push(id);
-            }
-        }
-        found.sort_unstable();
-        found.dedup();
-        for &key in &found {
-            let (a, b) = pair_ids(key);
-            self.pairs.begin(a, b);
-        }
-        let ended = &mut self.pairs.ended;
-        self.pairs.map.retain(|&key, &mut value| {
-            let keep = found.binary_search(&key).is_ok();
-            if !keep {
-                ended.push((key, value));
-            }
-            keep
-        });
-    }
-}
-
-fn refresh_values(axis: &mut [Endpoint], fat: &[Aabb], a: usize) {
-    for e in axis.iter_mut() {
-        let bb = &fat[e.proxy() as usize];
-        e.value = if e.is_max() { bb.max[a] } else { bb.min[a] };
-    }
-}
-
-fn insertion_sort(axis: &mut [Endpoint], proxies: &Proxies, pairs: &mut Pairs) {
-    for i in 1..axis.len() {
-        let e = axis[i];
-        let mut j = i;
-        while j > 0 && e.less(axis[j - 1]) {
-            let f = axis[j - 1];
-            let (pe, pf) = (e.proxy(), f.proxy());
-            if !e.is_max() && f.is_max() {
-                if proxies.may_pair(pe, pf)
-                    && proxies.fat[pe as usize].overlaps(&proxies.fat[pf as usize])
-                {
-                    pairs.begin(pe, pf);
-                }
-            } else if e.is_max() && !f.is_max() {
-                pairs.end(pe, pf);
-            }
-            axis[j] = f;
-            j -= 1;
-        }
-        axis[j] = e;
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use glam::Vec3;
+    use std::collections::BTreeSet;
 
     struct Rng(u64);
     impl Rng {
@@ -371,67 +773,157 @@ mod tests {
             self.0 ^= self.0 << 17;
             (self.0 >> 40) as f32 / (1u64 << 24) as f32
         }
+        fn v(&mut self) -> Vec3 {
+            Vec3::new(self.f(), self.f(), self.f())
+        }
     }
 
-    fn brute(boxes: &[Aabb], alive: &[bool]) -> Vec<u64> {
-        let mut v = Vec::new();
-        for i in 0..boxes.len() {
-            for j in i + 1..boxes.len() {
-                if alive[i] && alive[j] && boxes[i].overlaps(&boxes[j]) {
-                    v.push(pair_key(i as u32, j as u32));
+    /// One test proxy: box, static flag, body, alive.
+    #[derive(Clone, Copy)]
+    struct P {
+        bb: Aabb,
+        is_static: bool,
+        body: u32,
+        alive: bool,
+    }
+
+    fn brute(ps: &[P]) -> BTreeSet<u64> {
+        let mut v = BTreeSet::new();
+        for i in 0..ps.len() {
+            for j in i + 1..ps.len() {
+                let (a, b) = (&ps[i], &ps[j]);
+                if a.alive
+                    && b.alive
+                    && a.body != b.body
+                    && !(a.is_static && b.is_static)
+                    && a.bb.overlaps(&b.bb)
+                {
+                    v.insert(pair_key(i as u32, j as u32));
                 }
             }
         }
         v
     }
 
-    fn live_pairs(bp: &BroadPhase) -> Vec<u64> {
-        let mut v: Vec<u64> = bp.pairs.map.keys().copied().collect();
-        v.sort_unstable();
-        v
+    fn live_pairs(bp: &BroadPhase) -> BTreeSet<u64> {
+        bp.pairs.list.iter().map(|e| e.key).collect()
+    }
+
+    /// A random box: mostly small ones in a 60 m region, some spanning many cells, a few
+    /// huge (the large list) and a few far outside any sensible region.
+    fn random_box(rng: &mut Rng) -> Aabb {
+        let kind = rng.f();
+        let (c, e) = if kind < 0.80 {
+            (rng.v() * 60.0 - 30.0, rng.v() * 1.5 + 0.05)
+        } else if kind < 0.92 {
+            (rng.v() * 60.0 - 30.0, rng.v() * 12.0 + 2.0)
+        } else if kind < 0.96 {
+            (
+                rng.v() * 60.0 - 30.0,
+                Vec3::new(500.0, 1.0, 500.0) * (rng.f() + 0.5),
+            )
+        } else {
+            (
+                (rng.v() - 0.5) * 2.0e7,
+                Vec3::splat(1.0e6) * rng.f() + Vec3::splat(0.5),
+            )
+        };
+        Aabb {
+            min: c - e,
+            max: c + e,
+        }
+    }
+
+    /// Runs random rounds of moves, removals and re-creations and checks the pair set and
+    /// the begun/ended lists against brute force after every update.
+    fn check_against_brute_force(seed: u64, pool: Option<&rayon::ThreadPool>, cell: f32) {
+        let mut rng = Rng(seed);
+        let n = 400;
+        let mut ps = Vec::new();
+        let mut bp = BroadPhase::new(cell);
+        for i in 0..n {
+            let p = P {
+                bb: random_box(&mut rng),
+                is_static: rng.f() < 0.2,
+                body: if rng.f() < 0.1 {
+                    i as u32 / 2
+                } else {
+                    1000 + i as u32
+                },
+                alive: true,
+            };
+            bp.create_proxy(i as u32, p.bb, p.is_static, p.body);
+            ps.push(p);
+        }
+        bp.update(pool);
+        assert!(bp.grid.cells.len() > 10 && !bp.large.is_empty());
+        let mut model = BTreeSet::new();
+        for round in 0..60 {
+            let expected = brute(&ps);
+            assert!(expected.len() > 100, "the scene has pairs to find");
+            assert_eq!(live_pairs(&bp), expected, "seed {seed:x} round {round}");
+            // The begun/ended lists are sorted and turn the previous set into this one.
+            assert!(bp.begun().windows(2).all(|w| w[0] < w[1]));
+            assert!(bp.ended().windows(2).all(|w| w[0].0 < w[1].0));
+            for &(k, _) in bp.ended() {
+                assert!(model.remove(&k), "ended pair {k:x} was not live");
+            }
+            for &k in bp.begun() {
+                assert!(model.insert(k), "begun pair {k:x} was live");
+            }
+            assert_eq!(model, expected, "round {round}: begun/ended disagree");
+            for (i, p) in ps.iter_mut().enumerate() {
+                if !p.alive || rng.f() < 0.4 {
+                    continue;
+                }
+                let step = if rng.f() < 0.1 { 20.0 } else { 2.0 };
+                let d = (rng.v() - 0.5) * step;
+                p.bb = Aabb {
+                    min: p.bb.min + d,
+                    max: p.bb.max + d,
+                };
+                if rng.f() < 0.03 {
+                    p.bb = random_box(&mut rng);
+                }
+                bp.move_proxy(i as u32, p.bb);
+            }
+            for _ in 0..3 {
+                let victim = (rng.f() * n as f32) as usize % n;
+                if ps[victim].alive {
+                    ps[victim].alive = false;
+                    bp.destroy_proxy(victim as u32);
+                    // Removed pairs leave the model at once.
+                    model.retain(|&k| {
+                        let (a, b) = pair_ids(k);
+                        a != victim as u32 && b != victim as u32
+                    });
+                } else {
+                    ps[victim].alive = true;
+                    ps[victim].bb = random_box(&mut rng);
+                    let p = ps[victim];
+                    bp.create_proxy(victim as u32, p.bb, p.is_static, p.body);
+                }
+            }
+            bp.update(pool);
+        }
     }
 
     #[test]
-    fn incremental_matches_brute_force() {
-        let mut rng = Rng(0x1234_5678_9abc_def1);
-        let n = 300;
-        let mut boxes: Vec<Aabb> = Vec::new();
-        let mut alive = vec![true; n];
-        let mut bp = BroadPhase::default();
-        for i in 0..n {
-            let c = Vec3::new(rng.f(), rng.f(), rng.f()) * 20.0;
-            let e = Vec3::new(rng.f(), rng.f(), rng.f()) * 1.5 + 0.05;
-            let bb = Aabb {
-                min: c - e,
-                max: c + e,
-            };
-            boxes.push(bb);
-            bp.create_proxy(i as u32, bb, false, i as u32);
-        }
-        bp.update();
-        assert_eq!(live_pairs(&bp), brute(&boxes, &alive));
-        for round in 0..40 {
-            for (i, bb) in boxes.iter_mut().enumerate() {
-                if !alive[i] || rng.f() < 0.5 {
-                    continue;
-                }
-                let d = (Vec3::new(rng.f(), rng.f(), rng.f()) - 0.5) * 2.0;
-                *bb = Aabb {
-                    min: bb.min + d,
-                    max: bb.max + d,
-                };
-                bp.move_proxy(i as u32, *bb);
-            }
-            if round % 7 == 3 {
-                let victim = (rng.f() * n as f32) as usize % n;
-                if alive[victim] {
-                    alive[victim] = false;
-                    bp.destroy_proxy(victim as u32);
-                }
-            }
-            bp.update();
-            assert_eq!(live_pairs(&bp), brute(&boxes, &alive), "round {round}");
-        }
+    fn grid_matches_brute_force() {
+        check_against_brute_force(0x1234_5678_9abc_def1, None, 0.0);
+        check_against_brute_force(0x0bad_cafe_f00d_0001, None, 3.0);
+        // Tiny cells: most proxies span many cells or go to the large list.
+        check_against_brute_force(0x2222_3333_4444_5555, None, 0.4);
+    }
+
+    #[test]
+    fn grid_matches_brute_force_in_parallel() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        check_against_brute_force(0x1234_5678_9abc_def1, Some(&pool), 0.0);
+        check_against_brute_force(0x7777_1111_2222_9999, Some(&pool), 2.0);
     }
 
     #[test]
@@ -445,7 +937,7 @@ mod tests {
         bp.create_proxy(1, bb, true, 1);
         bp.create_proxy(2, bb, false, 2);
         bp.create_proxy(3, bb, false, 2);
-        bp.update();
+        bp.update(None);
         assert_eq!(
             bp.begun(),
             &[
@@ -455,5 +947,25 @@ mod tests {
                 pair_key(1, 3)
             ]
         );
+    }
+
+    #[test]
+    fn auto_cell_size_follows_the_proxies() {
+        let mut bp = BroadPhase::default();
+        for i in 0..10 {
+            let c = Vec3::new(i as f32 * 3.0, 0.0, 0.0);
+            bp.create_proxy(
+                i,
+                Aabb {
+                    min: c - 0.5,
+                    max: c + 0.5,
+                },
+                false,
+                i,
+            );
+        }
+        bp.update(None);
+        assert_eq!(bp.cell_size(), AUTO_CELL_FACTOR);
+        assert_eq!(bp.pair_count(), 0);
     }
 }

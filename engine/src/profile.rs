@@ -31,6 +31,10 @@ pub struct Profile {
     pub awake_bodies: usize,
     /// Broadphase pairs (overlapping fat boxes).
     pub pairs: usize,
+    /// Occupied cells of the broadphase grid.
+    pub grid_cells: usize,
+    /// The grid's cell edge, in m.
+    pub cell_size: f32,
     /// Contacts (pairs of shapes that can collide and whose fat boxes overlap).
     pub contacts: usize,
     /// Contacts with at least one manifold point (touching or speculative).

@@ -41,6 +41,11 @@ pub struct WorldDef {
     pub speculative_distance: f32,
     /// Fat-AABB margin of the broadphase, in m. Default: 0.1.
     pub aabb_margin: f32,
+    /// Edge of the broadphase grid's cells, in m. 0 chooses it when the first proxies
+    /// arrive: 4 × the median largest extent of their fat boxes (5 m for unit boxes).
+    /// Proxies spanning more than 64 cells (grounds, planes) are kept apart from the grid.
+    /// Default: 0.
+    pub broadphase_cell_size: f32,
     /// Approach speeds below this do not bounce, in m/s. Default: 1.
     pub restitution_threshold: f32,
     /// Speed cap of any body, in m/s. Default: 400.
@@ -66,6 +71,7 @@ impl Default for WorldDef {
             linear_slop: 0.005,
             speculative_distance: 0.02,
             aabb_margin: 0.1,
+            broadphase_cell_size: 0.0,
             restitution_threshold: 1.0,
             max_linear_speed: 400.0,
             contact_recycling: true,
@@ -101,6 +107,7 @@ impl WorldDef {
             ("WorldDef::linear_slop", self.linear_slop),
             ("WorldDef::speculative_distance", self.speculative_distance),
             ("WorldDef::aabb_margin", self.aabb_margin),
+            ("WorldDef::broadphase_cell_size", self.broadphase_cell_size),
             (
                 "WorldDef::restitution_threshold",
                 self.restitution_threshold,
@@ -182,7 +189,7 @@ impl World {
             body_pool: SlotPool::default(),
             bodies: BodyStore::default(),
             shapes: ShapeStore::default(),
-            broadphase: BroadPhase::default(),
+            broadphase: BroadPhase::new(def.broadphase_cell_size),
             contacts: ContactStore::default(),
             solver: SolverBodies::default(),
             touching: Vec::new(),

@@ -43,7 +43,7 @@ impl World {
     pub(crate) fn update_broadphase(&mut self) {
         zone!("Broadphase");
         let t = Instant::now();
-        self.broadphase.update();
+        self.broadphase.update(self.pool.as_ref());
         for &(_, contact) in self.broadphase.ended() {
             if contact != NULL {
                 self.contacts.destroy(contact);
@@ -62,6 +62,8 @@ impl World {
         self.begun_scratch = begun;
         self.profile.broadphase = ms_since(t);
         self.profile.pairs = self.broadphase.pair_count();
+        self.profile.grid_cells = self.broadphase.cell_count();
+        self.profile.cell_size = self.broadphase.cell_size();
     }
 
     /// A contact for the shapes with slots `pa`, `pb`, or `None` when the pair cannot
