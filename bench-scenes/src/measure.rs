@@ -15,6 +15,8 @@ pub struct Stability {
     pub max_speed: f32,
     /// Lowest point of any dynamic shape at the end, in m (the ground's top is y = 0).
     pub min_y: f32,
+    /// Deepest overlap of any contact point at the end, in m (0 when nothing overlaps).
+    pub max_penetration: f32,
 }
 
 /// The outcome of one timed run.
@@ -98,6 +100,11 @@ pub fn stability(world: &World, start: &[(BodyId, Vec3)]) -> Stability {
             if let Ok(geom) = world.shape(shape) {
                 s.min_y = s.min_y.min(geom.aabb(&xf).min.y);
             }
+        }
+    }
+    for c in world.contacts() {
+        for p in c.points {
+            s.max_penetration = s.max_penetration.max(-p.separation);
         }
     }
     s
@@ -186,6 +193,7 @@ impl RunResult {
                 "max_displacement": self.stability.max_displacement,
                 "max_speed": self.stability.max_speed,
                 "min_y": self.stability.min_y,
+                "max_penetration": self.stability.max_penetration,
             },
             "state_hash": format!("{:016x}", self.state_hash),
         })
@@ -231,6 +239,11 @@ impl RunResult {
             &mut s,
             "lowest point y (m)",
             format!("{:.4}", self.stability.min_y),
+        );
+        line(
+            &mut s,
+            "max penetration (m)",
+            format!("{:.4}", self.stability.max_penetration),
         );
         line(&mut s, "state hash", format!("{:016x}", self.state_hash));
         s

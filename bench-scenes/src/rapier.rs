@@ -118,6 +118,13 @@ impl RapierScene {
                 s.min_y = s.min_y.min(w.colliders[c].compute_aabb().mins.y);
             }
         }
+        for pair in w.narrow_phase.contact_pairs() {
+            for m in pair.manifolds() {
+                for p in &m.points {
+                    s.max_penetration = s.max_penetration.max(-p.dist);
+                }
+            }
+        }
         s
     }
 

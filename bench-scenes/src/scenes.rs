@@ -68,6 +68,27 @@ pub const SCENES: &[Scene] = &[
         default_steps: 600,
         recipe: pile,
     },
+    Scene {
+        name: "rain",
+        description: "4,000 boxes and spheres of mixed sizes falling onto a 40 x 40 ground",
+        bodies: 4000,
+        default_steps: 600,
+        recipe: rain,
+    },
+    Scene {
+        name: "large_world_10k",
+        description: "10,000 boxes over 316 m x 316 m, a tenth falling (large_world's density)",
+        bodies: 10000,
+        default_steps: 300,
+        recipe: large_world_10k,
+    },
+    Scene {
+        name: "large_world",
+        description: "100,000 boxes over 1 km x 1 km, a tenth falling, the rest resting",
+        bodies: 100_000,
+        default_steps: 300,
+        recipe: large_world,
+    },
 ];
 
 /// The scene called `name`.
@@ -250,4 +271,98 @@ pub fn pile(params: &Params) -> Vec<BodySpec> {
         }
     }
     r
+}
+
+/// `rain`: 4,000 bodies, alternately boxes (half extents 0.3–0.6 per axis) and spheres
+/// (radius 0.3–0.6), on a 20 × 20 grid of columns 2 m apart over a 40 × 40 area, 10 layers
+/// 4 m apart from y = 5 to 45 with ±1 m of jitter in height, random orientations; the
+/// ground (half size 100, so rolling spheres stay on it) has its top face at y = 0.
+/// (Capsules join the mix when that shape exists.)
+pub fn rain(params: &Params) -> Vec<BodySpec> {
+    let mut r = vec![ground(100.0)];
+    let mut rng = Rng::new(params.seed);
+    for layer in 0..10 {
+        for ix in 0..20 {
+            for iz in 0..20 {
+                let position = Vec3::new(
+                    -19.0 + 2.0 * ix as f32,
+                    5.0 + 4.0 * layer as f32 + rng.range(-1.0, 1.0),
+                    -19.0 + 2.0 * iz as f32,
+                );
+                let rotation = random_rotation(&mut rng);
+                let shape = if (ix + iz + layer) % 2 == 0 {
+                    ShapeSpec::Cuboid(Vec3::new(
+                        rng.range(0.3, 0.6),
+                        rng.range(0.3, 0.6),
+                        rng.range(0.3, 0.6),
+                    ))
+                } else {
+                    ShapeSpec::Ball(rng.range(0.3, 0.6))
+                };
+                r.push(BodySpec {
+                    shape,
+                    ..BodySpec::unit_box(position, rotation)
+                });
+            }
+        }
+    }
+    r
+}
+
+/// A uniformly random rotation (Shoemake's method).
+fn random_rotation(rng: &mut Rng) -> Quat {
+    let (u1, u2, u3) = (rng.unit(), rng.unit(), rng.unit());
+    let tau = std::f32::consts::TAU;
+    let (a, b) = ((1.0 - u1).sqrt(), u1.sqrt());
+    Quat::from_xyzw(
+        a * (tau * u2).sin(),
+        a * (tau * u2).cos(),
+        b * (tau * u3).sin(),
+        b * (tau * u3).cos(),
+    )
+    .normalize()
+}
+
+/// A large flat world of `n` unit boxes at 0.1 boxes per m²: the side is
+/// 1000 m × sqrt(n / 100,000). k × k boxes (k = round(sqrt(0.9 n))) rest on the ground on a
+/// jittered grid with random yaw; the other n − k² fall from heights 5–50 m at random
+/// places with random orientations. Sleep is off (impetus has none yet), so every step
+/// sees all of them.
+pub fn large_world_n(n: usize, params: &Params) -> Vec<BodySpec> {
+    let side = 1000.0 * (n as f32 / 100_000.0).sqrt();
+    let half = 0.5 * side;
+    let mut r = vec![ground(half + 20.0)];
+    let mut rng = Rng::new(params.seed);
+    let k = ((0.9 * n as f32).sqrt().round() as usize).min(n);
+    let spacing = side / k as f32;
+    for ix in 0..k {
+        for iz in 0..k {
+            // Jitter keeps at least 1.5 m between neighbours' centres (spacing ≈ 3.3 m).
+            let jitter = (0.5 * spacing - 0.75).max(0.0);
+            let x = -half + (ix as f32 + 0.5) * spacing + rng.range(-jitter, jitter);
+            let z = -half + (iz as f32 + 0.5) * spacing + rng.range(-jitter, jitter);
+            let yaw = Quat::from_rotation_y(rng.range(-std::f32::consts::PI, std::f32::consts::PI));
+            r.push(BodySpec::unit_box(Vec3::new(x, 0.5, z), yaw));
+        }
+    }
+    for _ in k * k..n {
+        let position = Vec3::new(
+            rng.range(-half, half),
+            rng.range(5.0, 50.0),
+            rng.range(-half, half),
+        );
+        let rotation = random_rotation(&mut rng);
+        r.push(BodySpec::unit_box(position, rotation));
+    }
+    r
+}
+
+/// `large_world`: 100,000 boxes over 1 km × 1 km (see [`large_world_n`]).
+pub fn large_world(params: &Params) -> Vec<BodySpec> {
+    large_world_n(100_000, params)
+}
+
+/// `large_world_10k`: 10,000 boxes at the same density (see [`large_world_n`]).
+pub fn large_world_10k(params: &Params) -> Vec<BodySpec> {
+    large_world_n(10_000, params)
 }

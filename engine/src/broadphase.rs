@@ -67,6 +67,14 @@ pub(crate) const MAX_CELLS_PER_PROXY: u64 = 64;
 /// and its sort axis re-chosen, instead of insertion-sorted.
 const FULL_SORT_ADDED: u32 = 8;
 
+/// A proxy in at most this many cells keeps their indices, so a moved proxy whose cell
+/// range did not change marks its cells without hashing.
+const CACHED_CELLS: usize = 8;
+
+/// Cell indices of a proxy (the first [`NULL`] ends the list; all [`NULL`] when the proxy
+/// spans more than [`CACHED_CELLS`] cells and its cells are found by hashing).
+type CellSlots = [u32; CACHED_CELLS];
+
 /// Automatic cell size: this many times the median largest extent of the first proxies'
 /// fat boxes.
 const AUTO_CELL_FACTOR: f32 = 4.0;
@@ -151,6 +159,7 @@ struct Proxies {
     flags: Vec<u8>,
     body: Vec<u32>,
     range: Vec<CellRange>,
+    slots: Vec<CellSlots>,
 }
 
 impl Proxies {
@@ -185,6 +194,9 @@ struct Cell {
     added: u32,
     /// Holds a moved proxy: swept at the next update.
     dirty: bool,
+    /// In the grid's dirty list (cleared only when the list is processed, so a cell
+    /// freed and reused within one update is never listed twice).
+    listed: bool,
     /// New pairs this cell owns, found by the last sweep.
     found: Vec<u64>,
 }
@@ -307,12 +319,18 @@ struct Grid {
     map: PairMap,
     cells: Vec<Cell>,
     free: Vec<u32>,
+    /// Cells marked since the last sweep, each once.
+    dirty_list: Vec<u32>,
 }
 
 impl Grid {
+    /// Cells are centred on multiples of the cell size, so that bodies resting on the
+    /// plane y = 0 (the commonest ground) sit in one layer of cells instead of straddling
+    /// two: a resting unit box's fat box spans y ∈ [−0.12, 1.12], inside the cell
+    /// [−2.5, 2.5) of the 5 m auto size.
     #[inline]
     fn coord(&self, v: f32) -> i32 {
-        (v * self.inv_size)
+        (v * self.inv_size + 0.5)
             .floor()
             .clamp(-(COORD_LIMIT as f32), COORD_LIMIT as f32) as i32
     }
@@ -338,39 +356,60 @@ impl Grid {
         f(c[0]) | (f(c[1]) << 21) | (f(c[2]) << 42)
     }
 
-    fn insert(&mut self, id: u32, is_static: bool, range: &CellRange) {
+    /// Marks cell `index` for the next sweep.
+    #[inline]
+    fn mark(&mut self, index: u32) {
+        let cell = &mut self.cells[index as usize];
+        cell.dirty = true;
+        if !cell.listed {
+            cell.listed = true;
+            self.dirty_list.push(index);
+        }
+    }
+
+    /// The index of the cell at `c`, created if needed.
+    fn cell_at(&mut self, c: [i32; 3]) -> u32 {
+        let key = Self::pack(c);
+        if let Some(&i) = self.map.get(&key) {
+            return i;
+        }
+        let i = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.cells.push(Cell::default());
+                (self.cells.len() - 1) as u32
+            }
+        };
+        self.cells[i as usize].coord = c;
+        self.map.insert(key, i);
+        i
+    }
+
+    /// Adds proxy `id` to every cell of `range`; returns the cells' indices when there are
+    /// at most [`CACHED_CELLS`] of them.
+    fn insert(&mut self, id: u32, is_static: bool, range: &CellRange) -> CellSlots {
+        let mut slots = [NULL; CACHED_CELLS];
+        let cache = range.count() <= CACHED_CELLS as u64;
+        let mut k = 0;
         range.for_each(|c| {
-            let key = Self::pack(c);
-            let index = match self.map.get(&key) {
-                Some(&i) => i,
-                None => {
-                    let i = match self.free.pop() {
-                        Some(i) => i,
-                        None => {
-                            self.cells.push(Cell::default());
-                            (self.cells.len() - 1) as u32
-                        }
-                    };
-                    self.cells[i as usize].coord = c;
-                    self.map.insert(key, i);
-                    i
-                }
-            };
+            let index = self.cell_at(c);
             let cell = &mut self.cells[index as usize];
             cell.list(is_static).push(id);
             cell.added += 1;
-            cell.dirty = true;
+            self.mark(index);
+            if cache {
+                slots[k] = index;
+                k += 1;
+            }
         });
+        slots
     }
 
-    fn remove(&mut self, id: u32, is_static: bool, range: &CellRange) {
-        range.for_each(|c| {
-            let key = Self::pack(c);
-            let Some(&index) = self.map.get(&key) else {
-                debug_assert!(false, "proxy {id} missing from its cell");
-                return;
-            };
-            let cell = &mut self.cells[index as usize];
+    /// Removes proxy `id` from its cells (`slots`, or `range` by hashing); frees cells
+    /// left empty.
+    fn remove(&mut self, id: u32, is_static: bool, range: &CellRange, slots: &CellSlots) {
+        let remove_from = |grid: &mut Grid, index: u32| {
+            let cell = &mut grid.cells[index as usize];
             let list = cell.list(is_static);
             if let Some(pos) = list.iter().position(|&x| x == id) {
                 list.remove(pos);
@@ -379,18 +418,56 @@ impl Grid {
                 cell.dirty = false;
                 cell.added = 0;
                 cell.found.clear();
-                self.map.remove(&key);
-                self.free.push(index);
+                let key = Self::pack(cell.coord);
+                grid.map.remove(&key);
+                grid.free.push(index);
             }
-        });
+        };
+        if slots[0] != NULL {
+            for &index in slots.iter().take_while(|&&i| i != NULL) {
+                remove_from(self, index);
+            }
+        } else {
+            range.for_each(|c| match self.map.get(&Self::pack(c)) {
+                Some(&index) => remove_from(self, index),
+                None => debug_assert!(false, "proxy {id} missing from its cell"),
+            });
+        }
     }
 
-    fn mark_dirty(&mut self, range: &CellRange) {
-        range.for_each(|c| {
-            if let Some(&i) = self.map.get(&Self::pack(c)) {
-                self.cells[i as usize].dirty = true;
+    /// Marks the cells of a proxy that moved within them.
+    fn mark_cells(&mut self, range: &CellRange, slots: &CellSlots) {
+        if slots[0] != NULL {
+            for &index in slots.iter().take_while(|&&i| i != NULL) {
+                self.mark(index);
             }
-        });
+        } else {
+            range.for_each(|c| {
+                if let Some(&i) = self.map.get(&Self::pack(c)) {
+                    self.mark(i);
+                }
+            });
+        }
+    }
+}
+
+/// Shared mutable access to the cells for the parallel sweep.
+struct CellsPtr(*mut Cell, usize);
+
+// SAFETY: `CellsPtr` only hands out cells through `get`, whose callers guarantee that no
+// two threads ever hold the same index (the dirty list has no duplicates).
+unsafe impl Send for CellsPtr {}
+unsafe impl Sync for CellsPtr {}
+
+impl CellsPtr {
+    /// # Safety
+    /// `index` must be in bounds and no other reference to that cell may exist while the
+    /// returned one lives.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn get(&self, index: u32) -> &mut Cell {
+        debug_assert!((index as usize) < self.1);
+        // SAFETY: in bounds and exclusive, per this function's contract.
+        unsafe { &mut *self.0.add(index as usize) }
     }
 }
 
@@ -481,6 +558,7 @@ impl BroadPhase {
             p.flags.resize(i + 1, 0);
             p.body.resize(i + 1, NULL);
             p.range.resize(i + 1, CellRange::default());
+            p.slots.resize(i + 1, [NULL; CACHED_CELLS]);
         }
         let queued = p.flags[i] & QUEUED;
         p.fat[i] = fat;
@@ -501,8 +579,8 @@ impl BroadPhase {
             if f & LARGE != 0 {
                 self.large.retain(|&l| l != id);
             } else {
-                let range = self.proxies.range[i];
-                self.grid.remove(id, f & STATIC != 0, &range);
+                let (range, slots) = (self.proxies.range[i], self.proxies.slots[i]);
+                self.grid.remove(id, f & STATIC != 0, &range, &slots);
             }
         }
         self.proxies.flags[i] = f & QUEUED;
@@ -581,16 +659,24 @@ impl BroadPhase {
 
         // Phase 2: sweep the dirty cells; large proxies against the moved ones.
         let (p, existing) = (&self.proxies, &self.pairs.index);
-        let sweep = |c: &mut Cell| c.sweep(p, existing);
+        let dirty = std::mem::take(&mut self.grid.dirty_list);
+        let cells = CellsPtr(self.grid.cells.as_mut_ptr(), self.grid.cells.len());
+        let sweep = |&index: &u32| {
+            // SAFETY: the dirty list holds each cell index once (`Grid::mark` lists a cell
+            // only while its `listed` flag is clear, and that flag is cleared only here),
+            // and every index came from the cell array, which does not change size during
+            // the sweep. Measured reason: visiting only the dirty cells instead of every
+            // cell (a safe `par_iter_mut`) took large_world's sweep (70k cells, 10k moved
+            // proxies, 1 thread) from 1.2 ms to 0.5 ms a step.
+            let cell = unsafe { cells.get(index) };
+            cell.listed = false;
+            cell.sweep(p, existing);
+        };
         match pool {
-            Some(pool) => pool.install(|| {
-                self.grid
-                    .cells
-                    .par_iter_mut()
-                    .with_min_len(64)
-                    .for_each(sweep)
-            }),
-            None => self.grid.cells.iter_mut().for_each(sweep),
+            Some(pool) if dirty.len() > 64 => {
+                pool.install(|| dirty.par_iter().with_min_len(32).for_each(sweep))
+            }
+            _ => dirty.iter().for_each(sweep),
         }
         self.candidates.clear();
         self.large_candidates(&moved);
@@ -617,9 +703,13 @@ impl BroadPhase {
             let k = self.pairs.index[&key] as usize;
             self.pairs.remove_at(k);
         }
-        for c in &self.grid.cells {
-            self.candidates.extend_from_slice(&c.found);
+        for &index in &dirty {
+            self.candidates
+                .extend_from_slice(&self.grid.cells[index as usize].found);
         }
+        let mut dirty = dirty;
+        dirty.clear();
+        self.grid.dirty_list = dirty;
         self.candidates.sort_unstable();
         self.candidates.dedup();
         for &key in &self.candidates {
@@ -649,7 +739,7 @@ impl BroadPhase {
             let large = range.count() > MAX_CELLS_PER_PROXY;
             let mut flags = f | MOVED | INSERTED;
             if f & INSERTED != 0 {
-                let old = self.proxies.range[i];
+                let (old, slots) = (self.proxies.range[i], self.proxies.slots[i]);
                 if f & LARGE != 0 {
                     if large {
                         self.proxies.flags[i] = flags;
@@ -657,18 +747,18 @@ impl BroadPhase {
                     }
                     self.large.retain(|&l| l != id);
                 } else if !large && old == range {
-                    self.grid.mark_dirty(&range);
+                    self.grid.mark_cells(&range, &slots);
                     self.proxies.flags[i] = flags;
                     return true;
                 } else {
-                    self.grid.remove(id, is_static, &old);
+                    self.grid.remove(id, is_static, &old, &slots);
                 }
             }
             if large {
                 self.large.push(id);
                 flags |= LARGE;
             } else {
-                self.grid.insert(id, is_static, &range);
+                self.proxies.slots[i] = self.grid.insert(id, is_static, &range);
                 flags &= !LARGE;
             }
             self.proxies.flags[i] = flags;
