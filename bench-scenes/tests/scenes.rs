@@ -169,3 +169,34 @@ fn removing_bodies_mid_simulation_keeps_the_world_consistent() {
         assert!(w.body_position(id).unwrap().is_finite());
     }
 }
+
+/// Max displacement of the pyramid after `steps` steps, with recycling on or off.
+fn pyramid_displacement(recycling: bool, steps: usize) -> f32 {
+    let mut w = World::new(impetus::WorldDef {
+        contact_recycling: recycling,
+        ..world_def(0)
+    })
+    .unwrap();
+    find("pyramid")
+        .unwrap()
+        .build(&mut w, &Params::default())
+        .unwrap();
+    let start = dynamic_positions(&w);
+    for _ in 0..steps {
+        w.step(DT).unwrap();
+    }
+    let mut worst = impetus::Vec3::ZERO;
+    for &(id, p0) in &start {
+        worst = worst.max((w.body_position(id).unwrap() - p0).abs());
+    }
+    println!("recycling {recycling}: max |d| per axis {worst}");
+    stability(&w, &start).max_displacement
+}
+
+#[test]
+fn recycling_does_not_change_the_pyramid_stability() {
+    let on = pyramid_displacement(true, 600);
+    let off = pyramid_displacement(false, 600);
+    println!("pyramid max displacement at step 600: recycling on {on:.4} m, off {off:.4} m");
+    assert!((on - off).abs() <= 0.01, "on {on} m, off {off} m");
+}

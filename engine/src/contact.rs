@@ -144,10 +144,33 @@ pub(crate) fn update_contact(
         p.anchor_a = p.point - xa.p;
         p.anchor_b = p.point - xb.p;
     }
+    if c.cache.valid {
+        keep_frozen_arms(&c.manifold, &mut m, c.cache.tolerance);
+    }
     carry_impulses(&c.manifold, &mut m, params.match_distance);
     c.cache = cache_of(&m, &xa, &xb, params.slop);
     c.touching = m.count > 0;
     c.manifold = m;
+}
+
+/// Anchor freezing in a recomputed manifold: a point whose feature id was in the old
+/// manifold keeps the old point's lever arms while they are within `tolerance` (m) of the
+/// new ones, so the solver sees the same arms whether a manifold was recycled or
+/// recomputed. The arms are what matters: with the arms of every recomputed point
+/// re-linearized, the 40-high pyramid leaned 0.118 m out of its plane in 600 steps with
+/// recycling off (0.002 m with it on); freezing the normal as well changed nothing (0.123 m).
+fn keep_frozen_arms(old: &Manifold, new: &mut Manifold, tolerance: f32) {
+    let t2 = tolerance * tolerance;
+    for p in new.points[..new.count].iter_mut() {
+        if let Some(o) = old.points().iter().find(|o| o.id == p.id) {
+            if (o.anchor_a - p.anchor_a).length_squared() <= t2
+                && (o.anchor_b - p.anchor_b).length_squared() <= t2
+            {
+                p.anchor_a = o.anchor_a;
+                p.anchor_b = o.anchor_b;
+            }
+        }
+    }
 }
 
 /// Refreshes the manifold from its anchors if B stayed close to where it was relative to A
