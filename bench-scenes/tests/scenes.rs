@@ -132,6 +132,33 @@ fn jumble_is_identical_for_1_2_and_4_threads() {
 }
 
 #[test]
+fn contact_begin_and_end_records_are_identical_for_1_2_and_4_threads() {
+    let records: Vec<_> = [1, 2, 4]
+        .iter()
+        .map(|&t| {
+            let mut w = jumble(t);
+            let mut log = Vec::new();
+            for step in 0..150 {
+                w.step(DT).unwrap();
+                for &r in w.contact_begin_events() {
+                    log.push((step, true, r));
+                }
+                for &r in w.contact_end_events() {
+                    log.push((step, false, r));
+                }
+            }
+            log
+        })
+        .collect();
+    let begins = records[0].iter().filter(|r| r.1).count();
+    let ends = records[0].len() - begins;
+    println!("jumble: {begins} begin and {ends} end records in 150 steps");
+    assert!(begins > 300 && ends > 30, "{begins} begins, {ends} ends");
+    assert!(records[0] == records[1], "1 and 2 threads differ");
+    assert!(records[0] == records[2], "1 and 4 threads differ");
+}
+
+#[test]
 fn removing_bodies_mid_simulation_keeps_the_world_consistent() {
     use impetus::{BodyDef, ShapeDef, Vec3};
     let mut w = jumble(2);

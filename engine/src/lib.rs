@@ -21,4 +21,4 @@ pub use id::{BodyId, ShapeId};
 pub use math::Transform;
 pub use profile::Profile;
 pub use shape::{Aabb, MassProperties, Shape, ShapeKind};
-pub use world::{ContactView, ShapeDef, World, WorldDef};
+pub use world::{ContactTouch, ContactView, ShapeDef, World, WorldDef};

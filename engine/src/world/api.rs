@@ -3,11 +3,47 @@
 use super::World;
 use crate::body::{check_damping, BodyType};
 use crate::collision::ManifoldPoint;
+use crate::contact::Contact;
 use crate::error::Error;
-use crate::id::{BodyId, ShapeId};
+use crate::id::{BodyId, ShapeId, SlotPool};
 use crate::math::{is_finite3, Transform};
 use crate::shape::{MassProperties, Shape};
 use glam::{Quat, Vec3};
+
+/// Two shapes that started or stopped touching (having at least one manifold point,
+/// speculative points included). Shape A is the one the contact normal points away from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct ContactTouch {
+    /// Shape A.
+    pub shape_a: ShapeId,
+    /// Shape B.
+    pub shape_b: ShapeId,
+    /// Body of shape A.
+    pub body_a: BodyId,
+    /// Body of shape B.
+    pub body_b: BodyId,
+}
+
+impl ContactTouch {
+    /// The record of contact `c`, with the ids its slots carry now.
+    pub(crate) fn of(c: &Contact, shapes: &SlotPool, bodies: &SlotPool) -> Self {
+        let shape_id = |s: u32| ShapeId {
+            index: s,
+            generation: shapes.generation(s as usize),
+        };
+        let body_id = |b: u32| BodyId {
+            index: b,
+            generation: bodies.generation(b as usize),
+        };
+        ContactTouch {
+            shape_a: shape_id(c.shape_a),
+            shape_b: shape_id(c.shape_b),
+            body_a: body_id(c.body_a),
+            body_b: body_id(c.body_b),
+        }
+    }
+}
 
 /// A touching contact, as seen from outside: the two shapes and their manifold.
 #[derive(Clone, Copy, Debug)]
@@ -283,6 +319,20 @@ impl World {
     /// Timings and counters of the last step.
     pub fn profile(&self) -> &crate::profile::Profile {
         &self.profile
+    }
+
+    /// Contacts that began touching during the last step, in contact order (the order is
+    /// the same for every thread count). Valid until the next step.
+    pub fn contact_begin_events(&self) -> &[ContactTouch] {
+        &self.touch_begin
+    }
+
+    /// Contacts that stopped touching during the last step: first those removed through
+    /// the API since the step before (a removed shape or body ends its contacts), in call
+    /// order; then pairs whose bounds parted, in pair order; then the rest in contact
+    /// order. Ids of removed shapes and bodies are stale. Valid until the next step.
+    pub fn contact_end_events(&self) -> &[ContactTouch] {
+        &self.touch_end
     }
 
     /// Touching contacts (with at least one point), in contact order.

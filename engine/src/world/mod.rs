@@ -2,7 +2,7 @@
 
 mod api;
 mod bench_hooks;
-pub use api::ContactView;
+pub use api::{ContactTouch, ContactView};
 pub(crate) mod shapes;
 mod step;
 
@@ -159,6 +159,11 @@ pub struct World {
     pub(crate) last_dt: f32,
     /// Scratch for the broadphase's new pairs (reused, no per-step allocation).
     pub(crate) begun_scratch: Vec<u64>,
+    /// Contact begin and end records of the last step (see `contact_begin_events`).
+    pub(crate) touch_begin: Vec<ContactTouch>,
+    pub(crate) touch_end: Vec<ContactTouch>,
+    /// End records of contacts removed through the API since the last step.
+    pub(crate) removed_touches: Vec<ContactTouch>,
 }
 
 impl World {
@@ -199,6 +204,9 @@ impl World {
             profile: Profile::default(),
             last_dt: 1.0 / 60.0,
             begun_scratch: Vec::new(),
+            touch_begin: Vec::new(),
+            touch_end: Vec::new(),
+            removed_touches: Vec::new(),
         })
     }
 
@@ -299,6 +307,14 @@ impl World {
     /// Removes a shape's proxy, contacts and slot (the body's list is the caller's).
     fn detach_shape(&mut self, index: u32) {
         for c in self.broadphase.destroy_proxy(index) {
+            let contact = &self.contacts.contacts[c as usize];
+            if contact.touching {
+                self.removed_touches.push(ContactTouch::of(
+                    contact,
+                    &self.shapes.pool,
+                    &self.body_pool,
+                ));
+            }
             self.contacts.destroy(c);
         }
         self.shapes.pool.release(index);

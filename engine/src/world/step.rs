@@ -1,6 +1,6 @@
 //! `World::step`: the stages of one fixed step, in order.
 
-use super::World;
+use super::{ContactTouch, World};
 use crate::body::BodyType;
 use crate::broadphase::{pair_ids, NULL};
 use crate::collision::can_collide;
@@ -26,6 +26,9 @@ impl World {
         zone!("Step");
         let start = Instant::now();
         self.last_dt = dt;
+        self.touch_begin.clear();
+        self.touch_end.clear();
+        self.touch_end.append(&mut self.removed_touches);
         self.update_broadphase();
         self.collide(dt);
         self.solve(dt);
@@ -46,6 +49,11 @@ impl World {
         self.broadphase.update(self.pool.as_ref());
         for &(_, contact) in self.broadphase.ended() {
             if contact != NULL {
+                let c = &self.contacts.contacts[contact as usize];
+                if c.touching {
+                    self.touch_end
+                        .push(ContactTouch::of(c, &self.shapes.pool, &self.body_pool));
+                }
                 self.contacts.destroy(contact);
             }
         }
@@ -99,6 +107,7 @@ impl World {
             cache: Default::default(),
             recycled: false,
             touching: false,
+            touch_changed: false,
             alive: true,
         })
     }
@@ -128,12 +137,23 @@ impl World {
             None => contacts.iter_mut().for_each(work),
         }
         zone!("Contact State");
-        // One pass over the contacts: counters, and the touching list the solver starts from
-        // (contact index and body slots, in contact order).
+        // One pass over the contacts: counters, begin/end records, and the touching list the
+        // solver starts from (contact index and body slots), all in contact order.
         let (mut points, mut recycled) = (0, 0);
         self.touching.clear();
         self.touching_pairs.clear();
-        for (i, c) in contacts.iter().enumerate().filter(|(_, c)| c.touching) {
+        for (i, c) in contacts.iter().enumerate() {
+            if c.touch_changed && c.alive {
+                let record = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
+                if c.touching {
+                    self.touch_begin.push(record);
+                } else {
+                    self.touch_end.push(record);
+                }
+            }
+            if !c.touching {
+                continue;
+            }
             points += c.manifold.count;
             recycled += c.recycled as usize;
             self.touching.push(i as u32);
