@@ -164,6 +164,8 @@ pub struct World {
     pub(crate) touch_end: Vec<ContactTouch>,
     /// End records of contacts removed through the API since the last step.
     pub(crate) removed_touches: Vec<ContactTouch>,
+    /// Per-chunk outputs of the narrowphase (reused).
+    pub(crate) narrow_chunks: Vec<step::NarrowChunk>,
 }
 
 impl World {
@@ -207,6 +209,7 @@ impl World {
             touch_begin: Vec::new(),
             touch_end: Vec::new(),
             removed_touches: Vec::new(),
+            narrow_chunks: Vec::new(),
         })
     }
 

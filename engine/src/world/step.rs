@@ -12,6 +12,32 @@ use impetus_profiling::{physics_frame, plot, zone};
 use rayon::prelude::*;
 use std::time::Instant;
 
+/// Contacts per narrowphase work item (fixed, so chunk boundaries depend on the scene
+/// only).
+const NARROW_CHUNK: usize = 256;
+
+/// What one chunk of contacts reports to the contact-state join.
+#[derive(Default)]
+pub(crate) struct NarrowChunk {
+    touching: Vec<u32>,
+    pairs: Vec<[u32; 2]>,
+    begin: Vec<ContactTouch>,
+    end: Vec<ContactTouch>,
+    points: usize,
+    recycled: usize,
+}
+
+impl NarrowChunk {
+    fn clear(&mut self) {
+        self.touching.clear();
+        self.pairs.clear();
+        self.begin.clear();
+        self.end.clear();
+        self.points = 0;
+        self.recycled = 0;
+    }
+}
+
 #[inline]
 fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
@@ -114,11 +140,18 @@ impl World {
 
     /// Stage 2: the manifold of every contact, in parallel; each contact is written only
     /// by the worker that computes it, so the result does not depend on the thread count.
+    ///
+    /// Contacts are processed in fixed chunks of [`NARROW_CHUNK`]; each chunk also lists its
+    /// touching contacts and begin/end records while they are hot in cache, and the
+    /// chunks' lists are joined in chunk order, which is contact order. (A separate serial
+    /// pass over the contacts for this took 1 ms a step on `pile`, 13k contacts: a fifth
+    /// of the stage, and all of it serial.)
     pub(crate) fn collide(&mut self, dt: f32) {
         zone!("Narrow Phase");
         let t = Instant::now();
         let shapes = &self.shapes;
         let bodies = &self.bodies;
+        let (shape_pool, body_pool) = (&self.shapes.pool, &self.body_pool);
         let params = NarrowParams {
             speculative: self.def.speculative_distance,
             match_distance: 2.0 * self.def.linear_slop,
@@ -127,37 +160,58 @@ impl World {
             recycling: self.def.contact_recycling,
         };
         let contacts = &mut self.contacts.contacts;
-        let work = |c: &mut Contact| {
-            if c.alive {
+        let chunks = contacts.len().div_ceil(NARROW_CHUNK);
+        let outs = &mut self.narrow_chunks;
+        outs.resize_with(chunks, Default::default);
+        let work = |(k, (chunk, out)): (usize, (&mut [Contact], &mut NarrowChunk))| {
+            out.clear();
+            let base = k * NARROW_CHUNK;
+            for (j, c) in chunk.iter_mut().enumerate() {
+                if !c.alive {
+                    continue;
+                }
                 update_contact(c, shapes, bodies, &params);
+                if c.touch_changed {
+                    let record = ContactTouch::of(c, shape_pool, body_pool);
+                    if c.touching {
+                        out.begin.push(record);
+                    } else {
+                        out.end.push(record);
+                    }
+                }
+                if c.touching {
+                    out.points += c.manifold.count;
+                    out.recycled += c.recycled as usize;
+                    out.touching.push((base + j) as u32);
+                    out.pairs.push([c.body_a, c.body_b]);
+                }
             }
         };
         match &self.pool {
-            Some(pool) => pool.install(|| contacts.par_iter_mut().with_min_len(256).for_each(work)),
-            None => contacts.iter_mut().for_each(work),
+            Some(pool) => pool.install(|| {
+                contacts
+                    .par_chunks_mut(NARROW_CHUNK)
+                    .zip(outs.par_iter_mut())
+                    .enumerate()
+                    .for_each(work)
+            }),
+            None => contacts
+                .chunks_mut(NARROW_CHUNK)
+                .zip(outs.iter_mut())
+                .enumerate()
+                .for_each(work),
         }
         zone!("Contact State");
-        // One pass over the contacts: counters, begin/end records, and the touching list the
-        // solver starts from (contact index and body slots), all in contact order.
         let (mut points, mut recycled) = (0, 0);
         self.touching.clear();
         self.touching_pairs.clear();
-        for (i, c) in contacts.iter().enumerate() {
-            if c.touch_changed && c.alive {
-                let record = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
-                if c.touching {
-                    self.touch_begin.push(record);
-                } else {
-                    self.touch_end.push(record);
-                }
-            }
-            if !c.touching {
-                continue;
-            }
-            points += c.manifold.count;
-            recycled += c.recycled as usize;
-            self.touching.push(i as u32);
-            self.touching_pairs.push([c.body_a, c.body_b]);
+        for out in self.narrow_chunks.iter() {
+            points += out.points;
+            recycled += out.recycled;
+            self.touching.extend_from_slice(&out.touching);
+            self.touching_pairs.extend_from_slice(&out.pairs);
+            self.touch_begin.extend_from_slice(&out.begin);
+            self.touch_end.extend_from_slice(&out.end);
         }
         let manifolds = self.touching.len();
         self.profile.recycled = recycled;
