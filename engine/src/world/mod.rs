@@ -42,7 +42,7 @@ pub struct WorldDef {
     /// Fat-AABB margin of the broadphase, in m. Default: 0.1.
     pub aabb_margin: f32,
     /// Edge of the broadphase grid's cells, in m. 0 chooses it when the first proxies
-    /// arrive: 4 × the median largest extent of their fat boxes (5 m for unit boxes).
+    /// arrive: 8 × the median largest extent of their fat boxes (10 m for unit boxes).
     /// Proxies spanning more than 64 cells (grounds, planes) are kept apart from the grid.
     /// Default: 0.
     pub broadphase_cell_size: f32,
