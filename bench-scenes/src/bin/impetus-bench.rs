@@ -365,6 +365,11 @@ fn comparison_table(reps: &[Reps]) -> String {
     );
     row(
         &mut s,
+        "max penetration (m)",
+        each(&|r| format!("{:.4}", r.stability.max_penetration)),
+    );
+    row(
+        &mut s,
         "state hash",
         each(&|r| format!("{:016x}", r.state_hash)),
     );
