@@ -2,7 +2,7 @@
 
 use super::{ContactTouch, World};
 use crate::body::BodyType;
-use crate::broadphase::{pair_ids, NULL};
+use crate::broadphase::{pair_ids, pair_key, NULL};
 use crate::collision::can_collide;
 use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
 use crate::error::Error;
@@ -94,6 +94,9 @@ impl World {
             }
         }
         self.begun_scratch = begun;
+        let broadphase = &mut self.broadphase;
+        self.contacts
+            .compact(|c, index| broadphase.set_pair_value(pair_key(c.shape_a, c.shape_b), index));
         self.profile.broadphase = ms_since(t);
         self.profile.pairs = self.broadphase.pair_count();
         self.profile.grid_cells = self.broadphase.cell_count();
