@@ -26,10 +26,16 @@
 //! 4. **Apply** (serial): the new pairs, sorted by key, join the pair set; the ended ones,
 //!    sorted by key, leave it.
 //!
-//! Proxies spanning more than [`MAX_CELLS_PER_PROXY`] cells (ground boxes, planes, bodies
-//! far outside the region cell coordinates can express) go to a separate *large* list; a
-//! moved proxy is tested against every large one, and a moved large proxy against every
-//! proxy.
+//! Proxies spanning more than [`MAX_CELLS_PER_PROXY`] cells (ground boxes, planes) go to a
+//! separate *large* list; a moved proxy is tested against every large one, and a moved
+//! large proxy against every proxy, so a large *moving* proxy (a kinematic platform the
+//! size of the world) costs O(n) a step. Cell coordinates are clamped to ±2^20: a small
+//! body beyond that (10,000 km out with 10 m cells) shares a boundary cell with every
+//! other such body; still correct, but their sweep is no longer local. A static proxy that
+//! moves (`set_body_transform` on a static body) makes its cells run the full sweep.
+//!
+//! A panic unwinding out of [`BroadPhase::update`] (none is expected on valid input)
+//! leaves it inconsistent: the world must not be stepped again after one.
 //!
 //! The pair set after an update is exactly the set of pairs of overlapping fat boxes that
 //! may pair (not the same body, not both static), whatever the thread count or the order
@@ -699,7 +705,15 @@ impl BroadPhase {
             return;
         }
         if self.grid.size == 0.0 {
-            let size = self.auto_cell_size();
+            let Some(size) = self.auto_cell_size() else {
+                // Only proxies destroyed since they were queued: nothing to size the grid
+                // by yet, and nothing to do.
+                for &id in &self.moved {
+                    self.proxies.flags[id as usize] &= !QUEUED;
+                }
+                self.moved.clear();
+                return;
+            };
             self.grid.size = size;
             self.grid.inv_size = 1.0 / size;
         }
@@ -851,9 +865,10 @@ impl BroadPhase {
         }
     }
 
-    /// [`AUTO_CELL_FACTOR`] × the median largest extent of the queued proxies' fat boxes
-    /// (dynamic ones if there are any), ignoring unbounded ones; 4 m without any.
-    fn auto_cell_size(&self) -> f32 {
+    /// [`AUTO_CELL_FACTOR`] × the median largest extent of the queued live proxies' fat
+    /// boxes (dynamic ones if there are any), ignoring unbounded ones; 4 m if all are
+    /// unbounded; `None` if no queued proxy is alive (the choice waits for real proxies).
+    fn auto_cell_size(&self) -> Option<f32> {
         let p = &self.proxies;
         let extent = |id: &u32| {
             let bb = &p.fat[*id as usize];
@@ -878,11 +893,11 @@ impl BroadPhase {
                 .collect();
         }
         if sizes.is_empty() {
-            return 4.0;
+            return self.moved.iter().any(|id| alive(&id)).then_some(4.0);
         }
         let mid = sizes.len() / 2;
         let (_, median, _) = sizes.select_nth_unstable_by(mid, f32::total_cmp);
-        (AUTO_CELL_FACTOR * *median).clamp(1.0e-3, 1.0e4)
+        Some((AUTO_CELL_FACTOR * *median).clamp(1.0e-3, 1.0e4))
     }
 
     /// Pairs that began in the last update, sorted by key.
@@ -1115,5 +1130,27 @@ mod tests {
         bp.update(None);
         assert_eq!(bp.cell_size(), AUTO_CELL_FACTOR);
         assert_eq!(bp.pair_count(), 0);
+    }
+
+    #[test]
+    fn dead_proxies_do_not_choose_the_cell_size() {
+        let mut bp = BroadPhase::default();
+        let tiny = Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::splat(0.01),
+        };
+        bp.create_proxy(0, tiny, false, 0);
+        bp.destroy_proxy(0);
+        bp.update(None);
+        assert_eq!(bp.cell_size(), 0.0, "nothing alive to size the grid by");
+        let unit = Aabb {
+            min: Vec3::ZERO,
+            max: Vec3::ONE,
+        };
+        bp.create_proxy(0, unit, false, 0);
+        bp.create_proxy(1, unit, false, 1);
+        bp.update(None);
+        assert_eq!(bp.cell_size(), AUTO_CELL_FACTOR);
+        assert_eq!(bp.begun(), &[pair_key(0, 1)]);
     }
 }
