@@ -860,10 +860,11 @@ impl BroadPhase {
         let p = &self.proxies;
         let out = &mut self.candidates;
         let mut test = |x: u32, y: u32| {
-            if p.may_pair(x, y) && p.fat[x as usize].overlaps(&p.fat[y as usize]) {
-                if !p.existed(x, y) {
-                    out.push(pair_key(x, y));
-                }
+            if p.may_pair(x, y)
+                && p.fat[x as usize].overlaps(&p.fat[y as usize])
+                && !p.existed(x, y)
+            {
+                out.push(pair_key(x, y));
             }
         };
         for &id in moved {
