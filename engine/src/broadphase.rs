@@ -647,9 +647,15 @@ impl BroadPhase {
 
     /// Removes proxy `id` at once, with all its pairs; returns the values of the pairs that
     /// held one (the contacts the caller must destroy), in key order.
+    ///
+    /// Its pairs are found from its cells' members and the large list (a large proxy scans
+    /// the pair list), so removing a shape costs about its neighbourhood, not the world.
     pub fn destroy_proxy(&mut self, id: u32) -> Vec<u32> {
         let i = id as usize;
         let f = self.proxies.flags[i];
+        let mut keys = self.pairs_of(id);
+        keys.sort_unstable();
+        keys.dedup();
         if f & INSERTED != 0 {
             if f & LARGE != 0 {
                 self.large.retain(|&l| l != id);
@@ -660,23 +666,76 @@ impl BroadPhase {
         }
         self.proxies.flags[i] = f & QUEUED;
         self.live -= 1;
-        let mut removed: Vec<(u64, u32)> = Vec::new();
-        let mut k = 0;
-        while k < self.pairs.list.len() {
-            let (a, b) = pair_ids(self.pairs.list[k].key);
-            if a == id || b == id {
-                let e = self.pairs.remove_at(k);
-                removed.push((e.key, e.value));
-            } else {
-                k += 1;
+        let mut values = Vec::new();
+        for key in keys {
+            match self.pairs.index.get(&key) {
+                Some(&k) => {
+                    let e = self.pairs.remove_at(k as usize);
+                    if e.value != NULL {
+                        values.push(e.value);
+                    }
+                }
+                None => debug_assert!(false, "pair {key:x} of proxy {id} is not live"),
             }
         }
-        removed.sort_unstable_by_key(|&(k, _)| k);
-        removed
-            .into_iter()
-            .map(|(_, v)| v)
-            .filter(|&v| v != NULL)
-            .collect()
+        values
+    }
+
+    /// The keys of proxy `id`'s live pairs (unsorted, possibly repeated). Between updates
+    /// the grid still holds every proxy where the last update put it, and the pairs are
+    /// the overlaps of the boxes of then: a queued (moved) proxy's previous box.
+    fn pairs_of(&self, id: u32) -> Vec<u64> {
+        let p = &self.proxies;
+        let i = id as usize;
+        let f = p.flags[i];
+        if f & INSERTED == 0 || f & NEW != 0 {
+            return Vec::new();
+        }
+        if f & LARGE != 0 {
+            return self
+                .pairs
+                .list
+                .iter()
+                .map(|e| e.key)
+                .filter(|&k| {
+                    let (a, b) = pair_ids(k);
+                    a == id || b == id
+                })
+                .collect();
+        }
+        let then = |j: usize| {
+            if p.flags[j] & QUEUED != 0 {
+                &p.prev[j]
+            } else {
+                &p.fat[j]
+            }
+        };
+        let mine = then(i);
+        let mut keys = Vec::new();
+        let mut consider = |y: u32| {
+            let j = y as usize;
+            if p.flags[j] & NEW == 0 && p.may_pair(id, y) && mine.overlaps(then(j)) {
+                keys.push(pair_key(id, y));
+            }
+        };
+        let mut visit = |cell: &Cell| {
+            cell.dynamic.iter().for_each(|&y| consider(y));
+            cell.statics.iter().for_each(|&y| consider(y));
+        };
+        let slots = &p.slots[i];
+        if slots[0] != NULL {
+            for &c in slots.iter().take_while(|&&c| c != NULL) {
+                visit(&self.grid.cells[c as usize]);
+            }
+        } else {
+            p.range[i].for_each(|c| {
+                if let Some(&index) = self.grid.map.get(&Grid::pack(c)) {
+                    visit(&self.grid.cells[index as usize]);
+                }
+            });
+        }
+        self.large.iter().for_each(|&l| consider(l));
+        keys
     }
 
     /// The fat box of proxy `id`.
