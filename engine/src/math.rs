@@ -150,6 +150,32 @@ impl StateHasher {
     }
 }
 
+/// Asks the CPU to start loading `item` into cache: a hint, with no effect on any result,
+/// and nothing at all on other architectures than x86-64.
+///
+/// Measured reason: a contact is 432 bytes, and the narrowphase's recycled path does
+/// little work per contact, so it waits on memory; the hardware prefetcher does not run
+/// far enough ahead. Loading the contact six places ahead took the narrowphase of
+/// `large_world` (100k contacts, 1 thread) from 12.1 to 10.7 ms and `pile`'s from 4.2 to
+/// 3.5 ms (impetus-bench run <scene> --steps 200).
+#[inline(always)]
+pub(crate) fn prefetch<T>(item: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let base = item as *const T as *const i8;
+        let mut offset = 0;
+        while offset < std::mem::size_of::<T>() {
+            // SAFETY: a prefetch never faults and changes nothing a program can observe;
+            // the address lies inside `item`, a live reference, in any case.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(base.add(offset)) };
+            offset += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = item;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

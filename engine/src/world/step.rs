@@ -6,11 +6,16 @@ use crate::broadphase::{pair_ids, pair_key, NULL};
 use crate::collision::can_collide;
 use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
 use crate::error::Error;
+use crate::math::prefetch;
 use crate::shape::Aabb;
 use crate::solver::{self, Softness, StepContext};
 use impetus_profiling::{physics_frame, plot, zone};
 use rayon::prelude::*;
 use std::time::Instant;
+
+/// The narrowphase asks for the contact this many places ahead to be loaded while it
+/// works on the current one (see [`prefetch`]).
+const PREFETCH_AHEAD: usize = 6;
 
 /// Contacts per narrowphase work item (fixed, so chunk boundaries depend on the scene
 /// only).
@@ -169,7 +174,11 @@ impl World {
         let work = |(k, (chunk, out)): (usize, (&mut [Contact], &mut NarrowChunk))| {
             out.clear();
             let base = k * NARROW_CHUNK;
-            for (j, c) in chunk.iter_mut().enumerate() {
+            for j in 0..chunk.len() {
+                if let Some(ahead) = chunk.get(j + PREFETCH_AHEAD) {
+                    prefetch(ahead);
+                }
+                let c = &mut chunk[j];
                 if !c.alive {
                     continue;
                 }
