@@ -188,9 +188,17 @@ impl Proxies {
     /// map: in the 100k-body world those probes missed the cache on every candidate.
     #[inline]
     fn existed(&self, a: u32, b: u32) -> bool {
+        self.paired_at_last_update(a, b, MOVED)
+    }
+
+    /// Whether two proxies that may pair overlapped at the last update, taking a proxy
+    /// flagged `moved_flag` at its previous box: [`MOVED`] during an update, [`QUEUED`]
+    /// between updates.
+    #[inline]
+    fn paired_at_last_update(&self, a: u32, b: u32, moved_flag: u8) -> bool {
         let (a, b) = (a as usize, b as usize);
         let then = |i: usize| {
-            if self.flags[i] & MOVED != 0 {
+            if self.flags[i] & moved_flag != 0 {
                 &self.prev[i]
             } else {
                 &self.fat[i]
@@ -703,18 +711,9 @@ impl BroadPhase {
                 })
                 .collect();
         }
-        let then = |j: usize| {
-            if p.flags[j] & QUEUED != 0 {
-                &p.prev[j]
-            } else {
-                &p.fat[j]
-            }
-        };
-        let mine = then(i);
         let mut keys = Vec::new();
         let mut consider = |y: u32| {
-            let j = y as usize;
-            if p.flags[j] & NEW == 0 && p.may_pair(id, y) && mine.overlaps(then(j)) {
+            if p.may_pair(id, y) && p.paired_at_last_update(id, y, QUEUED) {
                 keys.push(pair_key(id, y));
             }
         };
@@ -995,20 +994,13 @@ impl BroadPhase {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collision::test_util::Rng;
     use glam::Vec3;
     use std::collections::BTreeSet;
 
-    struct Rng(u64);
-    impl Rng {
-        fn f(&mut self) -> f32 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 40) as f32 / (1u64 << 24) as f32
-        }
-        fn v(&mut self) -> Vec3 {
-            Vec3::new(self.f(), self.f(), self.f())
-        }
+    /// A point in the unit cube.
+    fn unit3(rng: &mut Rng) -> Vec3 {
+        Vec3::new(rng.unit(), rng.unit(), rng.unit())
     }
 
     /// One test proxy: box, static flag, body, alive.
@@ -1045,20 +1037,20 @@ mod tests {
     /// A random box: mostly small ones in a 60 m region, some spanning many cells, a few
     /// huge (the large list) and a few far outside any sensible region.
     fn random_box(rng: &mut Rng) -> Aabb {
-        let kind = rng.f();
+        let kind = rng.unit();
         let (c, e) = if kind < 0.80 {
-            (rng.v() * 60.0 - 30.0, rng.v() * 1.5 + 0.05)
+            (unit3(rng) * 60.0 - 30.0, unit3(rng) * 1.5 + 0.05)
         } else if kind < 0.92 {
-            (rng.v() * 60.0 - 30.0, rng.v() * 12.0 + 2.0)
+            (unit3(rng) * 60.0 - 30.0, unit3(rng) * 12.0 + 2.0)
         } else if kind < 0.96 {
             (
-                rng.v() * 60.0 - 30.0,
-                Vec3::new(500.0, 1.0, 500.0) * (rng.f() + 0.5),
+                unit3(rng) * 60.0 - 30.0,
+                Vec3::new(500.0, 1.0, 500.0) * (rng.unit() + 0.5),
             )
         } else {
             (
-                (rng.v() - 0.5) * 2.0e7,
-                Vec3::splat(1.0e6) * rng.f() + Vec3::splat(0.5),
+                (unit3(rng) - 0.5) * 2.0e7,
+                Vec3::splat(1.0e6) * rng.unit() + Vec3::splat(0.5),
             )
         };
         Aabb {
@@ -1075,15 +1067,15 @@ mod tests {
         cell: f32,
         move_fraction: f32,
     ) {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let n = 400;
         let mut ps = Vec::new();
         let mut bp = BroadPhase::new(cell);
         for i in 0..n {
             let p = P {
                 bb: random_box(&mut rng),
-                is_static: rng.f() < 0.2,
-                body: if rng.f() < 0.1 {
+                is_static: rng.unit() < 0.2,
+                body: if rng.unit() < 0.1 {
                     i as u32 / 2
                 } else {
                     1000 + i as u32
@@ -1111,22 +1103,22 @@ mod tests {
             }
             assert_eq!(model, expected, "round {round}: begun/ended disagree");
             for (i, p) in ps.iter_mut().enumerate() {
-                if !p.alive || rng.f() >= move_fraction {
+                if !p.alive || rng.unit() >= move_fraction {
                     continue;
                 }
-                let step = if rng.f() < 0.1 { 20.0 } else { 2.0 };
-                let d = (rng.v() - 0.5) * step;
+                let step = if rng.unit() < 0.1 { 20.0 } else { 2.0 };
+                let d = (unit3(&mut rng) - 0.5) * step;
                 p.bb = Aabb {
                     min: p.bb.min + d,
                     max: p.bb.max + d,
                 };
-                if rng.f() < 0.03 {
+                if rng.unit() < 0.03 {
                     p.bb = random_box(&mut rng);
                 }
                 bp.move_proxy(i as u32, p.bb);
             }
             for _ in 0..3 {
-                let victim = (rng.f() * n as f32) as usize % n;
+                let victim = (rng.unit() * n as f32) as usize % n;
                 if ps[victim].alive {
                     ps[victim].alive = false;
                     bp.destroy_proxy(victim as u32);

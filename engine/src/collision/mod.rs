@@ -12,7 +12,7 @@ mod plane;
 mod reduce;
 mod sphere;
 #[cfg(test)]
-mod test_util;
+pub(crate) mod test_util;
 
 use crate::math::Transform;
 use crate::shape::{Shape, ShapeKind};

@@ -342,19 +342,12 @@ impl World {
             .iter()
             .filter(|c| c.alive && c.touching)
             .map(move |c| {
-                let shape_id = |s: u32| ShapeId {
-                    index: s,
-                    generation: self.shapes.pool.generation(s as usize),
-                };
-                let body_id = |b: u32| BodyId {
-                    index: b,
-                    generation: self.body_pool.generation(b as usize),
-                };
+                let ids = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
                 ContactView {
-                    shape_a: shape_id(c.shape_a),
-                    shape_b: shape_id(c.shape_b),
-                    body_a: body_id(c.body_a),
-                    body_b: body_id(c.body_b),
+                    shape_a: ids.shape_a,
+                    shape_b: ids.shape_b,
+                    body_a: ids.body_a,
+                    body_b: ids.body_b,
                     normal: c.manifold.normal,
                     points: c.manifold.points(),
                 }
