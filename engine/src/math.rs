@@ -160,12 +160,19 @@ impl StateHasher {
 /// 3.5 ms (impetus-bench run <scene> --steps 200).
 #[inline(always)]
 pub(crate) fn prefetch<T>(item: &T) {
+    prefetch_head(item, std::mem::size_of::<T>());
+}
+
+/// [`prefetch`] of the first `bytes` bytes of `item` only (at most its size).
+#[inline(always)]
+pub(crate) fn prefetch_head<T>(item: &T, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let base = item as *const T as *const i8;
+        let end = bytes.min(std::mem::size_of::<T>());
         let mut offset = 0;
-        while offset < std::mem::size_of::<T>() {
+        while offset < end {
             // SAFETY: a prefetch never faults and changes nothing a program can observe;
             // the address lies inside `item`, a live reference, in any case.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(base.add(offset)) };
@@ -173,7 +180,7 @@ pub(crate) fn prefetch<T>(item: &T) {
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = item;
+    let _ = (item, bytes);
 }
 
 #[cfg(test)]

@@ -11,8 +11,13 @@ use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::broadphase::NULL;
 use crate::contact::Contact;
+use crate::math::prefetch_head;
 use rayon::prelude::*;
 use std::ops::Range;
+
+/// The bytes of a [`Contact`] that `prepare` reads: the bodies, the coefficients and the
+/// manifold, which its layout puts first.
+const HOT_BYTES: usize = std::mem::offset_of!(Contact, shape_a);
 
 #[derive(Default)]
 pub(crate) struct ContactBatches {
@@ -51,15 +56,26 @@ impl ContactBatches {
                 continue;
             }
             let start = self.wide.len();
-            let prepare = |chunk: &[u32]| {
+            let chunks = list.len().div_ceil(W);
+            let chunk = |c: usize| &list[c * W..list.len().min(c * W + W)];
+            let prepare = |c: usize| {
+                // The contacts are visited out of memory order: start loading the next
+                // batch's while this one is prepared.
+                if c + 1 < chunks {
+                    for &k in chunk(c + 1) {
+                        prefetch_head(&contacts[touching[k as usize] as usize], HOT_BYTES);
+                    }
+                }
+                let chunk = chunk(c);
                 let ids: [u32; W] =
                     std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
                 ContactConstraintW::prepare(contacts, &ids[..chunk.len()], sb, ctx)
             };
             if parallel {
-                self.wide.par_extend(list.par_chunks(W).map(prepare));
+                self.wide
+                    .par_extend((0..chunks).into_par_iter().map(prepare));
             } else {
-                self.wide.extend(list.chunks(W).map(prepare));
+                self.wide.extend((0..chunks).map(prepare));
             }
             self.ranges.push(start..self.wide.len());
         }
@@ -114,13 +130,21 @@ impl ContactBatches {
     pub fn store(&self, contacts: &mut [Contact], parallel: bool) {
         cs::store_impulses(&self.overflow, contacts);
         let contacts = ContactsPtr::new(contacts);
+        let wide = &self.wide;
+        let store = |i: usize| {
+            // As in `build`: load the next batch's contacts while this one is written.
+            if let Some(next) = wide.get(i + 1) {
+                next.prefetch_sources(contacts, HOT_BYTES);
+            }
+            wide[i].store(contacts);
+        };
         if parallel {
-            self.wide
-                .par_iter()
+            (0..wide.len())
+                .into_par_iter()
                 .with_min_len(16)
-                .for_each(|c| c.store(contacts));
+                .for_each(store);
         } else {
-            self.wide.iter().for_each(|c| c.store(contacts));
+            (0..wide.len()).for_each(store);
         }
     }
 }

@@ -9,12 +9,12 @@
 //! Body velocities are gathered from the dense `BodyState` array (64 bytes a body: one
 //! cache line per lane) and scattered back to dynamic bodies only.
 
-use super::wide::{FloatW, QuatW, SymMat3W, Vec3W, W};
+use super::wide::{transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
 use super::{BodyState, SolverBodies, SolverMass, StepContext};
 use crate::broadphase::NULL;
 use crate::collision::MAX_POINTS;
 use crate::contact::Contact;
-use crate::math::perpendicular;
+use crate::math::{perpendicular, prefetch_head};
 use glam::{Mat3, Vec3};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -85,24 +85,58 @@ impl StatesPtr {
         }
     }
 
-    #[inline]
-    fn get(&self, i: u32) -> BodyState {
+    /// The 16 floats of state `i` (v, 0, w, 0, dp, 0, dq), the identity for [`NULL`].
+    #[inline(always)]
+    fn floats(&self, i: u32) -> &[f32; 16] {
         if i == NULL {
-            return BodyState::IDENTITY;
+            return bytemuck::cast_ref(&BodyState::IDENTITY);
         }
         assert!((i as usize) < self.len);
         // SAFETY: in bounds (checked above); see the type's comment for aliasing.
-        unsafe { *self.ptr.add(i as usize) }
+        bytemuck::cast_ref(unsafe { &*self.ptr.add(i as usize) })
     }
 
-    #[inline]
-    fn set_velocity(&self, i: u32, v: Vec3, w: Vec3) {
-        assert!((i as usize) < self.len);
-        // SAFETY: in bounds (checked above); only the lane that owns dynamic body `i` in
-        // this colour writes it (see the type's comment).
-        let s = unsafe { &mut *self.ptr.add(i as usize) };
-        s.v = v;
-        s.w = w;
+    /// The first `count` floats of the states `idx` in lanes: column `k` holds float `k`
+    /// of every lane's state. `W` states are transposed `W` floats at a time.
+    #[inline(always)]
+    fn columns(&self, idx: &[u32; W], count: usize) -> [FloatW; 16] {
+        let rows: [&[f32; 16]; W] = std::array::from_fn(|i| self.floats(idx[i]));
+        let mut cols = [FloatW::ZERO; 16];
+        let mut off = 0;
+        while off < count {
+            let block =
+                std::array::from_fn(|i| FloatW::new(std::array::from_fn(|j| rows[i][off + j])));
+            cols[off..off + W].copy_from_slice(&transpose(block));
+            off += W;
+        }
+        cols
+    }
+
+    /// Writes the velocities `v` (columns 0..3) and `w` (4..7) of lane `i` to state
+    /// `idx[i]` where `write[i]`.
+    #[inline(always)]
+    fn set_velocities(&self, idx: &[u32; W], write: &[bool; W], v: Vec3W, w: Vec3W) {
+        let zero = FloatW::ZERO;
+        let cols = [v.x, v.y, v.z, zero, w.x, w.y, w.z, zero];
+        let mut rows = [[0.0f32; 16]; W];
+        let mut off = 0;
+        while off < cols.len() {
+            let block = std::array::from_fn(|j| cols.get(off + j).copied().unwrap_or(zero));
+            for (row, lanes) in rows.iter_mut().zip(transpose(block)) {
+                row[off..off + W].copy_from_slice(&lanes.to_array());
+            }
+            off += W;
+        }
+        for i in 0..W {
+            if write[i] {
+                let k = idx[i] as usize;
+                assert!(k < self.len);
+                // SAFETY: in bounds (checked above); only the lane that owns dynamic body
+                // `k` in this colour writes it (see the type's comment).
+                let s: &mut [f32; 16] = bytemuck::cast_mut(unsafe { &mut *self.ptr.add(k) });
+                s[..8].copy_from_slice(&rows[i][..8]);
+            }
+        }
     }
 }
 
@@ -124,6 +158,16 @@ impl ContactsPtr {
         Self {
             ptr: contacts.as_mut_ptr(),
             len: contacts.len(),
+        }
+    }
+
+    /// Starts loading the first `bytes` bytes of contact `k` (see [`prefetch_head`]).
+    #[inline]
+    fn prefetch(&self, k: u32, bytes: usize) {
+        if (k as usize) < self.len {
+            // SAFETY: in bounds (checked above); a shared reference only for the
+            // duration of the hint, while no lane writes this contact (see `get_mut`).
+            prefetch_head(unsafe { &*self.ptr.add(k as usize) }, bytes);
         }
     }
 
@@ -338,6 +382,15 @@ impl ContactConstraintW {
     }
 
     /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
+    /// Starts loading the first `bytes` bytes of each lane's contact.
+    pub fn prefetch_sources(&self, contacts: ContactsPtr, bytes: usize) {
+        for &k in &self.source {
+            if k != NULL {
+                contacts.prefetch(k, bytes);
+            }
+        }
+    }
+
     pub fn store(&self, contacts: ContactsPtr) {
         let f = (self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * self.t2).scatter();
         let twist = self.twist_impulse.to_array();
@@ -388,38 +441,42 @@ impl ContactConstraintW {
         self.scatter(states, &b);
     }
 
-    #[inline]
-    fn gather(&self, states: StatesPtr) -> BodiesW {
-        let sa: [BodyState; W] = std::array::from_fn(|i| states.get(self.a[i]));
-        let sb: [BodyState; W] = std::array::from_fn(|i| states.get(self.b[i]));
+    /// The lanes' body velocities and, with `deltas`, position and rotation deltas
+    /// (left zero without).
+    #[inline(always)]
+    fn gather_bodies(&self, states: StatesPtr, deltas: bool) -> BodiesW {
+        let count = if deltas { 16 } else { 8 };
+        let a = states.columns(&self.a, count);
+        let b = states.columns(&self.b, count);
+        let v3 = |c: &[FloatW; 16], k: usize| Vec3W {
+            x: c[k],
+            y: c[k + 1],
+            z: c[k + 2],
+        };
+        let q = |c: &[FloatW; 16]| QuatW {
+            v: v3(c, 12),
+            s: c[15],
+        };
         BodiesW {
-            va: Vec3W::gather(&std::array::from_fn(|i| sa[i].v)),
-            wa: Vec3W::gather(&std::array::from_fn(|i| sa[i].w)),
-            vb: Vec3W::gather(&std::array::from_fn(|i| sb[i].v)),
-            wb: Vec3W::gather(&std::array::from_fn(|i| sb[i].w)),
-            dp: Vec3W::gather(&std::array::from_fn(|i| sb[i].dp))
-                - Vec3W::gather(&std::array::from_fn(|i| sa[i].dp)),
-            dqa: QuatW::gather(&std::array::from_fn(|i| sa[i].dq)),
-            dqb: QuatW::gather(&std::array::from_fn(|i| sb[i].dq)),
+            va: v3(&a, 0),
+            wa: v3(&a, 4),
+            vb: v3(&b, 0),
+            wb: v3(&b, 4),
+            dp: v3(&b, 8) - v3(&a, 8),
+            dqa: q(&a),
+            dqb: q(&b),
         }
     }
 
-    #[inline]
+    #[inline(always)]
+    fn gather(&self, states: StatesPtr) -> BodiesW {
+        self.gather_bodies(states, true)
+    }
+
+    #[inline(always)]
     fn scatter(&self, states: StatesPtr, b: &BodiesW) {
-        let (va, wa, vb, wb) = (
-            b.va.scatter(),
-            b.wa.scatter(),
-            b.vb.scatter(),
-            b.wb.scatter(),
-        );
-        for i in 0..W {
-            if self.write_a[i] {
-                states.set_velocity(self.a[i], va[i], wa[i]);
-            }
-            if self.write_b[i] {
-                states.set_velocity(self.b[i], vb[i], wb[i]);
-            }
-        }
+        states.set_velocities(&self.a, &self.write_a, b.va, b.wa);
+        states.set_velocities(&self.b, &self.write_b, b.vb, b.wb);
     }
 
     #[inline]
@@ -443,7 +500,7 @@ impl ContactConstraintW {
 
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&self, states: StatesPtr) {
-        let mut b = self.gather(states);
+        let mut b = self.gather_bodies(states, false);
         for cp in &self.points[..self.points_used] {
             self.apply(&mut b, cp.r_a, cp.r_b, cp.normal_impulse * self.normal);
         }

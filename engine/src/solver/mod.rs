@@ -35,9 +35,11 @@ use crate::broadphase::NULL;
 use crate::math::rotate_diagonal;
 use glam::{Mat3, Quat, Vec3};
 
-/// A movable body's solver state. 64 bytes, 16-aligned: one cache line per body.
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(16))]
+/// A movable body's solver state. 64 bytes, 64-aligned: one cache line per body. The
+/// kernels read it as 16 floats (v, 0, w, 0, dp, 0, dq) and transpose `W` of them into
+/// lanes (see `contact_wide`), so the field order is part of the layout.
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(64))]
 pub(crate) struct BodyState {
     pub v: Vec3,
     pub _pad0: f32,

@@ -5,7 +5,9 @@
 //! sqrt per lane, never a fused multiply-add, so a constraint's result does not depend on
 //! the lane it sits in or on `W`: the narrow and wide builds compute bit-identical states.
 
-use glam::{Quat, Vec3};
+#[cfg(test)]
+use glam::Quat;
+use glam::Vec3;
 use std::ops::{Add, Mul, Neg, Sub};
 
 #[cfg(feature = "simd16")]
@@ -32,6 +34,13 @@ mod lanes {
 }
 
 pub(crate) use lanes::{FloatW, W};
+
+/// Transposes `W` rows of `W` lanes: lane `j` of row `i` becomes lane `i` of row `j`.
+/// Only moves data (shuffles), so it cannot change a result.
+#[inline(always)]
+pub(crate) fn transpose(rows: [FloatW; W]) -> [FloatW; W] {
+    FloatW::transpose(rows)
+}
 
 /// `W` lanes of a 3-vector, one register per component.
 #[derive(Clone, Copy, Debug, Default)]
@@ -130,7 +139,7 @@ pub(crate) struct QuatW {
 }
 
 impl QuatW {
-    #[inline]
+    #[cfg(test)]
     pub fn gather(q: &[Quat; W]) -> Self {
         Self {
             v: Vec3W {
@@ -180,6 +189,18 @@ impl SymMat3W {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transpose_swaps_rows_and_lanes() {
+        let rows: [FloatW; W] =
+            std::array::from_fn(|i| FloatW::new(std::array::from_fn(|j| (i * W + j) as f32)));
+        let cols = transpose(rows);
+        for (j, col) in cols.iter().enumerate() {
+            for (i, &x) in col.to_array().iter().enumerate() {
+                assert_eq!(x, (i * W + j) as f32);
+            }
+        }
+    }
 
     #[test]
     fn rotate_matches_glam() {
