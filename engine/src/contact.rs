@@ -33,6 +33,11 @@ pub(crate) struct Contact {
     /// `touching` changed in the last narrowphase update.
     pub touch_changed: bool,
     pub alive: bool,
+    /// The constraint colour while touching ([`NO_COLOR`](crate::solver::color::NO_COLOR)
+    /// otherwise), kept across steps.
+    pub color: u8,
+    /// Which bodies hold a bit in `color` (see [`crate::solver::color::Coloring::assign`]).
+    pub color_sides: u8,
     /// What recycling needs of the last full manifold.
     pub cache: ManifoldCache,
 }

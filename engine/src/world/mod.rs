@@ -151,6 +151,10 @@ pub struct World {
     /// Touching contacts of the step (contact indices) and their dynamic solver bodies.
     pub(crate) touching: Vec<u32>,
     pub(crate) touching_pairs: Vec<[u32; 2]>,
+    /// Their colours, in the same order.
+    pub(crate) touching_colors: Vec<u8>,
+    /// Contacts that stopped touching in the last narrowphase but still hold a colour.
+    pub(crate) uncolor: Vec<u32>,
     pub(crate) batches: crate::solver::batches::ContactBatches,
     pub(crate) pool: Option<rayon::ThreadPool>,
     pub(crate) profile: Profile,
@@ -201,6 +205,8 @@ impl World {
             solver: SolverBodies::default(),
             touching: Vec::new(),
             touching_pairs: Vec::new(),
+            touching_colors: Vec::new(),
+            uncolor: Vec::new(),
             batches: Default::default(),
             pool,
             profile: Profile::default(),
@@ -318,6 +324,12 @@ impl World {
                     &self.body_pool,
                 ));
             }
+            self.batches.coloring.release(
+                contact.color,
+                contact.color_sides,
+                contact.body_a,
+                contact.body_b,
+            );
             self.contacts.destroy(c);
         }
         self.shapes.pool.release(index);

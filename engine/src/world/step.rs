@@ -8,6 +8,7 @@ use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
 use crate::error::Error;
 use crate::math::prefetch;
 use crate::shape::Aabb;
+use crate::solver::color::NO_COLOR;
 use crate::solver::{self, Softness, StepContext};
 use impetus_profiling::{physics_frame, plot, zone};
 use rayon::prelude::*;
@@ -26,6 +27,10 @@ const NARROW_CHUNK: usize = 256;
 pub(crate) struct NarrowChunk {
     touching: Vec<u32>,
     pairs: Vec<[u32; 2]>,
+    /// The touching contacts' colours.
+    colors: Vec<u8>,
+    /// Contacts that stopped touching but still hold a colour.
+    uncolor: Vec<u32>,
     begin: Vec<ContactTouch>,
     end: Vec<ContactTouch>,
     points: usize,
@@ -36,6 +41,8 @@ impl NarrowChunk {
     fn clear(&mut self) {
         self.touching.clear();
         self.pairs.clear();
+        self.colors.clear();
+        self.uncolor.clear();
         self.begin.clear();
         self.end.clear();
         self.points = 0;
@@ -85,6 +92,9 @@ impl World {
                     self.touch_end
                         .push(ContactTouch::of(c, &self.shapes.pool, &self.body_pool));
                 }
+                self.batches
+                    .coloring
+                    .release(c.color, c.color_sides, c.body_a, c.body_b);
                 self.contacts.destroy(contact);
             }
         }
@@ -143,6 +153,8 @@ impl World {
             touching: false,
             touch_changed: false,
             alive: true,
+            color: NO_COLOR,
+            color_sides: 0,
         })
     }
 
@@ -196,6 +208,9 @@ impl World {
                     out.recycled += c.recycled as usize;
                     out.touching.push((base + j) as u32);
                     out.pairs.push([c.body_a, c.body_b]);
+                    out.colors.push(c.color);
+                } else if c.color != NO_COLOR {
+                    out.uncolor.push((base + j) as u32);
                 }
             }
         };
@@ -217,11 +232,15 @@ impl World {
         let (mut points, mut recycled) = (0, 0);
         self.touching.clear();
         self.touching_pairs.clear();
+        self.touching_colors.clear();
+        self.uncolor.clear();
         for out in self.narrow_chunks.iter() {
             points += out.points;
             recycled += out.recycled;
             self.touching.extend_from_slice(&out.touching);
             self.touching_pairs.extend_from_slice(&out.pairs);
+            self.touching_colors.extend_from_slice(&out.colors);
+            self.uncolor.extend_from_slice(&out.uncolor);
             self.touch_begin.extend_from_slice(&out.begin);
             self.touch_end.extend_from_slice(&out.end);
         }
@@ -258,12 +277,21 @@ impl World {
         }
     }
 
-    /// Gathers the movable bodies and maps the touching contacts' bodies (listed by the
+    /// Gathers the movable bodies, maps the touching contacts' bodies (listed by the
     /// narrowphase) to the solver indices of their dynamic bodies ([`NULL`] for static or
-    /// kinematic). Runs once per step, after `collide`.
+    /// kinematic), and updates the colours: contacts that stopped touching give theirs
+    /// back, contacts that began touching take one, serially in contact order. Runs once
+    /// per step, after `collide`.
     pub(crate) fn gather_contacts(&mut self) {
         let pool = &self.body_pool;
         self.solver.gather(&self.bodies, |i| pool.is_alive(i));
+        let coloring = &mut self.batches.coloring;
+        let contacts = &mut self.contacts.contacts;
+        for &k in &self.uncolor {
+            let c = &mut contacts[k as usize];
+            coloring.release(c.color, c.color_sides, c.body_a, c.body_b);
+            (c.color, c.color_sides) = (NO_COLOR, 0);
+        }
         let sb = &self.solver;
         let dynamic = |body: u32| {
             let k = sb.index[body as usize];
@@ -274,10 +302,20 @@ impl World {
             }
         };
         // The narrowphase listed the touching contacts with their body slots; turn the
-        // slots into dynamic solver indices.
-        for pair in self.touching_pairs.iter_mut() {
-            *pair = [dynamic(pair[0]), dynamic(pair[1])];
+        // slots into dynamic solver indices, colouring the contacts that have no colour.
+        for (k, pair) in self.touching_pairs.iter_mut().enumerate() {
+            let [a, b] = *pair;
+            let (da, db) = (dynamic(a), dynamic(b));
+            if self.touching_colors[k] == NO_COLOR {
+                let slot = |body: u32, d: u32| if d == NULL { NULL } else { body };
+                let (color, sides) = coloring.assign(slot(a, da), slot(b, db));
+                let c = &mut contacts[self.touching[k] as usize];
+                (c.color, c.color_sides) = (color, sides);
+                self.touching_colors[k] = color;
+            }
+            *pair = [da, db];
         }
+        coloring.list(&self.touching_colors);
     }
 
     /// Colours the touching contacts and prepares their constraints into batches.
