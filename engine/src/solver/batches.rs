@@ -6,7 +6,6 @@
 use super::color::Coloring;
 use super::contact::{self as cs, ContactConstraint};
 use super::contact_wide::{ContactConstraintW, ContactsPtr, StatesPtr};
-use super::schedule::Op;
 use super::wide::W;
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
@@ -89,20 +88,6 @@ impl ContactBatches {
             }));
     }
 
-    /// Each colour's batches, as ranges of batch indices.
-    pub fn color_ranges(&self) -> &[Range<usize>] {
-        &self.ranges
-    }
-
-    /// Raw access to the batches for the long-lived workers of [`super::schedule`].
-    pub fn shared(&mut self) -> SharedBatches {
-        SharedBatches {
-            wide: self.wide.as_mut_ptr(),
-            wide_len: self.wide.len(),
-            overflow: &mut self.overflow,
-        }
-    }
-
     /// Runs `f` on every batch, colour by colour.
     fn each_color(&mut self, parallel: bool, f: impl Fn(&mut ContactConstraintW) + Send + Sync) {
         for range in &self.ranges {
@@ -161,83 +146,6 @@ impl ContactBatches {
                 .for_each(store);
         } else {
             (0..wide.len()).for_each(store);
-        }
-    }
-}
-
-/// The batches as raw pointers, shared by the long-lived workers of one solve stage.
-#[derive(Clone, Copy)]
-pub(crate) struct SharedBatches {
-    wide: *mut ContactConstraintW,
-    wide_len: usize,
-    overflow: *mut Vec<ContactConstraint>,
-}
-
-// SAFETY: dereferenced only in `run_wide` and `run_overflow`, whose callers (the schedule's
-// stages) hand each batch to one block of one stage at a time and run the overflow as a
-// stage of a single block; see their safety sections.
-unsafe impl Send for SharedBatches {}
-unsafe impl Sync for SharedBatches {}
-
-impl SharedBatches {
-    /// Runs `op` on the wide batches `items` (all of one colour, except for
-    /// [`Op::Store`], which writes each batch's own contacts).
-    ///
-    /// # Safety
-    /// No other thread may touch these batches meanwhile, and concurrent calls must run
-    /// batches of the same colour (disjoint dynamic bodies) with the same `op`, or
-    /// [`Op::Store`] (disjoint contacts).
-    pub unsafe fn run_wide(
-        &self,
-        op: Op,
-        items: Range<usize>,
-        states: StatesPtr,
-        ctx: &StepContext,
-        contacts: ContactsPtr,
-    ) {
-        assert!(items.start <= items.end && items.end <= self.wide_len);
-        // SAFETY: in bounds (checked above); exclusive per the caller's contract.
-        let batches =
-            unsafe { std::slice::from_raw_parts_mut(self.wide.add(items.start), items.len()) };
-        for c in batches {
-            match op {
-                Op::WarmStart => c.warm_start(states),
-                Op::Solve => c.solve(states, ctx, true),
-                Op::Relax => c.solve(states, ctx, false),
-                Op::Restitution => c.restitution(states, ctx),
-                Op::Store => c.store(contacts),
-                Op::IntegrateVelocities | Op::IntegratePositions => {
-                    unreachable!("body stages do not run batches")
-                }
-            }
-        }
-    }
-
-    /// Runs `op` on the overflow constraints.
-    ///
-    /// # Safety
-    /// No other thread may touch the overflow, the states or the contacts meanwhile (the
-    /// overflow is a stage of one block).
-    pub unsafe fn run_overflow(
-        &self,
-        op: Op,
-        states: StatesPtr,
-        ctx: &StepContext,
-        contacts: ContactsPtr,
-    ) {
-        // SAFETY: exclusive per the caller's contract.
-        let (overflow, states) =
-            unsafe { (&mut *self.overflow, states.slice_mut(0..states.len())) };
-        match op {
-            Op::WarmStart => cs::warm_start(overflow, states),
-            Op::Solve => cs::solve(overflow, states, ctx, true),
-            Op::Relax => cs::solve(overflow, states, ctx, false),
-            Op::Restitution => cs::restitution(overflow, states, ctx),
-            // SAFETY: exclusive per the caller's contract.
-            Op::Store => cs::store_impulses(overflow, unsafe { contacts.all_mut() }),
-            Op::IntegrateVelocities | Op::IntegratePositions => {
-                unreachable!("body stages do not run constraints")
-            }
         }
     }
 }

@@ -85,21 +85,6 @@ impl StatesPtr {
         }
     }
 
-    /// Number of states.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// The states `range` as a slice.
-    ///
-    /// # Safety
-    /// No other thread may access these states while the slice lives.
-    pub unsafe fn slice_mut<'a>(&self, range: std::ops::Range<usize>) -> &'a mut [BodyState] {
-        assert!(range.start <= range.end && range.end <= self.len);
-        // SAFETY: in bounds (checked above); exclusivity is the caller's contract.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(range.start), range.len()) }
-    }
-
     /// The 16 floats of state `i` (v, 0, w, 0, dp, 0, dq), the identity for [`NULL`].
     #[inline(always)]
     fn floats(&self, i: u32) -> &[f32; 16] {
@@ -174,15 +159,6 @@ impl ContactsPtr {
             ptr: contacts.as_mut_ptr(),
             len: contacts.len(),
         }
-    }
-
-    /// All contacts as a slice.
-    ///
-    /// # Safety
-    /// No other thread may access the contacts while the slice lives.
-    pub unsafe fn all_mut<'a>(&self) -> &'a mut [Contact] {
-        // SAFETY: the whole allocation; exclusivity is the caller's contract.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
     }
 
     /// Starts loading the first `bytes` bytes of contact `k` (see [`prefetch_head`]).

@@ -25,7 +25,6 @@ pub(crate) mod batches;
 pub(crate) mod color;
 pub(crate) mod contact;
 pub(crate) mod contact_wide;
-pub(crate) mod schedule;
 mod softness;
 pub(crate) mod wide;
 
@@ -141,48 +140,10 @@ pub(crate) fn integrate_velocities(
     ctx: &StepContext,
     parallel: bool,
 ) {
-    let (slots, mass) = (&sb.slot, &sb.mass);
-    let work = |(k, s): (usize, &mut BodyState)| integrate_velocity(k, s, slots, mass, bodies, ctx);
-    if parallel {
-        use rayon::prelude::*;
-        sb.states
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(512)
-            .for_each(work)
-    } else {
-        sb.states.iter_mut().enumerate().for_each(work)
-    }
-}
-
-/// [`integrate_velocities`] of the states `states`, the first of which is solver body
-/// `first`.
-pub(crate) fn integrate_velocities_range(
-    states: &mut [BodyState],
-    first: usize,
-    sb_slots: &[u32],
-    mass: &[SolverMass],
-    bodies: &BodyStore,
-    ctx: &StepContext,
-) {
-    for (j, s) in states.iter_mut().enumerate() {
-        integrate_velocity(first + j, s, sb_slots, mass, bodies, ctx);
-    }
-}
-
-/// One solver body's velocity step (see [`integrate_velocities`]).
-#[inline]
-fn integrate_velocity(
-    k: usize,
-    s: &mut BodyState,
-    slots: &[u32],
-    mass: &[SolverMass],
-    bodies: &BodyStore,
-    ctx: &StepContext,
-) {
     let h = ctx.h;
     let max_w = ctx.max_rotation * ctx.inv_dt;
-    {
+    let (slots, mass) = (&sb.slot, &sb.mass);
+    let work = |(k, s): (usize, &mut BodyState)| {
         let i = slots[k] as usize;
         if bodies.body_type[i] != BodyType::Dynamic {
             return;
@@ -205,6 +166,16 @@ fn integrate_velocity(
         }
         s.v = v;
         s.w = w;
+    };
+    if parallel {
+        use rayon::prelude::*;
+        sb.states
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(512)
+            .for_each(work)
+    } else {
+        sb.states.iter_mut().enumerate().for_each(work)
     }
 }
 
@@ -241,26 +212,18 @@ fn skew(v: Vec3) -> Mat3 {
 
 /// Advances the deltas by one substep: `dp += h v`, `dq ← normalize(dq + ½ h (ω, 0) ⊗ dq)`.
 pub(crate) fn integrate_positions(sb: &mut SolverBodies, h: f32, parallel: bool) {
-    let work = |s: &mut BodyState| integrate_position(s, h);
+    let work = |s: &mut BodyState| {
+        s.dp += h * s.v;
+        let spin = Quat::from_xyzw(s.w.x, s.w.y, s.w.z, 0.0) * s.dq;
+        let q = s.dq + spin * (0.5 * h);
+        s.dq = q.normalize();
+    };
     if parallel {
         use rayon::prelude::*;
         sb.states.par_iter_mut().with_min_len(512).for_each(work)
     } else {
         sb.states.iter_mut().for_each(work)
     }
-}
-
-/// [`integrate_positions`] of some states.
-pub(crate) fn integrate_positions_range(states: &mut [BodyState], h: f32) {
-    states.iter_mut().for_each(|s| integrate_position(s, h));
-}
-
-#[inline]
-fn integrate_position(s: &mut BodyState, h: f32) {
-    s.dp += h * s.v;
-    let spin = Quat::from_xyzw(s.w.x, s.w.y, s.w.z, 0.0) * s.dq;
-    let q = s.dq + spin * (0.5 * h);
-    s.dq = q.normalize();
 }
 
 /// Writes poses and velocities back to the body columns and clears the force accumulators.

@@ -151,8 +151,6 @@ pub struct World {
     /// Touching contacts of the step (contact indices) and their dynamic solver bodies.
     pub(crate) touching: Vec<u32>,
     pub(crate) touching_pairs: Vec<[u32; 2]>,
-    /// The stage list of the long-lived solver workers.
-    pub(crate) schedule: crate::solver::schedule::Schedule,
     /// Their colours, in the same order.
     pub(crate) touching_colors: Vec<u8>,
     /// Contacts that stopped touching in the last narrowphase but still hold a colour.
@@ -208,7 +206,6 @@ impl World {
             touching: Vec::new(),
             touching_pairs: Vec::new(),
             touching_colors: Vec::new(),
-            schedule: Default::default(),
             uncolor: Vec::new(),
             batches: Default::default(),
             pool,

@@ -9,8 +9,6 @@ use crate::error::Error;
 use crate::math::prefetch;
 use crate::shape::Aabb;
 use crate::solver::color::NO_COLOR;
-use crate::solver::contact_wide::{ContactsPtr, StatesPtr};
-use crate::solver::schedule::{Op, Part};
 use crate::solver::{self, Softness, StepContext};
 use impetus_profiling::{physics_frame, plot, zone};
 use rayon::prelude::*;
@@ -348,21 +346,18 @@ impl World {
         // a step (measured: no gain from 2 threads that way).
         match self.pool.take() {
             Some(pool) => {
-                pool.install(|| self.prepare_stage(&ctx, true));
-                self.substeps_scheduled(&ctx, &pool);
-                pool.install(|| self.finish_stage());
+                pool.install(|| self.solve_stage(&ctx, true));
                 self.pool = Some(pool);
             }
-            None => {
-                self.prepare_stage(&ctx, false);
-                self.substeps_serial(&ctx);
-                self.finish_stage();
-            }
+            None => self.solve_stage(&ctx, false),
         }
     }
 
-    fn prepare_stage(&mut self, ctx: &StepContext, parallel: bool) {
+    fn solve_stage(&mut self, ctx: &StepContext, parallel: bool) {
         let ctx = *ctx;
+        let substeps = self.def.substeps;
+        let h = ctx.h;
+
         let t = Instant::now();
         {
             zone!("Prepare");
@@ -376,12 +371,7 @@ impl World {
         self.profile.overflow = self.batches.overflow.len();
         plot!("colors used", self.profile.colors);
         plot!("overflow constraints", self.profile.overflow);
-    }
 
-    /// The substeps, restitution and store on the calling thread.
-    fn substeps_serial(&mut self, ctx: &StepContext) {
-        let ctx = *ctx;
-        let (substeps, h, parallel) = (self.def.substeps, ctx.h, false);
         let p = &mut self.profile;
         (
             p.integrate_velocities,
@@ -437,58 +427,6 @@ impl World {
             self.batches.store(&mut self.contacts.contacts, parallel);
             p.store_impulses = ms_since(t);
         }
-    }
-
-    /// The substeps, restitution and store on the long-lived workers of `pool` (see
-    /// [`solver::schedule`]).
-    fn substeps_scheduled(&mut self, ctx: &StepContext, pool: &rayon::ThreadPool) {
-        zone!("Substeps");
-        let ctx = *ctx;
-        self.schedule.build(
-            self.def.substeps,
-            self.batches.color_ranges(),
-            !self.batches.overflow.is_empty(),
-            self.solver.states.len(),
-            pool.current_num_threads(),
-        );
-        let batches = self.batches.shared();
-        let sb = &mut self.solver;
-        let states = StatesPtr::new(&mut sb.states);
-        let (slots, mass, bodies) = (&sb.slot, &sb.mass, &self.bodies);
-        let contacts = ContactsPtr::new(&mut self.contacts.contacts);
-        let times = self
-            .schedule
-            .run(pool, |stage, items| match (stage.op, stage.part) {
-                (Op::IntegrateVelocities, _) => {
-                    let first = items.start;
-                    // SAFETY: a body stage's blocks are disjoint ranges of states and nothing
-                    // else runs during the stage.
-                    let states = unsafe { states.slice_mut(items) };
-                    solver::integrate_velocities_range(states, first, slots, mass, bodies, &ctx);
-                }
-                (Op::IntegratePositions, _) => {
-                    // SAFETY: as above.
-                    let states = unsafe { states.slice_mut(items) };
-                    solver::integrate_positions_range(states, ctx.h);
-                }
-                // SAFETY: the overflow is a stage of one block: nothing else runs meanwhile.
-                (op, Part::Overflow) => unsafe { batches.run_overflow(op, states, &ctx, contacts) },
-                // SAFETY: a constraint stage is one colour (or the store): its blocks are
-                // disjoint batches whose dynamic bodies (or contacts) are disjoint.
-                (op, _) => unsafe { batches.run_wide(op, items, states, &ctx, contacts) },
-            });
-        let p = &mut self.profile;
-        p.integrate_velocities = times.get(Op::IntegrateVelocities);
-        p.warm_start = times.get(Op::WarmStart);
-        p.solve = times.get(Op::Solve);
-        p.integrate_positions = times.get(Op::IntegratePositions);
-        p.relax = times.get(Op::Relax);
-        p.restitution = times.get(Op::Restitution);
-        p.store_impulses = times.get(Op::Store);
-    }
-
-    /// Poses and velocities back to the bodies, and their bounds.
-    fn finish_stage(&mut self) {
         zone!("Finalize");
         let t = Instant::now();
         solver::finalize(&self.solver, &mut self.bodies);
