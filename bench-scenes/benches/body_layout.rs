@@ -13,6 +13,7 @@
 //! `cargo bench -p impetus-scenes --bench body_layout`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use impetus_scenes::Rng;
 use std::hint::black_box;
 use wide::f32x8;
 
@@ -35,13 +36,8 @@ struct Batches {
 }
 
 fn batches() -> Batches {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % BODIES as u64) as u32
-    };
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
+    let mut next = move || (rng.next_u64() % BODIES as u64) as u32;
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for _ in 0..BATCHES {
         let mut used: Vec<u32> = Vec::with_capacity(2 * W);

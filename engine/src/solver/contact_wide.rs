@@ -419,7 +419,7 @@ impl ContactConstraintW {
         if !self.any_restitution {
             return;
         }
-        let mut b = self.gather(states);
+        let mut b = self.gather_bodies(states, true);
         let zero = FloatW::ZERO;
         let threshold = FloatW::splat(-ctx.restitution_threshold);
         let n = self.normal;
@@ -469,11 +469,6 @@ impl ContactConstraintW {
     }
 
     #[inline(always)]
-    fn gather(&self, states: StatesPtr) -> BodiesW {
-        self.gather_bodies(states, true)
-    }
-
-    #[inline(always)]
     fn scatter(&self, states: StatesPtr, b: &BodiesW) {
         states.set_velocities(&self.a, &self.write_a, b.va, b.wa);
         states.set_velocities(&self.b, &self.write_b, b.vb, b.wb);
@@ -513,7 +508,7 @@ impl ContactConstraintW {
     /// One pass: with bias (`solve`) or without (`relax`). Same rows, same order as
     /// [`super::contact::solve`].
     pub fn solve(&mut self, states: StatesPtr, ctx: &StepContext, use_bias: bool) {
-        let mut b = self.gather(states);
+        let mut b = self.gather_bodies(states, true);
         let zero = FloatW::ZERO;
         let one = FloatW::splat(1.0);
         let inv_h = FloatW::splat(ctx.inv_h);

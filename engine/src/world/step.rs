@@ -303,11 +303,11 @@ impl World {
         };
         // The narrowphase listed the touching contacts with their body slots; turn the
         // slots into dynamic solver indices, colouring the contacts that have no colour.
+        let slot = |body: u32, d: u32| if d == NULL { NULL } else { body };
         for (k, pair) in self.touching_pairs.iter_mut().enumerate() {
             let [a, b] = *pair;
             let (da, db) = (dynamic(a), dynamic(b));
             if self.touching_colors[k] == NO_COLOR {
-                let slot = |body: u32, d: u32| if d == NULL { NULL } else { body };
                 let (color, sides) = coloring.assign(slot(a, da), slot(b, db));
                 let c = &mut contacts[self.touching[k] as usize];
                 (c.color, c.color_sides) = (color, sides);
