@@ -763,6 +763,15 @@ impl BroadPhase {
         }
     }
 
+    /// The caller's value of a live pair, `None` when the pair does not exist.
+    #[inline]
+    pub fn pair_value(&self, key: u64) -> Option<u32> {
+        self.pairs
+            .index
+            .get(&key)
+            .map(|&k| self.pairs.list[k as usize].value)
+    }
+
     /// Number of live pairs.
     #[inline]
     pub fn pair_count(&self) -> usize {

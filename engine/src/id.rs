@@ -29,6 +29,10 @@ define_id!(
     /// A shape attached to a body.
     ShapeId
 );
+define_id!(
+    /// A joint between two bodies.
+    JointId
+);
 
 /// Slot bookkeeping: generations, and a free list of removed slots (reused lowest-last, LIFO,
 /// so reuse order depends only on the order of API calls).

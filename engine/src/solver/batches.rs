@@ -3,14 +3,17 @@
 //! the overflow serially first, then the colours one after another, each colour's
 //! batches spread over the workers when `parallel` (the caller runs inside the pool).
 
-use super::color::Coloring;
+use super::color::{Coloring, COLORS, OVERFLOW};
 use super::contact::{self as cs, ContactConstraint};
+use super::joint::{with_states, JointConstraint};
 use super::contact_wide::{ContactConstraintW, ContactsPtr, StatesPtr};
 use super::wide::W;
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::broadphase::NULL;
 use crate::contact::Contact;
+use crate::joint::JointData;
+use glam::{Quat, Vec3};
 use crate::math::prefetch_head;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -23,9 +26,12 @@ const HOT_BYTES: usize = std::mem::offset_of!(Contact, shape_a);
 pub(crate) struct ContactBatches {
     pub coloring: Coloring,
     wide: Vec<ContactConstraintW>,
-    /// Each colour's batches in `wide`.
+    /// Each colour's batches in `wide` (one range per colour, empty ones included).
     ranges: Vec<Range<usize>>,
     pub overflow: Vec<ContactConstraint>,
+    /// Each colour's joints, and the joints that fit no colour.
+    joints: Vec<Vec<JointConstraint>>,
+    pub joint_overflow: Vec<JointConstraint>,
 }
 
 impl ContactBatches {
@@ -53,9 +59,6 @@ impl ContactBatches {
         self.wide.clear();
         self.ranges.clear();
         for list in &self.coloring.colors {
-            if list.is_empty() {
-                continue;
-            }
             let start = self.wide.len();
             let chunks = list.len().div_ceil(W);
             let chunk = |c: usize| &list[c * W..list.len().min(c * W + W)];
@@ -88,14 +91,78 @@ impl ContactBatches {
             }));
     }
 
-    /// Runs `f` on every batch, colour by colour.
-    fn each_color(&mut self, parallel: bool, f: impl Fn(&mut ContactConstraintW) + Send + Sync) {
-        for range in &self.ranges {
+    /// Prepares the joints (live slots in slot order) into their colours' lists.
+    pub fn build_joints(
+        &mut self,
+        joints: &[JointData],
+        alive: impl Fn(usize) -> bool,
+        sb: &SolverBodies,
+        positions: &[Vec3],
+        rotations: &[Quat],
+    ) {
+        self.joints.resize_with(COLORS, Vec::new);
+        self.joints.iter_mut().for_each(Vec::clear);
+        self.joint_overflow.clear();
+        for (slot, j) in joints.iter().enumerate() {
+            if !alive(slot) {
+                continue;
+            }
+            let c = JointConstraint::prepare(slot as u32, j, sb, positions, rotations);
+            match j.color {
+                OVERFLOW => self.joint_overflow.push(c),
+                color => self.joints[color as usize].push(c),
+            }
+        }
+    }
+
+    /// The prepared joints, overflow first, then colour by colour.
+    pub fn joints(&self) -> impl Iterator<Item = &JointConstraint> {
+        self.joint_overflow.iter().chain(self.joints.iter().flatten())
+    }
+
+    /// Runs `fj` on every joint and `f` on every batch, colour by colour: the overflow's
+    /// joints serially first, then per colour its joints and its contact batches (which
+    /// share no dynamic body, so neither order nor split matters).
+    fn each_color(
+        &mut self,
+        parallel: bool,
+        states: &mut [BodyState],
+        fj: impl Fn(&mut JointConstraint, &BodyState, &BodyState) -> (Vec3, Vec3, Vec3, Vec3)
+            + Send
+            + Sync,
+        f: impl Fn(&mut ContactConstraintW, StatesPtr) + Send + Sync,
+    ) {
+        for c in &mut self.joint_overflow {
+            with_states(c, states, &fj);
+        }
+        let ptr = StatesPtr::new(states);
+        let joint = |c: &mut JointConstraint| {
+            let (sa, sb) = (ptr.get(c.a), ptr.get(c.b));
+            let (va, wa, vb, wb) = fj(c, &sa, &sb);
+            let (write_a, write_b) = c.writes();
+            if write_a {
+                ptr.set_velocity(c.a, va, wa);
+            }
+            if write_b {
+                ptr.set_velocity(c.b, vb, wb);
+            }
+        };
+        for (k, range) in self.ranges.iter().enumerate() {
+            if let Some(joints) = self.joints.get_mut(k) {
+                if parallel && joints.len() > 64 {
+                    joints.par_iter_mut().with_min_len(32).for_each(joint)
+                } else {
+                    joints.iter_mut().for_each(joint)
+                }
+            }
             let batches = &mut self.wide[range.clone()];
             if parallel && batches.len() > 1 {
-                batches.par_iter_mut().with_min_len(4).for_each(&f)
+                batches
+                    .par_iter_mut()
+                    .with_min_len(4)
+                    .for_each(|c| f(c, ptr))
             } else {
-                batches.iter_mut().for_each(&f)
+                batches.iter_mut().for_each(|c| f(c, ptr))
             }
         }
     }
@@ -103,8 +170,12 @@ impl ContactBatches {
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&mut self, states: &mut [BodyState], parallel: bool) {
         cs::warm_start(&self.overflow, states);
-        let states = StatesPtr::new(states);
-        self.each_color(parallel, |c| c.warm_start(states));
+        self.each_color(
+            parallel,
+            states,
+            |j, sa, sb| j.warm_start(sa, sb),
+            |c, ptr| c.warm_start(ptr),
+        );
     }
 
     /// One solve (`use_bias`) or relax pass.
@@ -116,15 +187,29 @@ impl ContactBatches {
         parallel: bool,
     ) {
         cs::solve(&mut self.overflow, states, ctx, use_bias);
-        let states = StatesPtr::new(states);
-        self.each_color(parallel, |c| c.solve(states, ctx, use_bias));
+        self.each_color(
+            parallel,
+            states,
+            |j, sa, sb| j.solve(sa, sb, ctx, use_bias),
+            |c, ptr| c.solve(ptr, ctx, use_bias),
+        );
     }
 
     /// The restitution pass after the substeps.
     pub fn restitution(&mut self, states: &mut [BodyState], ctx: &StepContext, parallel: bool) {
         cs::restitution(&mut self.overflow, states, ctx);
         let states = StatesPtr::new(states);
-        self.each_color(parallel, |c| c.restitution(states, ctx));
+        for range in &self.ranges {
+            let batches = &mut self.wide[range.clone()];
+            if parallel && batches.len() > 1 {
+                batches
+                    .par_iter_mut()
+                    .with_min_len(4)
+                    .for_each(|c| c.restitution(states, ctx))
+            } else {
+                batches.iter_mut().for_each(|c| c.restitution(states, ctx))
+            }
+        }
     }
 
     /// Copies the impulses into the manifolds for the next step's warm start.

@@ -112,6 +112,24 @@ impl StatesPtr {
         cols
     }
 
+    /// A copy of state `i` (the identity for [`NULL`]).
+    #[inline(always)]
+    pub fn get(&self, i: u32) -> BodyState {
+        bytemuck::cast(*self.floats(i))
+    }
+
+    /// Writes the velocity of state `i` (one dynamic body, owned by the caller's
+    /// constraint within the colour).
+    #[inline(always)]
+    pub fn set_velocity(&self, i: u32, v: Vec3, w: Vec3) {
+        assert!((i as usize) < self.len);
+        // SAFETY: in bounds (checked above); within a colour only the constraint that owns
+        // dynamic body `i` writes it (see the type's comment).
+        let s = unsafe { &mut *self.ptr.add(i as usize) };
+        s.v = v;
+        s.w = w;
+    }
+
     /// Writes the velocities `v` (columns 0..3) and `w` (4..7) of lane `i` to state
     /// `idx[i]` where `write[i]`.
     #[inline(always)]

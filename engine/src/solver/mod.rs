@@ -32,6 +32,7 @@ pub(crate) mod batches;
 pub(crate) mod color;
 pub(crate) mod contact;
 pub(crate) mod contact_wide;
+pub(crate) mod joint;
 mod softness;
 pub(crate) mod wide;
 
@@ -101,6 +102,8 @@ pub(crate) struct StepContext {
     pub gravity: Vec3,
     pub contact_softness: Softness,
     pub static_softness: Softness,
+    /// Softness of the joints' locks (position error correction while solving).
+    pub joint_softness: Softness,
     pub max_push_speed: f32,
     pub restitution_threshold: f32,
     pub max_linear_speed: f32,

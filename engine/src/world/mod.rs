@@ -2,6 +2,7 @@
 
 mod api;
 mod bench_hooks;
+mod joints;
 pub use api::{ContactTouch, ContactView};
 pub(crate) mod shapes;
 mod step;
@@ -32,6 +33,11 @@ pub struct WorldDef {
     pub contact_hertz: f32,
     /// Contact damping ratio (dimensionless). Default: 10.
     pub contact_damping_ratio: f32,
+    /// Joint stiffness as a spring frequency, in Hz, for the position error of joint
+    /// locks; capped at a quarter of the substep rate. Default: 60.
+    pub joint_hertz: f32,
+    /// Joint damping ratio (dimensionless). Default: 2.
+    pub joint_damping_ratio: f32,
     /// The fastest speed at which overlapping bodies are pushed apart, in m/s. Default: 3.
     pub max_push_speed: f32,
     /// Allowed penetration, in m (scales with the world's length unit). Default: 0.005.
@@ -67,6 +73,8 @@ impl Default for WorldDef {
             substeps: 4,
             contact_hertz: 30.0,
             contact_damping_ratio: 10.0,
+            joint_hertz: 60.0,
+            joint_damping_ratio: 2.0,
             max_push_speed: 3.0,
             linear_slop: 0.005,
             speculative_distance: 0.02,
@@ -95,6 +103,8 @@ impl WorldDef {
                 "WorldDef::contact_damping_ratio",
                 self.contact_damping_ratio,
             ),
+            ("WorldDef::joint_hertz", self.joint_hertz),
+            ("WorldDef::joint_damping_ratio", self.joint_damping_ratio),
             ("WorldDef::max_push_speed", self.max_push_speed),
             ("WorldDef::max_linear_speed", self.max_linear_speed),
         ];
@@ -170,6 +180,13 @@ pub struct World {
     pub(crate) removed_touches: Vec<ContactTouch>,
     /// Per-chunk outputs of the narrowphase (reused).
     pub(crate) narrow_chunks: Vec<step::NarrowChunk>,
+    pub(crate) joint_pool: SlotPool,
+    /// Joints by slot (holes where `joint_pool` says a slot is free).
+    pub(crate) joints: Vec<crate::joint::JointData>,
+    /// Per body slot, the slots of its joints.
+    pub(crate) body_joints: Vec<Vec<u32>>,
+    /// Joints that broke in the last step.
+    pub(crate) joint_breaks: Vec<crate::joint::JointBreak>,
 }
 
 impl World {
@@ -216,6 +233,10 @@ impl World {
             touch_end: Vec::new(),
             removed_touches: Vec::new(),
             narrow_chunks: Vec::new(),
+            joint_pool: SlotPool::default(),
+            joints: Vec::new(),
+            body_joints: Vec::new(),
+            joint_breaks: Vec::new(),
         })
     }
 
@@ -237,9 +258,12 @@ impl World {
         Ok(BodyId { index, generation })
     }
 
-    /// Removes a body with its shapes and contacts.
+    /// Removes a body with its shapes, contacts and joints.
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let i = self.body_index(id)?;
+        while let Some(&j) = self.body_joints.get(i).and_then(|l| l.last()) {
+            self.remove_joint_slot(j as usize);
+        }
         let shapes = std::mem::take(&mut self.bodies.shapes[i]);
         for s in shapes {
             self.detach_shape(s.index);

@@ -120,13 +120,14 @@ impl World {
 
     /// A contact for the shapes with slots `pa`, `pb`, or `None` when the pair cannot
     /// produce a response (kinds that never collide, no dynamic body).
-    fn new_contact(&self, pa: u32, pb: u32) -> Option<Contact> {
+    pub(crate) fn new_contact(&self, pa: u32, pb: u32) -> Option<Contact> {
         let (da, db) = (
             &self.shapes.data[pa as usize],
             &self.shapes.data[pb as usize],
         );
         let (ka, kb) = (da.shape.kind(), db.shape.kind());
         if !can_collide(ka, kb)
+            || self.joint_blocks(da.body, db.body)
             || !needs_solving(
                 self.bodies.body_type[da.body as usize],
                 self.bodies.body_type[db.body as usize],
@@ -270,6 +271,11 @@ impl World {
             // rock without end: the 5-wide mini pyramid oscillated at 0.08 m/s after 20 s
             // with ratio 5 and came to rest (1e-6 m/s) with ratio 10.
             static_softness: Softness::new(2.0 * contact_hertz, def.contact_damping_ratio, h),
+            joint_softness: Softness::new(
+                def.joint_hertz.min(0.25 / h),
+                def.joint_damping_ratio,
+                h,
+            ),
             max_push_speed: def.max_push_speed,
             restitution_threshold: def.restitution_threshold,
             max_linear_speed: def.max_linear_speed,
@@ -367,6 +373,14 @@ impl World {
             zone!("Prepare");
             self.gather_contacts();
             self.build_batches(&ctx, parallel);
+            let pool = &self.joint_pool;
+            self.batches.build_joints(
+                &self.joints,
+                |i| pool.is_alive(i),
+                &self.solver,
+                &self.bodies.position,
+                &self.bodies.rotation,
+            );
         }
         self.profile.prepare = ms_since(t);
         self.profile.awake_bodies = self.solver.states.len();
@@ -429,7 +443,8 @@ impl World {
             zone!("Store Impulses");
             let t = Instant::now();
             self.batches.store(&mut self.contacts.contacts, parallel);
-            p.store_impulses = ms_since(t);
+            self.store_joints(substeps, h);
+            self.profile.store_impulses = ms_since(t);
         }
         zone!("Finalize");
         let t = Instant::now();

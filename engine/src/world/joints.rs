@@ -1,0 +1,268 @@
+//! The joints of a world: creation, removal, queries, and their part of the step
+//! (prepared with the contacts, coloured with them, stored and broken after the solve).
+
+use super::{ContactTouch, World};
+use crate::body::BodyType;
+use crate::broadphase::{pair_key, NULL};
+use crate::error::Error;
+use crate::id::{BodyId, JointId};
+use crate::joint::{JointBreak, JointData, JointDef, JointImpulses, JointKind};
+use glam::Vec3;
+
+impl World {
+    /// Creates a joint. Both bodies must be live and different, and at least one dynamic.
+    /// Unless `collide_connected`, contacts between the two bodies are removed and no new
+    /// ones are made while the joint exists.
+    pub fn create_joint(&mut self, def: &JointDef) -> Result<JointId, Error> {
+        def.validate()?;
+        let a = self.body_index(def.body_a)?;
+        let b = self.body_index(def.body_b)?;
+        if a == b {
+            return Err(Error::invalid(
+                "JointDef::body_b",
+                "must be a different body from body_a",
+            ));
+        }
+        let dynamic = |i: usize| self.bodies.body_type[i] == BodyType::Dynamic;
+        if !dynamic(a) && !dynamic(b) {
+            return Err(Error::invalid(
+                "JointDef::body_b",
+                "at least one of the two bodies must be dynamic",
+            ));
+        }
+        let slot = |i: usize| if dynamic(i) { i as u32 } else { NULL };
+        let (color, color_sides) = self.batches.coloring.assign(slot(a), slot(b));
+        let data = JointData {
+            def: *def,
+            body_a: a as u32,
+            body_b: b as u32,
+            impulses: JointImpulses::default(),
+            reaction: Vec3::ZERO,
+            angular_reaction: Vec3::ZERO,
+            color,
+            color_sides,
+        };
+        let (index, generation, fresh) = self.joint_pool.alloc();
+        if fresh {
+            self.joints.push(data);
+        } else {
+            self.joints[index as usize] = data;
+        }
+        for body in [a, b] {
+            if self.body_joints.len() <= body {
+                self.body_joints.resize_with(body + 1, Vec::new);
+            }
+            self.body_joints[body].push(index);
+        }
+        if !def.collide_connected {
+            self.disconnect(a, b);
+        }
+        Ok(JointId { index, generation })
+    }
+
+    /// Removes a joint. Contacts between its bodies come back (unless another joint
+    /// keeps them apart) when their shapes next overlap or, if they overlap now, at once.
+    pub fn remove_joint(&mut self, id: JointId) -> Result<(), Error> {
+        let j = self.joint_index(id)?;
+        self.remove_joint_slot(j);
+        Ok(())
+    }
+
+    pub(crate) fn remove_joint_slot(&mut self, j: usize) {
+        let data = self.joints[j];
+        self.batches.coloring.release(
+            data.color,
+            data.color_sides,
+            data.body_a,
+            data.body_b,
+        );
+        for body in [data.body_a, data.body_b] {
+            self.body_joints[body as usize].retain(|&k| k as usize != j);
+        }
+        self.joint_pool.release(j as u32);
+        if !data.def.collide_connected {
+            self.reconnect(data.body_a as usize, data.body_b as usize);
+        }
+    }
+
+    /// Whether a joint without `collide_connected` connects body slots `a` and `b`.
+    pub(crate) fn joint_blocks(&self, a: u32, b: u32) -> bool {
+        let (list, other) = match (
+            self.body_joints.get(a as usize),
+            self.body_joints.get(b as usize),
+        ) {
+            (Some(la), Some(lb)) if la.len() <= lb.len() => (la, b),
+            (Some(_), Some(lb)) => (lb, a),
+            _ => return false,
+        };
+        list.iter().any(|&k| {
+            let d = &self.joints[k as usize];
+            !d.def.collide_connected && (d.body_a == other || d.body_b == other)
+        })
+    }
+
+    /// Destroys the contacts between body slots `a` and `b` (their pairs stay in the
+    /// broadphase without a contact).
+    fn disconnect(&mut self, a: usize, b: usize) {
+        let (sa, sb) = (self.bodies.shapes[a].clone(), self.bodies.shapes[b].clone());
+        for x in &sa {
+            for y in &sb {
+                let key = pair_key(x.index, y.index);
+                let Some(contact) = self.broadphase.pair_value(key) else {
+                    continue;
+                };
+                if contact == NULL {
+                    continue;
+                }
+                let c = &self.contacts.contacts[contact as usize];
+                if c.touching {
+                    self.removed_touches
+                        .push(ContactTouch::of(c, &self.shapes.pool, &self.body_pool));
+                }
+                self.batches
+                    .coloring
+                    .release(c.color, c.color_sides, c.body_a, c.body_b);
+                self.contacts.destroy(contact);
+                self.broadphase.set_pair_value(key, NULL);
+            }
+        }
+    }
+
+    /// Creates contacts for the broadphase pairs between body slots `a` and `b` that have
+    /// none, unless a joint still keeps the bodies apart.
+    fn reconnect(&mut self, a: usize, b: usize) {
+        if self.joint_blocks(a as u32, b as u32) {
+            return;
+        }
+        let (sa, sb) = (self.bodies.shapes[a].clone(), self.bodies.shapes[b].clone());
+        for x in &sa {
+            for y in &sb {
+                let key = pair_key(x.index, y.index);
+                if self.broadphase.pair_value(key) != Some(NULL) {
+                    continue;
+                }
+                let (pa, pb) = crate::broadphase::pair_ids(key);
+                if let Some(c) = self.new_contact(pa, pb) {
+                    let index = self.contacts.create(c);
+                    self.broadphase.set_pair_value(key, index);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn joint_index(&self, id: JointId) -> Result<usize, Error> {
+        self.joint_pool.check(id.index, id.generation, "JointId")
+    }
+
+    /// Every live joint, in slot order.
+    pub fn joints(&self) -> impl Iterator<Item = JointId> + '_ {
+        (0..self.joint_pool.capacity())
+            .filter(|&i| self.joint_pool.is_alive(i))
+            .map(|i| JointId {
+                index: i as u32,
+                generation: self.joint_pool.generation(i),
+            })
+    }
+
+    /// Number of live joints.
+    pub fn joint_count(&self) -> usize {
+        self.joint_pool.live()
+    }
+
+    /// The definition a joint was created with (with any later [`set_joint_kind`]).
+    ///
+    /// [`set_joint_kind`]: World::set_joint_kind
+    pub fn joint_def(&self, id: JointId) -> Result<&JointDef, Error> {
+        Ok(&self.joints[self.joint_index(id)?].def)
+    }
+
+    /// Changes a joint's parameters (limits, motor speed, spring...) without touching its
+    /// bodies or frames. The kind itself may change too; warm-start impulses restart then.
+    pub fn set_joint_kind(&mut self, id: JointId, kind: JointKind) -> Result<(), Error> {
+        let j = self.joint_index(id)?;
+        let mut def = self.joints[j].def;
+        let same_kind = std::mem::discriminant(&def.kind) == std::mem::discriminant(&kind);
+        def.kind = kind;
+        def.validate()?;
+        self.joints[j].def = def;
+        if !same_kind {
+            self.joints[j].impulses = JointImpulses::default();
+        }
+        Ok(())
+    }
+
+    /// The force the joint applied to body B in the last step (at B's anchor, world
+    /// frame), in N; A received the opposite.
+    pub fn joint_reaction_force(&self, id: JointId) -> Result<Vec3, Error> {
+        Ok(self.joints[self.joint_index(id)?].reaction)
+    }
+
+    /// The torque the joint applied to body B in the last step (world frame), in N·m,
+    /// besides the moment of the reaction force about B's anchor.
+    pub fn joint_reaction_torque(&self, id: JointId) -> Result<Vec3, Error> {
+        Ok(self.joints[self.joint_index(id)?].angular_reaction)
+    }
+
+    /// Joints that broke in the last step (removed; valid until the next step).
+    pub fn joint_break_events(&self) -> &[JointBreak] {
+        &self.joint_breaks
+    }
+
+    /// The joints of a body.
+    pub fn body_joints(&self, id: BodyId) -> Result<Vec<JointId>, Error> {
+        let b = self.body_index(id)?;
+        Ok(self
+            .body_joints
+            .get(b)
+            .map(|l| {
+                l.iter()
+                    .map(|&k| JointId {
+                        index: k,
+                        generation: self.joint_pool.generation(k as usize),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// After the solve: keeps each joint's impulses for the next step's warm start,
+    /// records its reaction, and breaks the joints whose step impulse passed their
+    /// thresholds (in slot order, so the break records are the same for any thread count).
+    pub(crate) fn store_joints(&mut self, substeps: u32, h: f32) {
+        self.joint_breaks.clear();
+        let states = &self.solver.states;
+        let mut broken = Vec::new();
+        for c in self.batches.joints() {
+            let data = &mut self.joints[c.joint as usize];
+            data.impulses = c.impulses;
+            let (lin, ang) = c.reactions(states);
+            data.reaction = lin / h;
+            data.angular_reaction = ang / h;
+            let (impulse, angular) = (lin.length() * substeps as f32, ang.length() * substeps as f32);
+            if impulse > data.def.break_impulse || angular > data.def.break_angular_impulse {
+                broken.push((c.joint, impulse, angular));
+            }
+        }
+        broken.sort_unstable_by_key(|b| b.0);
+        for (j, impulse, angular_impulse) in broken {
+            let d = &self.joints[j as usize];
+            let body = |slot: u32| BodyId {
+                index: slot,
+                generation: self.body_pool.generation(slot as usize),
+            };
+            let record = JointBreak {
+                joint: JointId {
+                    index: j,
+                    generation: self.joint_pool.generation(j as usize),
+                },
+                body_a: body(d.body_a),
+                body_b: body(d.body_b),
+                impulse,
+                angular_impulse,
+            };
+            self.remove_joint_slot(j as usize);
+            self.joint_breaks.push(record);
+        }
+    }
+}
