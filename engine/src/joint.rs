@@ -241,7 +241,13 @@ impl JointDef {
     }
 
     /// A joint of `kind` with explicit local frames.
-    pub fn new(kind: JointKind, a: BodyId, frame_a: Transform, b: BodyId, frame_b: Transform) -> Self {
+    pub fn new(
+        kind: JointKind,
+        a: BodyId,
+        frame_a: Transform,
+        b: BodyId,
+        frame_b: Transform,
+    ) -> Self {
         Self {
             body_a: a,
             body_b: b,
@@ -261,18 +267,15 @@ impl JointDef {
             ("JointDef::frame_b", &self.frame_b),
         ] {
             let q = f.q;
-            if !is_finite3(f.p)
-                || !q.is_finite()
-                || (q.length_squared() - 1.0).abs() > 1.0e-3
-            {
-                return Err(Error::invalid(
-                    field,
-                    "must be finite with a unit rotation",
-                ));
+            if !is_finite3(f.p) || !q.is_finite() || (q.length_squared() - 1.0).abs() > 1.0e-3 {
+                return Err(Error::invalid(field, "must be finite with a unit rotation"));
             }
         }
         if self.break_impulse.is_nan() || self.break_impulse <= 0.0 {
-            return Err(Error::invalid("JointDef::break_impulse", "must be positive"));
+            return Err(Error::invalid(
+                "JointDef::break_impulse",
+                "must be positive",
+            ));
         }
         if self.break_angular_impulse.is_nan() || self.break_angular_impulse <= 0.0 {
             return Err(Error::invalid(
@@ -284,7 +287,10 @@ impl JointDef {
             l.validate(field)?;
             let pi = std::f32::consts::PI;
             if l.lower <= -pi || l.upper >= pi {
-                return Err(Error::invalid(field, "angle limits must lie within (-π, π)"));
+                return Err(Error::invalid(
+                    field,
+                    "angle limits must lie within (-π, π)",
+                ));
             }
             Ok(())
         };

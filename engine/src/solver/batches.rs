@@ -5,16 +5,16 @@
 
 use super::color::{Coloring, COLORS, OVERFLOW};
 use super::contact::{self as cs, ContactConstraint};
-use super::joint::{with_states, JointConstraint};
 use super::contact_wide::{ContactConstraintW, ContactsPtr, StatesPtr};
+use super::joint::{with_states, JointConstraint};
 use super::wide::W;
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::broadphase::NULL;
 use crate::contact::Contact;
 use crate::joint::JointData;
-use glam::{Quat, Vec3};
 use crate::math::prefetch_head;
+use glam::{Quat, Vec3};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -117,7 +117,9 @@ impl ContactBatches {
 
     /// The prepared joints, overflow first, then colour by colour.
     pub fn joints(&self) -> impl Iterator<Item = &JointConstraint> {
-        self.joint_overflow.iter().chain(self.joints.iter().flatten())
+        self.joint_overflow
+            .iter()
+            .chain(self.joints.iter().flatten())
     }
 
     /// Runs `fj` on every joint and `f` on every batch, colour by colour: the overflow's

@@ -36,7 +36,7 @@
 //! Impulses per substep are kept in `JointImpulses` across steps for warm starting; the
 //! reaction force is the accumulated linear impulse over `h`.
 
-use super::{BodyState, SolverBodies, Softness, StepContext};
+use super::{BodyState, Softness, SolverBodies, StepContext};
 use crate::broadphase::NULL;
 use crate::joint::{JointData, JointImpulses, JointKind, Spring, SpringStiffness};
 use glam::{Mat3, Quat, Vec3};
@@ -110,12 +110,11 @@ const RIGID: Scales = Scales {
 impl Scales {
     fn of(soft: Softness, use_bias: bool) -> Self {
         if use_bias {
-            if std::env::var("JSOFT").is_ok() {
             Scales {
                 bias_rate: soft.bias_rate,
                 mass_scale: soft.mass_scale,
                 impulse_scale: soft.impulse_scale,
-            }} else { Scales { bias_rate: soft.bias_rate, ..RIGID } }
+            }
         } else {
             RIGID
         }
@@ -147,10 +146,7 @@ fn solve2(k11: f32, k12: f32, k22: f32, r: [f32; 2]) -> [f32; 2] {
     let det = k11 * k22 - k12 * k12;
     if det.abs() > f32::MIN_POSITIVE {
         let d = 1.0 / det;
-        [
-            d * (k22 * r[0] - k12 * r[1]),
-            d * (k11 * r[1] - k12 * r[0]),
-        ]
+        [d * (k22 * r[0] - k12 * r[1]), d * (k11 * r[1] - k12 * r[0])]
     } else {
         [inv(k11) * r[0], inv(k22) * r[1]]
     }
@@ -215,7 +211,13 @@ pub(crate) fn spring_softness(spring: &Spring, k: f32, h: f32) -> Softness {
 
 impl JointConstraint {
     /// Prepares joint `slot` for a step.
-    pub fn prepare(slot: u32, j: &JointData, sb: &SolverBodies, positions: &[Vec3], rotations: &[Quat]) -> Self {
+    pub fn prepare(
+        slot: u32,
+        j: &JointData,
+        sb: &SolverBodies,
+        positions: &[Vec3],
+        rotations: &[Quat],
+    ) -> Self {
         let (ba, bb) = (j.body_a as usize, j.body_b as usize);
         let (a, b) = (sb.index[ba], sb.index[bb]);
         let mass = |k: u32| {
@@ -357,8 +359,8 @@ impl JointConstraint {
 
     /// A bilateral row `C = 0`.
     fn solve_equal(&self, row: &Row, v: &mut Vel, c: f32, s: Scales, acc: &mut f32) {
-        let impulse =
-            -row.mass * s.mass_scale * (Self::cdot(row, v) + s.bias_rate * c) - s.impulse_scale * *acc;
+        let impulse = -row.mass * s.mass_scale * (Self::cdot(row, v) + s.bias_rate * c)
+            - s.impulse_scale * *acc;
         *acc += impulse;
         self.apply_row(row, v, impulse);
     }
@@ -378,7 +380,14 @@ impl JointConstraint {
     }
 
     /// The rotation lock towards `Q_B = Q_A target`.
-    fn solve_rotation(&self, v: &mut Vel, f: &Frame, target: Quat, s: Scales, acc: &mut Vec3) -> Vec3 {
+    fn solve_rotation(
+        &self,
+        v: &mut Vel,
+        f: &Frame,
+        target: Quat,
+        s: Scales,
+        acc: &mut Vec3,
+    ) -> Vec3 {
         let c = rotation_error(f.q_b * (f.q_a * target).conjugate());
         let cdot = v.wb - v.wa;
         let l = -s.mass_scale * (inverse3(self.i_a + self.i_b) * (cdot + s.bias_rate * c))
@@ -409,7 +418,10 @@ impl JointConstraint {
     fn solve_slider_perp(&self, v: &mut Vel, f: &Frame, s: Scales, acc: &mut Vec3) {
         let lever_a = f.r_a + f.d;
         let (x, y) = (f.q_a * Vec3::X, f.q_a * Vec3::Y);
-        let (rx, ry) = (self.linear_row(x, lever_a, f.r_b), self.linear_row(y, lever_a, f.r_b));
+        let (rx, ry) = (
+            self.linear_row(x, lever_a, f.r_b),
+            self.linear_row(y, lever_a, f.r_b),
+        );
         let k12 = rx.ang_a.dot(self.i_a * ry.ang_a) + rx.ang_b.dot(self.i_b * ry.ang_b);
         let r = [
             -(Self::cdot(&rx, v) + s.bias_rate * x.dot(f.d)),
@@ -486,7 +498,13 @@ impl JointConstraint {
     }
 
     /// One pass over the joint's rows (`use_bias`: solve, else relax).
-    pub fn solve(&mut self, sa: &BodyState, sb: &BodyState, ctx: &StepContext, use_bias: bool) -> (Vec3, Vec3, Vec3, Vec3) {
+    pub fn solve(
+        &mut self,
+        sa: &BodyState,
+        sb: &BodyState,
+        ctx: &StepContext,
+        use_bias: bool,
+    ) -> (Vec3, Vec3, Vec3, Vec3) {
         let f = self.frame(sa, sb);
         let mut v = Vel {
             va: sa.v,
@@ -517,8 +535,24 @@ impl JointConstraint {
                     self.solve_motor(&row, &mut v, m.speed, m.max_force * h, &mut j.motor);
                 }
                 if let Some(l) = limits {
-                    self.solve_limit(&row, &mut v, angle - l.lower, 1.0, soft, inv_h, &mut j.lower);
-                    self.solve_limit(&row, &mut v, l.upper - angle, -1.0, soft, inv_h, &mut j.upper);
+                    self.solve_limit(
+                        &row,
+                        &mut v,
+                        angle - l.lower,
+                        1.0,
+                        soft,
+                        inv_h,
+                        &mut j.lower,
+                    );
+                    self.solve_limit(
+                        &row,
+                        &mut v,
+                        l.upper - angle,
+                        -1.0,
+                        soft,
+                        inv_h,
+                        &mut j.upper,
+                    );
                 }
                 self.solve_swing(&mut v, &f, soft, &mut j.angular);
                 let p = self.solve_point(&mut v, &f, Vec3::ZERO, soft, &mut j.linear);
@@ -581,10 +615,26 @@ impl JointConstraint {
                         self.solve_spring(&row, &mut v, &s, length - s.target, h, &mut j.spring);
                     }
                     if min_length > 0.0 {
-                        self.solve_limit(&row, &mut v, length - min_length, 1.0, soft, inv_h, &mut j.lower);
+                        self.solve_limit(
+                            &row,
+                            &mut v,
+                            length - min_length,
+                            1.0,
+                            soft,
+                            inv_h,
+                            &mut j.lower,
+                        );
                     }
                     if max_length.is_finite() {
-                        self.solve_limit(&row, &mut v, max_length - length, -1.0, soft, inv_h, &mut j.upper);
+                        self.solve_limit(
+                            &row,
+                            &mut v,
+                            max_length - length,
+                            -1.0,
+                            soft,
+                            inv_h,
+                            &mut j.upper,
+                        );
                     }
                 }
             }
@@ -594,8 +644,24 @@ impl JointConstraint {
                     let t = (a + b).try_normalize().unwrap_or(a);
                     let row = self.angular_row(t);
                     let angle = twist_angle(swing_twist_twist(f.q_a.conjugate() * f.q_b));
-                    self.solve_limit(&row, &mut v, angle - l.lower, 1.0, soft, inv_h, &mut j.lower);
-                    self.solve_limit(&row, &mut v, l.upper - angle, -1.0, soft, inv_h, &mut j.upper);
+                    self.solve_limit(
+                        &row,
+                        &mut v,
+                        angle - l.lower,
+                        1.0,
+                        soft,
+                        inv_h,
+                        &mut j.lower,
+                    );
+                    self.solve_limit(
+                        &row,
+                        &mut v,
+                        l.upper - angle,
+                        -1.0,
+                        soft,
+                        inv_h,
+                        &mut j.upper,
+                    );
                 }
                 let cross = a.cross(b);
                 let sin = cross.length();
@@ -603,7 +669,15 @@ impl JointConstraint {
                     let n = cross / sin;
                     let swing = sin.atan2(a.dot(b));
                     let row = self.angular_row(n);
-                    self.solve_limit(&row, &mut v, cone_angle - swing, -1.0, soft, inv_h, &mut j.cone);
+                    self.solve_limit(
+                        &row,
+                        &mut v,
+                        cone_angle - swing,
+                        -1.0,
+                        soft,
+                        inv_h,
+                        &mut j.cone,
+                    );
                 } else {
                     j.cone = 0.0;
                 }
@@ -710,7 +784,11 @@ mod tests {
         let (m, hz, zeta, h) = (2.0f32, 5.0f32, 0.7f32, 1.0 / 240.0);
         let w = 2.0 * std::f32::consts::PI * hz;
         let freq = spring_softness(&Spring::frequency(hz, zeta, 0.0), 1.0 / m, h);
-        let phys = spring_softness(&Spring::physical(m * w * w, 2.0 * m * zeta * w, 0.0), 1.0 / m, h);
+        let phys = spring_softness(
+            &Spring::physical(m * w * w, 2.0 * m * zeta * w, 0.0),
+            1.0 / m,
+            h,
+        );
         assert!((freq.bias_rate - phys.bias_rate).abs() < 1.0e-3 * freq.bias_rate);
         assert!((freq.mass_scale - phys.mass_scale).abs() < 1.0e-5);
         assert!((freq.impulse_scale - phys.impulse_scale).abs() < 1.0e-5);

@@ -70,12 +70,9 @@ impl World {
 
     pub(crate) fn remove_joint_slot(&mut self, j: usize) {
         let data = self.joints[j];
-        self.batches.coloring.release(
-            data.color,
-            data.color_sides,
-            data.body_a,
-            data.body_b,
-        );
+        self.batches
+            .coloring
+            .release(data.color, data.color_sides, data.body_a, data.body_b);
         for body in [data.body_a, data.body_b] {
             self.body_joints[body as usize].retain(|&k| k as usize != j);
         }
@@ -116,8 +113,11 @@ impl World {
                 }
                 let c = &self.contacts.contacts[contact as usize];
                 if c.touching {
-                    self.removed_touches
-                        .push(ContactTouch::of(c, &self.shapes.pool, &self.body_pool));
+                    self.removed_touches.push(ContactTouch::of(
+                        c,
+                        &self.shapes.pool,
+                        &self.body_pool,
+                    ));
                 }
                 self.batches
                     .coloring
@@ -239,7 +239,10 @@ impl World {
             let (lin, ang) = c.reactions(states);
             data.reaction = lin / h;
             data.angular_reaction = ang / h;
-            let (impulse, angular) = (lin.length() * substeps as f32, ang.length() * substeps as f32);
+            let (impulse, angular) = (
+                lin.length() * substeps as f32,
+                ang.length() * substeps as f32,
+            );
             if impulse > data.def.break_impulse || angular > data.def.break_angular_impulse {
                 broken.push((c.joint, impulse, angular));
             }
