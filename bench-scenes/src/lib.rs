@@ -11,7 +11,10 @@ pub mod scenes;
 pub use measure::{run_scene, RunResult, Stability};
 #[cfg(feature = "rapier")]
 pub use rapier::{rapier_version, run_rapier};
-pub use scenes::{build_impetus, find, BodySpec, Params, Scene, ShapeSpec, SCENES};
+pub use scenes::{
+    build_impetus, build_joints_impetus, find, BodySpec, JointSpec, JointSpecKind, Params, Recipe,
+    Scene, ShapeSpec, SCENES,
+};
 
 use impetus::{Vec3, WorldDef};
 

@@ -17,6 +17,9 @@ pub struct Stability {
     pub min_y: f32,
     /// Deepest overlap of any contact point at the end, in m (0 when nothing overlaps).
     pub max_penetration: f32,
+    /// Largest distance between the two world anchor points (the frames' origins) of any
+    /// joint at the end, in m (0 without joints).
+    pub max_joint_error: f32,
 }
 
 /// The outcome of one timed run.
@@ -36,6 +39,8 @@ pub struct RunResult {
     pub contacts: usize,
     /// Contact points at the end.
     pub points: usize,
+    /// Joints at the end.
+    pub joints: usize,
     /// Median ms/step over the measured steps.
     pub median: f64,
     /// Mean ms/step over the measured steps.
@@ -107,7 +112,28 @@ pub fn stability(world: &World, start: &[(BodyId, Vec3)]) -> Stability {
             s.max_penetration = s.max_penetration.max(-p.separation);
         }
     }
+    s.max_joint_error = max_joint_error(world);
     s
+}
+
+/// The largest distance between the two world anchor points (the frames' origins) of any
+/// joint of the world, in m (0 without joints).
+pub fn max_joint_error(world: &World) -> f32 {
+    let mut worst = 0.0f32;
+    for id in world.joints() {
+        let Ok(def) = world.joint_def(id) else {
+            continue;
+        };
+        let (Ok(xa), Ok(xb)) = (
+            world.body_transform(def.body_a),
+            world.body_transform(def.body_b),
+        ) else {
+            continue;
+        };
+        let d = xa.transform_point(def.frame_a.p) - xb.transform_point(def.frame_b.p);
+        worst = worst.max(d.length());
+    }
+    worst
 }
 
 /// The dynamic bodies of a world with their positions.
@@ -158,6 +184,7 @@ pub fn run_scene(
         bodies: start.len(),
         contacts: profile.manifolds,
         points: profile.points,
+        joints: world.joint_count(),
         median: median_ms,
         mean,
         p95,
@@ -187,6 +214,7 @@ impl RunResult {
             "bodies": self.bodies,
             "contacts": self.contacts,
             "points": self.points,
+            "joints": self.joints,
             "ms_per_step": { "median": self.median, "mean": self.mean, "p95": self.p95 },
             "stages": stages,
             "stability": {
@@ -194,6 +222,7 @@ impl RunResult {
                 "max_speed": self.stability.max_speed,
                 "min_y": self.stability.min_y,
                 "max_penetration": self.stability.max_penetration,
+                "max_joint_error": self.stability.max_joint_error,
             },
             "state_hash": format!("{:016x}", self.state_hash),
         })
@@ -213,6 +242,9 @@ impl RunResult {
             "contacts / points",
             format!("{} / {}", self.contacts, self.points),
         );
+        if self.joints > 0 {
+            line(&mut s, "joints", self.joints.to_string());
+        }
         line(
             &mut s,
             "ms/step",
@@ -245,6 +277,13 @@ impl RunResult {
             "max penetration (m)",
             format!("{:.4}", self.stability.max_penetration),
         );
+        if self.joints > 0 {
+            line(
+                &mut s,
+                "max joint error (m)",
+                format!("{:.5}", self.stability.max_joint_error),
+            );
+        }
         line(&mut s, "state hash", format!("{:016x}", self.state_hash));
         s
     }

@@ -1,14 +1,15 @@
 //! The rapier3d builder and runner: the peer engine of SCENES.md, measured the way
 //! [`run_scene`](crate::run_scene) measures impetus.
 //!
-//! The world is built from the same [`BodySpec`] list as the impetus world
-//! ([`Scene::recipe`]), so the two cannot drift apart. Step settings follow SCENES.md
+//! The world is built from the same [`Recipe`] as the impetus world ([`Scene::recipe`]):
+//! bodies, and joints as impulse joints (ball: spherical, hinge: revolute) with contacts
+//! between the jointed bodies off, as impetus's default, so the two cannot drift apart. Step settings follow SCENES.md
 //! (see [`integration_parameters`]); sleeping is off on every body; the step runs on a
 //! dedicated rayon pool of the requested size (`PhysicsWorld::configure_thread_pool`), not
 //! on the global pool.
 
 use crate::measure::{step_stats, warmup_steps, RunResult, Stability};
-use crate::{BodySpec, Params, Scene, ShapeSpec, DT};
+use crate::{JointSpec, JointSpecKind, Params, Recipe, Scene, ShapeSpec, DT};
 use rapier3d::dynamics::FrictionModel;
 use rapier3d::prelude::*;
 use std::time::Instant;
@@ -53,6 +54,9 @@ pub fn integration_parameters() -> IntegrationParameters {
         friction_model: FrictionModel::Simplified,
         contact_recycling: true,
         max_ccd_substeps: 1,
+        // Joints: rapier's default, not warm-started (the joints' softness is rapier's
+        // default too, 10⁶ Hz: rigid).
+        warmstart_joints: false,
         ..IntegrationParameters::default()
     }
 }
@@ -63,25 +67,56 @@ pub struct RapierScene {
     pub world: PhysicsWorld,
     /// One handle per recipe body, in recipe order.
     pub bodies: Vec<RigidBodyHandle>,
+    /// One handle per recipe joint, in recipe order.
+    pub joints: Vec<ImpulseJointHandle>,
 }
 
 fn vector(v: impetus::Vec3) -> Vector {
     Vector::new(v.x, v.y, v.z)
 }
 
+fn rotation(q: impetus::Quat) -> Rotation {
+    Rotation::from_xyzw(q.x, q.y, q.z, q.w)
+}
+
+/// A recipe joint as a rapier joint between bodies at poses `pose_a` and `pose_b`: both
+/// local frames are the world frame at the anchor with its x axis (rapier's joint axis)
+/// along the recipe axis, so the frames coincide (hinge angle 0) as built.
+fn rapier_joint(j: &JointSpec, pose_a: &Pose, pose_b: &Pose) -> GenericJoint {
+    let axis = j.axis.try_normalize().unwrap_or(impetus::Vec3::Z);
+    let world = Pose::from_parts(
+        vector(j.anchor),
+        rotation(impetus::Quat::from_rotation_arc(impetus::Vec3::X, axis)),
+    );
+    let mut joint = match j.kind {
+        JointSpecKind::Ball => SphericalJointBuilder::new().build().data,
+        JointSpecKind::Hinge { limits } => {
+            let mut b = RevoluteJointBuilder::new(Vector::X);
+            if let Some(l) = limits {
+                b = b.limits(l);
+            }
+            b.build().data
+        }
+    };
+    joint
+        .set_local_frame1(pose_a.inv_mul(&world))
+        .set_local_frame2(pose_b.inv_mul(&world))
+        .set_contacts_enabled(false);
+    joint
+}
+
 /// Builds a recipe into a new rapier world with `threads` workers (0 = rayon's default,
 /// all cores) and the step settings of [`integration_parameters`].
-pub fn build_rapier(recipe: &[BodySpec], threads: usize) -> Result<RapierScene, String> {
+pub fn build_rapier(recipe: &Recipe, threads: usize) -> Result<RapierScene, String> {
     let mut world = PhysicsWorld::new();
     world.gravity = Vector::new(0.0, -10.0, 0.0);
     world.integration_parameters = integration_parameters();
     world
         .configure_thread_pool(threads)
         .map_err(|e| format!("rapier thread pool: {e}"))?;
-    let mut bodies = Vec::with_capacity(recipe.len());
-    for b in recipe {
-        let q = b.rotation;
-        let pose = Pose::from_parts(vector(b.position), Rotation::from_xyzw(q.x, q.y, q.z, q.w));
+    let mut bodies = Vec::with_capacity(recipe.bodies.len());
+    for b in &recipe.bodies {
+        let pose = Pose::from_parts(vector(b.position), rotation(b.rotation));
         let body = if b.dynamic {
             RigidBodyBuilder::dynamic().can_sleep(false)
         } else {
@@ -99,7 +134,17 @@ pub fn build_rapier(recipe: &[BodySpec], threads: usize) -> Result<RapierScene, 
         let (handle, _) = world.insert(body, collider);
         bodies.push(handle);
     }
-    Ok(RapierScene { world, bodies })
+    let mut joints = Vec::with_capacity(recipe.joints.len());
+    for j in &recipe.joints {
+        let (a, b) = (bodies[j.a], bodies[j.b]);
+        let joint = rapier_joint(j, world.bodies[a].position(), world.bodies[b].position());
+        joints.push(world.insert_impulse_joint(a, b, joint));
+    }
+    Ok(RapierScene {
+        world,
+        bodies,
+        joints,
+    })
 }
 
 impl RapierScene {
@@ -125,7 +170,21 @@ impl RapierScene {
                 }
             }
         }
+        s.max_joint_error = self.max_joint_error();
         s
+    }
+
+    /// The largest distance between the two world anchor points (the local frames'
+    /// origins) of any joint, in m (0 without joints).
+    pub fn max_joint_error(&self) -> f32 {
+        let w = &self.world;
+        let mut worst = 0.0f32;
+        for (_, j) in w.impulse_joints.iter() {
+            let pa = w.bodies[j.body1()].position() * j.data.local_anchor1();
+            let pb = w.bodies[j.body2()].position() * j.data.local_anchor2();
+            worst = worst.max((pa - pb).length());
+        }
+        worst
     }
 
     /// Contact manifolds with at least one solver contact (touching or speculative, as
@@ -203,6 +262,7 @@ pub fn run_rapier(
     let mut rs = build_rapier(&recipe, threads)?;
     rs.world.physics_pipeline.counters.enable();
     let start: Vec<(RigidBodyHandle, Vector)> = recipe
+        .bodies
         .iter()
         .zip(&rs.bodies)
         .filter(|(b, _)| b.dynamic)
@@ -244,6 +304,7 @@ pub fn run_rapier(
         bodies: start.len(),
         contacts,
         points,
+        joints: rs.world.impulse_joints.len(),
         median,
         mean,
         p95,

@@ -1,7 +1,10 @@
 //! Scene recipes, exactly as SCENES.md gives them.
 
 use crate::Rng;
-use impetus::{BodyDef, BodyType, Error, Quat, ShapeDef, Vec3, World};
+use impetus::{
+    BodyDef, BodyId, BodyType, Error, JointDef, JointId, JointKind, Limits, Quat, ShapeDef, Vec3,
+    World,
+};
 
 /// Scene parameters. Every scene is fully determined by them.
 #[derive(Clone, Copy, Debug)]
@@ -25,16 +28,18 @@ pub struct Scene {
     pub description: &'static str,
     /// Dynamic bodies it creates.
     pub bodies: usize,
+    /// Joints it creates.
+    pub joints: usize,
     /// Steps a benchmark run takes by default.
     pub default_steps: usize,
-    /// The scene's bodies.
-    pub recipe: fn(&Params) -> Vec<BodySpec>,
+    /// The scene's bodies and joints.
+    pub recipe: fn(&Params) -> Recipe,
 }
 
 impl Scene {
     /// Builds the scene into an empty impetus world.
     pub fn build(&self, world: &mut World, params: &Params) -> Result<(), Error> {
-        build_impetus(world, &(self.recipe)(params))
+        (self.recipe)(params).build_impetus(world)
     }
 }
 
@@ -44,50 +49,82 @@ pub const SCENES: &[Scene] = &[
         name: "pyramid",
         description: "a flat pyramid of unit boxes, base 40",
         bodies: 820,
+        joints: 0,
         default_steps: 600,
-        recipe: pyramid,
+        recipe: |p| pyramid(p).into(),
     },
     Scene {
         name: "large_pyramid",
         description: "a flat pyramid of unit boxes, base 100 (Box2D/Box3D's benchmark)",
         bodies: 5050,
+        joints: 0,
         default_steps: 600,
-        recipe: large_pyramid,
+        recipe: |p| large_pyramid(p).into(),
     },
     Scene {
         name: "many_pyramids",
         description: "14 x 14 pyramids of base 10",
         bodies: 10780,
+        joints: 0,
         default_steps: 600,
-        recipe: many_pyramids,
+        recipe: |p| many_pyramids(p).into(),
     },
     Scene {
         name: "pile",
         description: "10,000 boxes dropped into a walled area",
         bodies: 10000,
+        joints: 0,
         default_steps: 600,
-        recipe: pile,
+        recipe: |p| pile(p).into(),
     },
     Scene {
         name: "rain",
         description: "4,000 boxes and spheres of mixed sizes falling onto a 40 x 40 ground",
         bodies: 4000,
+        joints: 0,
         default_steps: 600,
-        recipe: rain,
+        recipe: |p| rain(p).into(),
     },
     Scene {
         name: "large_world_10k",
         description: "10,000 boxes over 316 m x 316 m, a tenth falling (large_world's density)",
         bodies: 10000,
+        joints: 0,
         default_steps: 300,
-        recipe: large_world_10k,
+        recipe: |p| large_world_10k(p).into(),
     },
     Scene {
         name: "large_world",
         description: "100,000 boxes over 1 km x 1 km, a tenth falling, the rest resting",
         bodies: 100_000,
+        joints: 0,
         default_steps: 300,
-        recipe: large_world,
+        recipe: |p| large_world(p).into(),
+    },
+    Scene {
+        name: "joint_grid",
+        description:
+            "100 x 100 spheres hanging from their top row by ball joints (Box3D's benchmark)",
+        bodies: 9900,
+        joints: 19_701,
+        default_steps: 600,
+        recipe: joint_grid,
+    },
+    Scene {
+        name: "bridge",
+        description: "40 planks hinged into a bridge between two posts, 5 boxes dropped onto it",
+        bodies: 45,
+        joints: 41,
+        default_steps: 600,
+        recipe: bridge,
+    },
+    Scene {
+        name: "chain",
+        description: "100 links on ball joints with a sphere of 100 link masses, swinging from 45°",
+        bodies: 101,
+        joints: 101,
+        default_steps: 600,
+        recipe: chain,
     },
 ];
 
@@ -153,8 +190,93 @@ impl BodySpec {
     }
 }
 
-/// Builds a recipe into an impetus world.
-pub fn build_impetus(world: &mut World, recipe: &[BodySpec]) -> Result<(), Error> {
+/// The kind of a recipe joint, in terms every engine has.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum JointSpecKind {
+    /// Ball (spherical): the two anchor points coincide; rotation is free.
+    Ball,
+    /// Hinge (revolute) about the joint's axis: the anchors coincide and the bodies turn
+    /// only about the axis, optionally within `[lower, upper]` rad (B relative to A,
+    /// right-handed about the axis, 0 as built).
+    Hinge {
+        /// Angle limits `[lower, upper]`, rad.
+        limits: Option<[f32; 2]>,
+    },
+}
+
+/// One joint of a scene recipe, between two bodies of the recipe's body list, given in
+/// world space at the bodies' build poses. Jointed bodies do not collide with each other
+/// (the default of both engines' joints here).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointSpec {
+    /// Body A: an index into [`Recipe::bodies`].
+    pub a: usize,
+    /// Body B: an index into [`Recipe::bodies`]. At least one of A and B is dynamic.
+    pub b: usize,
+    /// The anchor point, in world space, m.
+    pub anchor: Vec3,
+    /// The joint axis, in world space (the hinge axis; unused by ball joints).
+    pub axis: Vec3,
+    /// Kind and parameters.
+    pub kind: JointSpecKind,
+}
+
+impl JointSpec {
+    /// A ball joint between bodies `a` and `b` at the world point `anchor`.
+    pub fn ball(a: usize, b: usize, anchor: Vec3) -> Self {
+        JointSpec {
+            a,
+            b,
+            anchor,
+            axis: Vec3::Z,
+            kind: JointSpecKind::Ball,
+        }
+    }
+
+    /// A free hinge between bodies `a` and `b` at the world point `anchor`, turning
+    /// about the world direction `axis`.
+    pub fn hinge(a: usize, b: usize, anchor: Vec3, axis: Vec3) -> Self {
+        JointSpec {
+            a,
+            b,
+            anchor,
+            axis,
+            kind: JointSpecKind::Hinge { limits: None },
+        }
+    }
+}
+
+/// A scene recipe: its bodies and the joints between them. Every engine's builder reads
+/// the same recipe. A body list converts into a recipe without joints.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Recipe {
+    /// The bodies, in build order.
+    pub bodies: Vec<BodySpec>,
+    /// The joints, indexing into `bodies`.
+    pub joints: Vec<JointSpec>,
+}
+
+impl From<Vec<BodySpec>> for Recipe {
+    fn from(bodies: Vec<BodySpec>) -> Self {
+        Recipe {
+            bodies,
+            joints: Vec::new(),
+        }
+    }
+}
+
+impl Recipe {
+    /// Builds the bodies and then the joints into an impetus world.
+    pub fn build_impetus(&self, world: &mut World) -> Result<(), Error> {
+        let bodies = build_impetus(world, &self.bodies)?;
+        build_joints_impetus(world, &bodies, &self.joints)?;
+        Ok(())
+    }
+}
+
+/// Builds a recipe's bodies into an impetus world; returns their ids in recipe order.
+pub fn build_impetus(world: &mut World, recipe: &[BodySpec]) -> Result<Vec<BodyId>, Error> {
+    let mut ids = Vec::with_capacity(recipe.len());
     for b in recipe {
         let body = world.create_body(&BodyDef {
             body_type: if b.dynamic {
@@ -178,8 +300,35 @@ pub fn build_impetus(world: &mut World, recipe: &[BodySpec]) -> Result<(), Error
                 .with_friction(b.friction)
                 .with_restitution(b.restitution),
         )?;
+        ids.push(body);
     }
-    Ok(())
+    Ok(ids)
+}
+
+/// Builds a recipe's joints into an impetus world whose recipe bodies are `bodies` (as
+/// [`build_impetus`] returns them), with [`JointDef::at_world`] at the bodies' current
+/// poses; returns the joint ids in recipe order.
+pub fn build_joints_impetus(
+    world: &mut World,
+    bodies: &[BodyId],
+    joints: &[JointSpec],
+) -> Result<Vec<JointId>, Error> {
+    let mut ids = Vec::with_capacity(joints.len());
+    for j in joints {
+        let (a, b) = (bodies[j.a], bodies[j.b]);
+        let kind = match j.kind {
+            JointSpecKind::Ball => JointKind::Ball,
+            JointSpecKind::Hinge { limits } => JointKind::Hinge {
+                limits: limits.map(|[lower, upper]| Limits { lower, upper }),
+                motor: None,
+                spring: None,
+            },
+        };
+        let (xa, xb) = (world.body_transform(a)?, world.body_transform(b)?);
+        let def = JointDef::at_world(kind, a, &xa, b, &xb, j.anchor, j.axis);
+        ids.push(world.create_joint(&def)?);
+    }
+    Ok(ids)
 }
 
 /// The static ground box with half extents (g, 1, g) and its top face at y = 0.
@@ -365,4 +514,129 @@ pub fn large_world(params: &Params) -> Vec<BodySpec> {
 /// `large_world_10k`: 10,000 boxes at the same density (see [`large_world_n`]).
 pub fn large_world_10k(params: &Params) -> Vec<BodySpec> {
     large_world_n(10_000, params)
+}
+
+/// A dynamic sphere of density 100 and friction 0.6.
+fn ball(position: Vec3, radius: f32) -> BodySpec {
+    BodySpec {
+        shape: ShapeSpec::Ball(radius),
+        ..BodySpec::unit_box(position, Quat::IDENTITY)
+    }
+}
+
+/// `joint_grid`: see [`joint_grid_n`] with n = 100 (10,000 spheres, 19,701 joints).
+pub fn joint_grid(_: &Params) -> Recipe {
+    joint_grid_n(100)
+}
+
+/// An n × n grid of spheres of radius 0.4 in the x-y plane, 1 m apart: sphere (row r,
+/// column c) at (c, r, 0), index r n + c, the top row (r = n − 1) static. Each sphere is
+/// joined to its right and upper neighbour by a ball joint at their midpoint, except
+/// between two static top-row spheres (nothing to constrain; impetus refuses a joint
+/// between two static bodies): 2 n (n − 1) − (n − 1) joints. No ground; joined spheres do
+/// not collide and the others never come near each other while the grid hangs.
+pub fn joint_grid_n(n: usize) -> Recipe {
+    let mut r = Recipe::default();
+    for row in 0..n {
+        for c in 0..n {
+            let mut b = ball(Vec3::new(c as f32, row as f32, 0.0), 0.4);
+            b.dynamic = row + 1 < n;
+            r.bodies.push(b);
+        }
+    }
+    for row in 0..n {
+        for c in 0..n {
+            let i = row * n + c;
+            let p = Vec3::new(c as f32, row as f32, 0.0);
+            if c + 1 < n && row + 1 < n {
+                r.joints
+                    .push(JointSpec::ball(i, i + 1, p + Vec3::new(0.5, 0.0, 0.0)));
+            }
+            if row + 1 < n {
+                r.joints
+                    .push(JointSpec::ball(i, i + n, p + Vec3::new(0.0, 0.5, 0.0)));
+            }
+        }
+    }
+    r
+}
+
+/// `bridge`: 40 planks (1.0 × 0.1 × 2.0 m, density 100) side by side along x over
+/// x ∈ [−20, 20], centres at y = 5, between two static posts (1 × 5 × 2 m, standing on the
+/// ground, tops at y = 5). Each plank is hinged to the next at their shared edge (at the
+/// planks' mid-height, z = 0), the hinge axis running across the bridge (z); the end
+/// planks are hinged to the posts the same way. Five boxes of half extent 0.4 are dropped
+/// from 2 m above the deck at x = −10, −5, 0, 5, 10. Ground of half size 40.
+pub fn bridge(_: &Params) -> Recipe {
+    let planks = 40;
+    let (deck_y, half_span) = (5.0, 20.0);
+    let mut r = Recipe::from(vec![ground(40.0)]);
+    let post = |x: f32| {
+        BodySpec::static_box(
+            Vec3::new(x, 0.5 * deck_y, 0.0),
+            Vec3::new(0.5, 0.5 * deck_y, 1.0),
+        )
+    };
+    r.bodies.push(post(-half_span - 0.5));
+    r.bodies.push(post(half_span + 0.5));
+    let (left, right, first) = (1, 2, 3);
+    for i in 0..planks {
+        let x = -half_span + 0.5 + i as f32;
+        r.bodies.push(BodySpec {
+            shape: ShapeSpec::Cuboid(Vec3::new(0.5, 0.05, 1.0)),
+            ..BodySpec::unit_box(Vec3::new(x, deck_y, 0.0), Quat::IDENTITY)
+        });
+    }
+    let edge = |k: usize| Vec3::new(-half_span + k as f32, deck_y, 0.0);
+    r.joints
+        .push(JointSpec::hinge(left, first, edge(0), Vec3::Z));
+    for i in 0..planks - 1 {
+        r.joints.push(JointSpec::hinge(
+            first + i,
+            first + i + 1,
+            edge(i + 1),
+            Vec3::Z,
+        ));
+    }
+    r.joints.push(JointSpec::hinge(
+        first + planks - 1,
+        right,
+        edge(planks),
+        Vec3::Z,
+    ));
+    for x in [-10.0, -5.0, 0.0, 5.0, 10.0] {
+        r.bodies.push(BodySpec {
+            shape: ShapeSpec::Cuboid(Vec3::splat(0.4)),
+            ..BodySpec::unit_box(Vec3::new(x, deck_y + 0.05 + 0.4 + 2.0, 0.0), Quat::IDENTITY)
+        });
+    }
+    r
+}
+
+/// `chain`: 100 links (boxes 0.5 × 0.1 × 0.1 m, density 100, 0.5 kg each) in a straight
+/// line from a static anchor (a box of half extent 0.1 at (0, 60, 0)), pointing down and
+/// to +x at 45° from the vertical, consecutive links joined by ball joints at their
+/// shared ends and the first to the anchor's centre; at the end, a sphere of 100 link
+/// masses (50 kg, density 100, radius ≈ 0.49 m) joined at its surface. Released at rest,
+/// it swings as a 50 m pendulum (period ≈ 14 s). No ground.
+pub fn chain(_: &Params) -> Recipe {
+    let links = 100;
+    let half = Vec3::new(0.25, 0.05, 0.05);
+    let link_mass = 100.0 * 8.0 * half.x * half.y * half.z;
+    let radius = (3.0 * links as f32 * link_mass / (4.0 * std::f32::consts::PI * 100.0)).cbrt();
+    let top = Vec3::new(0.0, 60.0, 0.0);
+    let dir = Vec3::new(1.0, -1.0, 0.0).normalize();
+    let rotation = Quat::from_rotation_arc(Vec3::X, dir);
+    let mut r = Recipe::from(vec![BodySpec::static_box(top, Vec3::splat(0.1))]);
+    let end = |k: usize| top + dir * (2.0 * half.x * k as f32);
+    for k in 0..links {
+        r.bodies.push(BodySpec {
+            shape: ShapeSpec::Cuboid(half),
+            ..BodySpec::unit_box(top + dir * (2.0 * half.x * (k as f32 + 0.5)), rotation)
+        });
+        r.joints.push(JointSpec::ball(k, k + 1, end(k)));
+    }
+    r.bodies.push(ball(end(links) + dir * radius, radius));
+    r.joints.push(JointSpec::ball(links, links + 1, end(links)));
+    r
 }

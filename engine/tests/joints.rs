@@ -5,7 +5,7 @@
 
 use impetus::{
     BodyDef, BodyId, BodyType, Error, JointDef, JointId, JointKind, Limits, Motor, Quat, ShapeDef,
-    Spring, Transform, Vec3, World, WorldDef,
+    Transform, Vec3, World, WorldDef,
 };
 
 const DT: f32 = 1.0 / 60.0;
@@ -216,7 +216,10 @@ fn hinge_stays_within_its_limits() {
     assert!(worst < 0.02, "the hinge passed its limit by {worst} rad");
     // It did reach both limits (the test pushes hard enough to matter): the first push
     // (torque −0.5 F about y) ended at the lower one, the second at the upper one.
-    assert!((reached_lower - limits.lower).abs() < 0.02, "angle {reached_lower}");
+    assert!(
+        (reached_lower - limits.lower).abs() < 0.02,
+        "angle {reached_lower}"
+    );
     let angle = angle_about(w.body_rotation(door).unwrap(), Vec3::Y);
     assert!((angle - limits.upper).abs() < 0.02, "angle {angle}");
     // The hinge point holds and the axis stays vertical.
@@ -645,4 +648,185 @@ fn bad_joint_input_is_an_error() {
         Err(Error::StaleHandle { kind: "BodyId" })
     );
     w.step(DT).unwrap();
+}
+
+/// A mass on a physical spring (distance joint, k, no damping) oscillates with period
+/// `2π sqrt(m / k)` within 2 %.
+#[test]
+fn distance_spring_oscillates_at_its_natural_period() {
+    let mut w = World::new(WorldDef {
+        gravity: Vec3::ZERO,
+        worker_count: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let wall = body(&mut w, BodyType::Static, Vec3::ZERO, None);
+    let mass_body = body(
+        &mut w,
+        BodyType::Dynamic,
+        Vec3::new(1.2, 0.0, 0.0),
+        Some(ShapeDef::sphere(0.1)),
+    );
+    let m = w.mass_properties(mass_body).unwrap().mass;
+    let k = 40.0 * m;
+    let kind = JointKind::Distance {
+        min_length: 0.0,
+        max_length: f32::INFINITY,
+        spring: Some(impetus::Spring::physical(k, 0.0, 1.0)),
+    };
+    w.create_joint(&JointDef::new(
+        kind,
+        wall,
+        Transform::IDENTITY,
+        mass_body,
+        Transform::IDENTITY,
+    ))
+    .unwrap();
+    let period = 2.0 * std::f32::consts::PI * (m / k).sqrt();
+    let mut crossings = Vec::new();
+    let mut last = 0.2f32;
+    let mut t = 0.0f32;
+    while crossings.len() < 11 && t < 20.0 {
+        w.step(DT).unwrap();
+        t += DT;
+        let x = w.body_position(mass_body).unwrap().x - 1.0;
+        if (last > 0.0) != (x > 0.0) {
+            crossings.push(t - DT * x / (x - last));
+        }
+        last = x;
+    }
+    assert_eq!(crossings.len(), 11);
+    let measured = (crossings[10] - crossings[0]) / 5.0;
+    assert!(
+        (measured - period).abs() < 0.02 * period,
+        "period {measured} vs {period}"
+    );
+}
+
+/// A cone-twist joint: swung and twisted hard, B's axis stays within the cone and the
+/// twist within its limits (0.02 rad of tolerance).
+#[test]
+fn cone_twist_keeps_swing_and_twist_limits() {
+    let mut w = world(1);
+    let torso = body(&mut w, BodyType::Static, Vec3::ZERO, None);
+    let arm = body(
+        &mut w,
+        BodyType::Dynamic,
+        Vec3::new(0.0, -0.5, 0.0),
+        Some(ShapeDef::cuboid(Vec3::new(0.1, 0.5, 0.1))),
+    );
+    let (cone, twist) = (0.6f32, 0.4f32);
+    let kind = JointKind::ConeTwist {
+        cone_angle: cone,
+        twist: Some(Limits {
+            lower: -twist,
+            upper: twist,
+        }),
+    };
+    // The cone's axis (frame z) points down the arm.
+    joint_at(&mut w, kind, torso, arm, Vec3::ZERO, -Vec3::Y);
+    let (mut worst_swing, mut worst_twist, mut max_swing) = (0.0f32, 0.0f32, 0.0f32);
+    for step in 0..300 {
+        let phase = step as f32 * 0.05;
+        w.apply_torque(arm, Vec3::new(30.0 * phase.cos(), 8.0, 30.0 * phase.sin()))
+            .unwrap();
+        w.step(DT).unwrap();
+        let q = w.body_rotation(arm).unwrap();
+        let down = q * -Vec3::Y;
+        let swing = down.angle_between(-Vec3::Y);
+        max_swing = max_swing.max(swing);
+        worst_swing = worst_swing.max(swing - cone);
+        // Twist about the arm's own axis: split q into swing (taking -y to `down`) and
+        // the twist left over.
+        let swing_q = Quat::from_rotation_arc(-Vec3::Y, down);
+        let t = swing_q.conjugate() * q;
+        let angle = 2.0 * (-t.y).atan2(t.w);
+        let angle = (angle + std::f32::consts::PI).rem_euclid(2.0 * std::f32::consts::PI)
+            - std::f32::consts::PI;
+        worst_twist = worst_twist.max(angle.abs() - twist);
+    }
+    assert!(
+        max_swing > cone - 0.05,
+        "the test never reached the cone: {max_swing}"
+    );
+    assert!(worst_swing < 0.02, "swing passed the cone by {worst_swing}");
+    assert!(
+        worst_twist < 0.02,
+        "twist passed its limit by {worst_twist}"
+    );
+}
+
+/// A fixed joint holds a cantilever beam out from a wall under gravity: the tip sags
+/// under 2 cm and the welded end stays put.
+#[test]
+fn fixed_joint_holds_a_cantilever() {
+    let mut w = world(1);
+    let wall = body(&mut w, BodyType::Static, Vec3::ZERO, None);
+    let beam = body(
+        &mut w,
+        BodyType::Dynamic,
+        Vec3::new(1.0, 0.0, 0.0),
+        Some(ShapeDef::cuboid(Vec3::new(1.0, 0.1, 0.1))),
+    );
+    let kind = JointKind::Fixed {
+        linear: None,
+        angular: None,
+    };
+    joint_at(&mut w, kind, wall, beam, Vec3::ZERO, Vec3::Z);
+    for _ in 0..180 {
+        w.step(DT).unwrap();
+    }
+    let xf = w.body_transform(beam).unwrap();
+    let tip = xf.transform_point(Vec3::new(1.0, 0.0, 0.0));
+    let root = xf.transform_point(Vec3::new(-1.0, 0.0, 0.0));
+    assert!(tip.y > -0.02, "the tip sagged to {}", tip.y);
+    assert!(root.length() < 0.005, "the weld moved to {root}");
+    assert!(w.linear_velocity(beam).unwrap().length() < 0.01);
+}
+
+/// A motor joint drives a body to a target pose relative to another within its force
+/// limit, no faster than F/m allows. (With a force limit far below what the correction
+/// asks for it overshoots like a bang-bang controller: Box2D's motor joint does the same.)
+#[test]
+fn motor_joint_drives_to_the_target_pose() {
+    let mut w = World::new(WorldDef {
+        gravity: Vec3::ZERO,
+        worker_count: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let base = body(&mut w, BodyType::Static, Vec3::ZERO, None);
+    let puck = body(
+        &mut w,
+        BodyType::Dynamic,
+        Vec3::ZERO,
+        Some(ShapeDef::sphere(0.2)),
+    );
+    let target = Vec3::new(2.0, 1.0, 0.0);
+    let turn = Quat::from_rotation_y(0.8);
+    let kind = JointKind::Motor {
+        linear_offset: target,
+        angular_offset: turn,
+        max_force: 5000.0,
+        max_torque: 500.0,
+        correction: 0.3,
+    };
+    joint_at(&mut w, kind, base, puck, Vec3::ZERO, Vec3::Z);
+    let mass = w.mass_properties(puck).unwrap().mass;
+    let max_force = 5000.0;
+    // The first step: no faster than the force limit allows.
+    w.step(DT).unwrap();
+    let v = w.linear_velocity(puck).unwrap().length();
+    assert!(v <= max_force / mass * DT * 1.001, "{v} m/s after one step");
+    for _ in 0..120 {
+        w.step(DT).unwrap();
+    }
+    let p = w.body_position(puck).unwrap();
+    assert!((p - target).length() < 0.01, "at {p}, target {target}");
+    let q = w.body_rotation(puck).unwrap();
+    assert!(
+        q.angle_between(turn) < 0.01,
+        "off by {} rad",
+        q.angle_between(turn)
+    );
 }

@@ -37,9 +37,15 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("list") => {
-            println!("{:<16} {:>8}  description", "scene", "bodies");
+            println!(
+                "{:<16} {:>8} {:>7}  description",
+                "scene", "bodies", "joints"
+            );
             for s in SCENES {
-                println!("{:<16} {:>8}  {}", s.name, s.bodies, s.description);
+                println!(
+                    "{:<16} {:>8} {:>7}  {}",
+                    s.name, s.bodies, s.joints, s.description
+                );
             }
             Ok(())
         }
@@ -307,6 +313,10 @@ fn comparison_table(reps: &[Reps]) -> String {
         "contacts / points",
         each(&|r| format!("{} / {}", r.contacts, r.points)),
     );
+    let jointed = reps_runs.iter().any(|r| r.joints > 0);
+    if jointed {
+        row(&mut s, "joints", each(&|r| r.joints.to_string()));
+    }
     row(
         &mut s,
         "ms/step median",
@@ -368,6 +378,13 @@ fn comparison_table(reps: &[Reps]) -> String {
         "max penetration (m)",
         each(&|r| format!("{:.4}", r.stability.max_penetration)),
     );
+    if jointed {
+        row(
+            &mut s,
+            "max joint error (m)",
+            each(&|r| format!("{:.5}", r.stability.max_joint_error)),
+        );
+    }
     row(
         &mut s,
         "state hash",

@@ -30,8 +30,8 @@
 //!   a rigid row `C = L − length` when min = max, else one-sided rows at min and max and
 //!   an optional spring towards its target length.
 //! - **Motor**: point and rotation rows towards the target offset (`C = d − Q_A t`,
-//!   `C = rotvec(Q_B (Q_A t_q)*)`), `bias = correction C / h`, the accumulated impulses
-//!   clamped to discs of radius `max_force h` and `max_torque h`.
+//!   `C = rotvec(Q_B (Q_A t_q)*)`), `bias = correction C / h` in both passes, the
+//!   accumulated impulses clamped to discs of radius `max_force h` and `max_torque h`.
 //!
 //! Impulses per substep are kept in `JointImpulses` across steps for warm starting; the
 //! reaction force is the accumulated linear impulse over `h`.
@@ -691,13 +691,11 @@ impl JointConstraint {
                 max_torque,
                 correction,
             } => {
-                let s = if use_bias {
-                    Scales {
-                        bias_rate: correction * inv_h,
-                        ..RIGID
-                    }
-                } else {
-                    RIGID
+                // Both passes steer towards the pose (as Box2D's motor joint): a relax
+                // pass without the bias would brake the motion the solve pass started.
+                let s = Scales {
+                    bias_rate: correction * inv_h,
+                    ..RIGID
                 };
                 let mut ang = j.angular;
                 let l = self.solve_rotation(&mut v, &f, angular_offset, s, &mut ang);
