@@ -2,7 +2,7 @@
 //! results do not depend on the thread count.
 
 use impetus::World;
-use impetus_scenes::measure::{dynamic_positions, stability};
+use impetus_scenes::measure::{dynamic_positions, max_joint_error, stability};
 use impetus_scenes::{find, world_def, Params, DT};
 
 fn build(name: &str, threads: usize) -> World {
@@ -226,4 +226,111 @@ fn recycling_does_not_change_the_pyramid_stability() {
     let off = pyramid_displacement(false, 600);
     println!("pyramid max displacement at step 600: recycling on {on:.4} m, off {off:.4} m");
     assert!((on - off).abs() <= 0.01, "on {on} m, off {off} m");
+}
+
+/// A world built from a recipe.
+fn build_recipe(recipe: &impetus_scenes::Recipe, threads: usize) -> World {
+    let mut w = World::new(world_def(threads)).unwrap();
+    recipe.build_impetus(&mut w).unwrap();
+    w
+}
+
+#[test]
+fn every_scene_lists_the_counts_of_its_recipe() {
+    use impetus_scenes::SCENES;
+    for s in SCENES {
+        let r = (s.recipe)(&Params::default());
+        let dynamic = r.bodies.iter().filter(|b| b.dynamic).count();
+        assert_eq!(dynamic, s.bodies, "{}: dynamic bodies", s.name);
+        assert_eq!(r.joints.len(), s.joints, "{}: joints", s.name);
+        for j in &r.joints {
+            assert!(j.a != j.b && j.a < r.bodies.len() && j.b < r.bodies.len());
+            assert!(r.bodies[j.a].dynamic || r.bodies[j.b].dynamic);
+        }
+    }
+}
+
+#[test]
+fn joint_grid_builds_10000_spheres_and_19701_joints() {
+    let recipe = (find("joint_grid").unwrap().recipe)(&Params::default());
+    assert_eq!(recipe.bodies.len(), 10_000);
+    // 2 n (n − 1) = 19,800 neighbour pairs less the 99 between two static top-row spheres.
+    assert_eq!(recipe.joints.len(), 19_701);
+    let w = build_recipe(&recipe, 1);
+    assert_eq!(w.bodies().count(), 10_000);
+    assert_eq!(w.joint_count(), 19_701);
+    assert_eq!(dynamic_positions(&w).len(), 9_900);
+    assert!(max_joint_error(&w) < 1.0e-4);
+}
+
+#[test]
+fn joint_scenes_start_with_their_anchors_together_in_both_engines() {
+    use impetus_scenes::scenes::joint_grid_n;
+    let recipes = [
+        ("joint_grid_n(5)", joint_grid_n(5)),
+        (
+            "bridge",
+            (find("bridge").unwrap().recipe)(&Params::default()),
+        ),
+        ("chain", (find("chain").unwrap().recipe)(&Params::default())),
+    ];
+    for (name, recipe) in &recipes {
+        let w = build_recipe(recipe, 1);
+        assert_eq!(w.joint_count(), recipe.joints.len(), "{name}");
+        let e = max_joint_error(&w);
+        assert!(e < 1.0e-5, "{name}: impetus anchors {e} m apart as built");
+        #[cfg(feature = "rapier")]
+        {
+            let rs = impetus_scenes::rapier::build_rapier(recipe, 1).unwrap();
+            assert_eq!(rs.world.impulse_joints.len(), recipe.joints.len(), "{name}");
+            let e = rs.max_joint_error();
+            assert!(e < 1.0e-5, "{name}: rapier anchors {e} m apart as built");
+        }
+    }
+}
+
+#[test]
+fn small_joint_grid_hangs_together_identically_on_1_and_2_threads() {
+    use impetus_scenes::scenes::joint_grid_n;
+    let recipe = joint_grid_n(10);
+    let runs: Vec<(u64, f32)> = [1, 2]
+        .iter()
+        .map(|&t| {
+            let mut w = build_recipe(&recipe, t);
+            for _ in 0..60 {
+                w.step(DT).unwrap();
+            }
+            // Jointed neighbours never touch; the others are too far apart.
+            assert_eq!(w.contacts().count(), 0);
+            (w.state_hash(), max_joint_error(&w))
+        })
+        .collect();
+    let e = runs[0].1;
+    println!("joint_grid_n(10): max joint error after 60 steps {e:.5} m");
+    assert!(e.is_finite() && e < 0.01, "anchors {e} m apart");
+    assert_eq!(runs[0].0, runs[1].0, "1 and 2 threads differ");
+}
+
+#[test]
+fn chain_and_bridge_hold_together_for_a_second() {
+    for name in ["chain", "bridge"] {
+        let recipe = (find(name).unwrap().recipe)(&Params::default());
+        let hashes: Vec<u64> = [1, 2]
+            .iter()
+            .map(|&t| {
+                let mut w = build_recipe(&recipe, t);
+                for _ in 0..60 {
+                    w.step(DT).unwrap();
+                }
+                let e = max_joint_error(&w);
+                println!("{name}, {t} thread(s): max joint error after 60 steps {e:.5} m");
+                assert!(e.is_finite() && e < 0.1, "{name}: anchors {e} m apart");
+                for id in w.bodies() {
+                    assert!(w.body_position(id).unwrap().is_finite());
+                }
+                w.state_hash()
+            })
+            .collect();
+        assert_eq!(hashes[0], hashes[1], "{name}: 1 and 2 threads differ");
+    }
 }
