@@ -228,16 +228,7 @@ impl JointDef {
     ) -> Self {
         let axis = axis.try_normalize().unwrap_or(Vec3::Z);
         let world = Transform::new(anchor, Quat::from_rotation_arc(Vec3::Z, axis));
-        Self {
-            body_a: a,
-            body_b: b,
-            frame_a: xf_a.inv_mul(&world),
-            frame_b: xf_b.inv_mul(&world),
-            kind,
-            collide_connected: false,
-            break_impulse: f32::INFINITY,
-            break_angular_impulse: f32::INFINITY,
-        }
+        Self::new(kind, a, xf_a.inv_mul(&world), b, xf_b.inv_mul(&world))
     }
 
     /// A joint of `kind` with explicit local frames.
@@ -304,12 +295,12 @@ impl JointDef {
                 if let Some(l) = limits {
                     angle(l, "JointKind::Hinge::limits")?;
                 }
-                if let Some(m) = motor {
-                    m.validate("JointKind::Hinge::motor")?;
-                }
-                if let Some(s) = spring {
-                    s.validate("JointKind::Hinge::spring")?;
-                }
+                validate_drive(
+                    motor,
+                    spring,
+                    "JointKind::Hinge::motor",
+                    "JointKind::Hinge::spring",
+                )?;
             }
             JointKind::Slider {
                 limits,
@@ -319,12 +310,12 @@ impl JointDef {
                 if let Some(l) = limits {
                     l.validate("JointKind::Slider::limits")?;
                 }
-                if let Some(m) = motor {
-                    m.validate("JointKind::Slider::motor")?;
-                }
-                if let Some(s) = spring {
-                    s.validate("JointKind::Slider::spring")?;
-                }
+                validate_drive(
+                    motor,
+                    spring,
+                    "JointKind::Slider::motor",
+                    "JointKind::Slider::spring",
+                )?;
             }
             JointKind::Fixed { linear, angular } => {
                 if let Some(s) = linear {
@@ -414,6 +405,22 @@ impl JointDef {
         }
         Ok(())
     }
+}
+
+/// Checks an axis's optional motor and spring, naming `motor_field` / `spring_field`.
+fn validate_drive(
+    motor: &Option<Motor>,
+    spring: &Option<Spring>,
+    motor_field: &'static str,
+    spring_field: &'static str,
+) -> Result<(), Error> {
+    if let Some(m) = motor {
+        m.validate(motor_field)?;
+    }
+    if let Some(s) = spring {
+        s.validate(spring_field)?;
+    }
+    Ok(())
 }
 
 /// A joint that broke in the last step (its id is stale now).

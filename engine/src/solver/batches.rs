@@ -6,7 +6,7 @@
 use super::color::{Coloring, COLORS, OVERFLOW};
 use super::contact::{self as cs, ContactConstraint};
 use super::contact_wide::{ContactConstraintW, ContactsPtr, StatesPtr};
-use super::joint::{with_states, JointConstraint};
+use super::joint::JointConstraint;
 use super::wide::W;
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
@@ -134,9 +134,6 @@ impl ContactBatches {
             + Sync,
         f: impl Fn(&mut ContactConstraintW, StatesPtr) + Send + Sync,
     ) {
-        for c in &mut self.joint_overflow {
-            with_states(c, states, &fj);
-        }
         let ptr = StatesPtr::new(states);
         let joint = |c: &mut JointConstraint| {
             let (sa, sb) = (ptr.get(c.a), ptr.get(c.b));
@@ -149,6 +146,7 @@ impl ContactBatches {
                 ptr.set_velocity(c.b, vb, wb);
             }
         };
+        self.joint_overflow.iter_mut().for_each(joint);
         for (k, range) in self.ranges.iter().enumerate() {
             if let Some(joints) = self.joints.get_mut(k) {
                 if parallel && joints.len() > 64 {

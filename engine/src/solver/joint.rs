@@ -38,7 +38,7 @@
 
 use super::{BodyState, Softness, SolverBodies, StepContext};
 use crate::broadphase::NULL;
-use crate::joint::{JointData, JointImpulses, JointKind, Spring, SpringStiffness};
+use crate::joint::{JointData, JointImpulses, JointKind, Limits, Motor, Spring, SpringStiffness};
 use glam::{Mat3, Quat, Vec3};
 
 /// One joint prepared for a step.
@@ -340,6 +340,52 @@ impl JointConstraint {
         self.apply_row(row, v, sign * impulse);
     }
 
+    /// The one-sided rows keeping `x` within `[lower, upper]`; an infinite bound has no row.
+    #[allow(clippy::too_many_arguments)]
+    fn solve_range(
+        &self,
+        row: &Row,
+        v: &mut Vel,
+        x: f32,
+        lower: f32,
+        upper: f32,
+        soft: Scales,
+        inv_h: f32,
+        j: &mut JointImpulses,
+    ) {
+        if lower.is_finite() {
+            self.solve_limit(row, v, x - lower, 1.0, soft, inv_h, &mut j.lower);
+        }
+        if upper.is_finite() {
+            self.solve_limit(row, v, upper - x, -1.0, soft, inv_h, &mut j.upper);
+        }
+    }
+
+    /// Spring, motor and limits of one axis (hinge angle, slider translation) at `x`.
+    #[allow(clippy::too_many_arguments)]
+    fn solve_axis(
+        &self,
+        row: &Row,
+        v: &mut Vel,
+        x: f32,
+        limits: Option<Limits>,
+        motor: Option<Motor>,
+        spring: Option<Spring>,
+        soft: Scales,
+        ctx: &StepContext,
+        j: &mut JointImpulses,
+    ) {
+        if let Some(s) = spring {
+            self.solve_spring(row, v, &s, x - s.target, ctx.h, &mut j.spring);
+        }
+        if let Some(m) = motor {
+            self.solve_motor(row, v, m.speed, m.max_force * ctx.h, &mut j.motor);
+        }
+        if let Some(l) = limits {
+            self.solve_range(row, v, x, l.lower, l.upper, soft, ctx.inv_h, j);
+        }
+    }
+
     fn solve_motor(&self, row: &Row, v: &mut Vel, speed: f32, max_impulse: f32, acc: &mut f32) {
         let impulse = -row.mass * (Self::cdot(row, v) - speed);
         let total = (*acc + impulse).clamp(-max_impulse, max_impulse);
@@ -528,32 +574,9 @@ impl JointConstraint {
                 let axis = f.q_a * Vec3::Z;
                 let row = self.angular_row(axis);
                 let angle = twist_angle(f.q_a.conjugate() * f.q_b);
-                if let Some(s) = spring {
-                    self.solve_spring(&row, &mut v, &s, angle - s.target, h, &mut j.spring);
-                }
-                if let Some(m) = motor {
-                    self.solve_motor(&row, &mut v, m.speed, m.max_force * h, &mut j.motor);
-                }
-                if let Some(l) = limits {
-                    self.solve_limit(
-                        &row,
-                        &mut v,
-                        angle - l.lower,
-                        1.0,
-                        soft,
-                        inv_h,
-                        &mut j.lower,
-                    );
-                    self.solve_limit(
-                        &row,
-                        &mut v,
-                        l.upper - angle,
-                        -1.0,
-                        soft,
-                        inv_h,
-                        &mut j.upper,
-                    );
-                }
+                self.solve_axis(
+                    &row, &mut v, angle, limits, motor, spring, soft, ctx, &mut j,
+                );
                 self.solve_swing(&mut v, &f, soft, &mut j.angular);
                 let p = self.solve_point(&mut v, &f, Vec3::ZERO, soft, &mut j.linear);
                 self.apply_linear(&mut v, f.r_a, f.r_b, p);
@@ -566,16 +589,7 @@ impl JointConstraint {
                 let axis = f.q_a * Vec3::Z;
                 let row = self.linear_row(axis, f.r_a + f.d, f.r_b);
                 let x = axis.dot(f.d);
-                if let Some(s) = spring {
-                    self.solve_spring(&row, &mut v, &s, x - s.target, h, &mut j.spring);
-                }
-                if let Some(m) = motor {
-                    self.solve_motor(&row, &mut v, m.speed, m.max_force * h, &mut j.motor);
-                }
-                if let Some(l) = limits {
-                    self.solve_limit(&row, &mut v, x - l.lower, 1.0, soft, inv_h, &mut j.lower);
-                    self.solve_limit(&row, &mut v, l.upper - x, -1.0, soft, inv_h, &mut j.upper);
-                }
+                self.solve_axis(&row, &mut v, x, limits, motor, spring, soft, ctx, &mut j);
                 let l = self.solve_rotation(&mut v, &f, Quat::IDENTITY, soft, &mut j.angular);
                 self.apply_angular(&mut v, l);
                 self.solve_slider_perp(&mut v, &f, soft, &mut j.linear);
@@ -614,28 +628,13 @@ impl JointConstraint {
                     if let Some(s) = spring {
                         self.solve_spring(&row, &mut v, &s, length - s.target, h, &mut j.spring);
                     }
-                    if min_length > 0.0 {
-                        self.solve_limit(
-                            &row,
-                            &mut v,
-                            length - min_length,
-                            1.0,
-                            soft,
-                            inv_h,
-                            &mut j.lower,
-                        );
-                    }
-                    if max_length.is_finite() {
-                        self.solve_limit(
-                            &row,
-                            &mut v,
-                            max_length - length,
-                            -1.0,
-                            soft,
-                            inv_h,
-                            &mut j.upper,
-                        );
-                    }
+                    // A rope (min 0) has no lower row.
+                    let lower = if min_length > 0.0 {
+                        min_length
+                    } else {
+                        f32::NEG_INFINITY
+                    };
+                    self.solve_range(&row, &mut v, length, lower, max_length, soft, inv_h, &mut j);
                 }
             }
             JointKind::ConeTwist { cone_angle, twist } => {
@@ -644,24 +643,7 @@ impl JointConstraint {
                     let t = (a + b).try_normalize().unwrap_or(a);
                     let row = self.angular_row(t);
                     let angle = twist_angle(swing_twist_twist(f.q_a.conjugate() * f.q_b));
-                    self.solve_limit(
-                        &row,
-                        &mut v,
-                        angle - l.lower,
-                        1.0,
-                        soft,
-                        inv_h,
-                        &mut j.lower,
-                    );
-                    self.solve_limit(
-                        &row,
-                        &mut v,
-                        l.upper - angle,
-                        -1.0,
-                        soft,
-                        inv_h,
-                        &mut j.upper,
-                    );
+                    self.solve_range(&row, &mut v, angle, l.lower, l.upper, soft, inv_h, &mut j);
                 }
                 let cross = a.cross(b);
                 let sin = cross.length();
@@ -736,28 +718,6 @@ fn swing_twist_twist(q: Quat) -> Quat {
         t / len
     } else {
         Quat::IDENTITY
-    }
-}
-
-/// Runs `f` on joint `c` with its two states and writes the velocities it returns back
-/// to the dynamic bodies.
-#[inline]
-pub(crate) fn with_states(
-    c: &mut JointConstraint,
-    states: &mut [BodyState],
-    f: impl FnOnce(&mut JointConstraint, &BodyState, &BodyState) -> (Vec3, Vec3, Vec3, Vec3),
-) {
-    let (sa, sb) = c.load(states);
-    let (va, wa, vb, wb) = f(c, &sa, &sb);
-    if c.write_a {
-        let s = &mut states[c.a as usize];
-        s.v = va;
-        s.w = wa;
-    }
-    if c.write_b {
-        let s = &mut states[c.b as usize];
-        s.v = vb;
-        s.w = wb;
     }
 }
 
