@@ -5,14 +5,15 @@
 
 use super::color::{Coloring, COLORS, OVERFLOW};
 use super::contact::{self as cs, ContactConstraint};
-use super::contact_wide::{ContactConstraintW, ContactsPtr, StatesPtr};
+use super::contact_wide::{ContactConstraintW, DisjointPtr, StatesPtr};
 use super::joint::JointConstraint;
+use super::joint_wide::{BallJointW, Broken};
 use super::wide::W;
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::broadphase::NULL;
 use crate::contact::Contact;
-use crate::joint::JointData;
+use crate::joint::{JointData, JointKind};
 use crate::math::prefetch_head;
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
@@ -29,9 +30,14 @@ pub(crate) struct ContactBatches {
     /// Each colour's batches in `wide` (one range per colour, empty ones included).
     ranges: Vec<Range<usize>>,
     pub overflow: Vec<ContactConstraint>,
-    /// Each colour's joints, and the joints that fit no colour.
+    /// Each colour's scalar joints, and the joints that fit no colour.
     joints: Vec<Vec<JointConstraint>>,
     pub joint_overflow: Vec<JointConstraint>,
+    /// Each colour's ball joints in wide batches (one range of `balls` per colour).
+    balls: Vec<BallJointW>,
+    ball_ranges: Vec<Range<usize>>,
+    /// Scratch: each colour's ball joint slots.
+    ball_slots: Vec<Vec<u32>>,
 }
 
 impl ContactBatches {
@@ -91,7 +97,9 @@ impl ContactBatches {
             }));
     }
 
-    /// Prepares the joints (live slots in slot order) into their colours' lists.
+    /// Prepares the joints (live slots in slot order): the ball joints of each colour into
+    /// wide batches, every other joint (and the overflow) as a scalar constraint in its
+    /// colour's list.
     pub fn build_joints(
         &mut self,
         joints: &[JointData],
@@ -99,12 +107,19 @@ impl ContactBatches {
         sb: &SolverBodies,
         positions: &[Vec3],
         rotations: &[Quat],
+        parallel: bool,
     ) {
         self.joints.resize_with(COLORS, Vec::new);
         self.joints.iter_mut().for_each(Vec::clear);
+        self.ball_slots.resize_with(COLORS, Vec::new);
+        self.ball_slots.iter_mut().for_each(Vec::clear);
         self.joint_overflow.clear();
         for (slot, j) in joints.iter().enumerate() {
             if !alive(slot) {
+                continue;
+            }
+            if j.color != OVERFLOW && matches!(j.def.kind, JointKind::Ball) {
+                self.ball_slots[j.color as usize].push(slot as u32);
                 continue;
             }
             let c = JointConstraint::prepare(slot as u32, j, sb, positions, rotations);
@@ -113,13 +128,65 @@ impl ContactBatches {
                 color => self.joints[color as usize].push(c),
             }
         }
+        self.balls.clear();
+        self.ball_ranges.clear();
+        for slots in &self.ball_slots {
+            let start = self.balls.len();
+            let prepare =
+                |chunk: &[u32]| BallJointW::prepare(chunk, joints, sb, positions, rotations);
+            if parallel && slots.len() > 4 * W {
+                self.balls
+                    .par_extend(slots.par_chunks(W).with_min_len(8).map(prepare));
+            } else {
+                self.balls.extend(slots.chunks(W).map(prepare));
+            }
+            self.ball_ranges.push(start..self.balls.len());
+        }
     }
 
-    /// The prepared joints, overflow first, then colour by colour.
-    pub fn joints(&self) -> impl Iterator<Item = &JointConstraint> {
-        self.joint_overflow
+    /// Writes every joint's impulses and reaction into its slot and returns the joints
+    /// whose step impulse passed their break threshold, in slot order.
+    pub fn store_joints(
+        &self,
+        joints: &mut [JointData],
+        states: &[BodyState],
+        substeps: u32,
+        h: f32,
+        parallel: bool,
+    ) -> Broken {
+        let (n, inv_h) = (substeps as f32, 1.0 / h);
+        let mut broken = Broken::new();
+        for c in self
+            .joint_overflow
             .iter()
             .chain(self.joints.iter().flatten())
+        {
+            let data = &mut joints[c.joint as usize];
+            data.impulses = c.impulses;
+            let (lin, ang) = c.reactions(states);
+            data.reaction = lin * inv_h;
+            data.angular_reaction = ang * inv_h;
+            let (impulse, angular) = (lin.length() * n, ang.length() * n);
+            if impulse > data.def.break_impulse || angular > data.def.break_angular_impulse {
+                broken.push((c.joint, impulse, angular));
+            }
+        }
+        let ptr = DisjointPtr::new(joints);
+        let store = |b: &BallJointW| b.store(ptr, n, inv_h);
+        if parallel && self.balls.len() > 64 {
+            broken.extend(
+                self.balls
+                    .par_iter()
+                    .with_min_len(32)
+                    .map(store)
+                    .flatten_iter()
+                    .collect::<Vec<_>>(),
+            );
+        } else {
+            broken.extend(self.balls.iter().flat_map(store));
+        }
+        broken.sort_unstable_by_key(|b| b.0);
+        broken
     }
 
     /// Runs `fj` on every joint and `f` on every batch, colour by colour: the overflow's
@@ -132,6 +199,7 @@ impl ContactBatches {
         fj: impl Fn(&mut JointConstraint, &BodyState, &BodyState) -> (Vec3, Vec3, Vec3, Vec3)
             + Send
             + Sync,
+        fb: impl Fn(&mut BallJointW, StatesPtr) + Send + Sync,
         f: impl Fn(&mut ContactConstraintW, StatesPtr) + Send + Sync,
     ) {
         let ptr = StatesPtr::new(states);
@@ -155,6 +223,17 @@ impl ContactBatches {
                     joints.iter_mut().for_each(joint)
                 }
             }
+            if let Some(range) = self.ball_ranges.get(k) {
+                let balls = &mut self.balls[range.clone()];
+                if parallel && balls.len() > 8 {
+                    balls
+                        .par_iter_mut()
+                        .with_min_len(8)
+                        .for_each(|b| fb(b, ptr))
+                } else {
+                    balls.iter_mut().for_each(|b| fb(b, ptr))
+                }
+            }
             let batches = &mut self.wide[range.clone()];
             if parallel && batches.len() > 1 {
                 batches
@@ -174,6 +253,7 @@ impl ContactBatches {
             parallel,
             states,
             |j, sa, sb| j.warm_start(sa, sb),
+            |b, ptr| b.warm_start(ptr),
             |c, ptr| c.warm_start(ptr),
         );
     }
@@ -191,6 +271,7 @@ impl ContactBatches {
             parallel,
             states,
             |j, sa, sb| j.solve(sa, sb, ctx, use_bias),
+            |b, ptr| b.solve(ptr, ctx, use_bias),
             |c, ptr| c.solve(ptr, ctx, use_bias),
         );
     }
@@ -215,7 +296,7 @@ impl ContactBatches {
     /// Copies the impulses into the manifolds for the next step's warm start.
     pub fn store(&self, contacts: &mut [Contact], parallel: bool) {
         cs::store_impulses(&self.overflow, contacts);
-        let contacts = ContactsPtr::new(contacts);
+        let contacts = DisjointPtr::new(contacts);
         let wide = &self.wide;
         let store = |i: usize| {
             // As in `build`: load the next batch's contacts while this one is written.

@@ -99,7 +99,7 @@ impl StatesPtr {
     /// The first `count` floats of the states `idx` in lanes: column `k` holds float `k`
     /// of every lane's state. `W` states are transposed `W` floats at a time.
     #[inline(always)]
-    fn columns(&self, idx: &[u32; W], count: usize) -> [FloatW; 16] {
+    pub(crate) fn columns(&self, idx: &[u32; W], count: usize) -> [FloatW; 16] {
         let rows: [&[f32; 16]; W] = std::array::from_fn(|i| self.floats(idx[i]));
         let mut cols = [FloatW::ZERO; 16];
         let mut off = 0;
@@ -133,7 +133,7 @@ impl StatesPtr {
     /// Writes the velocities `v` (columns 0..3) and `w` (4..7) of lane `i` to state
     /// `idx[i]` where `write[i]`.
     #[inline(always)]
-    fn set_velocities(&self, idx: &[u32; W], write: &[bool; W], v: Vec3W, w: Vec3W) {
+    pub(crate) fn set_velocities(&self, idx: &[u32; W], write: &[bool; W], v: Vec3W, w: Vec3W) {
         let zero = FloatW::ZERO;
         let cols = [v.x, v.y, v.z, zero, w.x, w.y, w.z, zero];
         let mut rows = [[0.0f32; 16]; W];
@@ -158,41 +158,48 @@ impl StatesPtr {
     }
 }
 
-/// Raw access to the contacts for storing impulses from several workers at once.
-#[derive(Clone, Copy)]
-pub(crate) struct ContactsPtr {
-    ptr: *mut Contact,
+/// Raw access to a slice whose items are each written by at most one lane of one batch:
+/// contacts when impulses are stored, joint slots when joint results are.
+pub(crate) struct DisjointPtr<T> {
+    ptr: *mut T,
     len: usize,
 }
 
-// SAFETY: only `get_mut` dereferences the pointer, and every contact index appears in
-// exactly one lane of one batch (one constraint per touching contact), so no two workers
-// ever touch the same contact.
-unsafe impl Send for ContactsPtr {}
-unsafe impl Sync for ContactsPtr {}
+impl<T> Clone for DisjointPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for DisjointPtr<T> {}
 
-impl ContactsPtr {
-    pub fn new(contacts: &mut [Contact]) -> Self {
+// SAFETY: only `get_mut` and `prefetch` dereference the pointer, and every item index
+// appears in exactly one lane of one batch (one constraint per touching contact or live
+// joint), so no two workers ever touch the same item.
+unsafe impl<T: Send> Send for DisjointPtr<T> {}
+unsafe impl<T: Send> Sync for DisjointPtr<T> {}
+
+impl<T> DisjointPtr<T> {
+    pub fn new(items: &mut [T]) -> Self {
         Self {
-            ptr: contacts.as_mut_ptr(),
-            len: contacts.len(),
+            ptr: items.as_mut_ptr(),
+            len: items.len(),
         }
     }
 
-    /// Starts loading the first `bytes` bytes of contact `k` (see [`prefetch_head`]).
+    /// Starts loading the first `bytes` bytes of item `k` (see [`prefetch_head`]).
     #[inline]
     fn prefetch(&self, k: u32, bytes: usize) {
         if (k as usize) < self.len {
             // SAFETY: in bounds (checked above); a shared reference only for the
-            // duration of the hint, while no lane writes this contact (see `get_mut`).
+            // duration of the hint, while no lane writes this item (see `get_mut`).
             prefetch_head(unsafe { &*self.ptr.add(k as usize) }, bytes);
         }
     }
 
-    /// The contact `k`.
+    /// The item `k`, which only the caller's lane writes.
     #[allow(clippy::mut_from_ref)]
     #[inline]
-    fn get_mut(&self, k: u32) -> &mut Contact {
+    pub fn get_mut(&self, k: u32) -> &mut T {
         assert!((k as usize) < self.len);
         // SAFETY: in bounds (checked above); exclusive per the type's comment.
         unsafe { &mut *self.ptr.add(k as usize) }
@@ -401,7 +408,7 @@ impl ContactConstraintW {
 
     /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
     /// Starts loading the first `bytes` bytes of each lane's contact.
-    pub fn prefetch_sources(&self, contacts: ContactsPtr, bytes: usize) {
+    pub fn prefetch_sources(&self, contacts: DisjointPtr<Contact>, bytes: usize) {
         for &k in &self.source {
             if k != NULL {
                 contacts.prefetch(k, bytes);
@@ -409,7 +416,7 @@ impl ContactConstraintW {
         }
     }
 
-    pub fn store(&self, contacts: ContactsPtr) {
+    pub fn store(&self, contacts: DisjointPtr<Contact>) {
         let f = (self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * self.t2).scatter();
         let twist = self.twist_impulse.to_array();
         let pts: [([f32; W], [f32; W]); MAX_POINTS] = std::array::from_fn(|j| {

@@ -229,25 +229,11 @@ impl World {
     /// After the solve: keeps each joint's impulses for the next step's warm start,
     /// records its reaction, and breaks the joints whose step impulse passed their
     /// thresholds (in slot order, so the break records are the same for any thread count).
-    pub(crate) fn store_joints(&mut self, substeps: u32, h: f32) {
+    pub(crate) fn store_joints(&mut self, substeps: u32, h: f32, parallel: bool) {
         self.joint_breaks.clear();
-        let states = &self.solver.states;
-        let mut broken = Vec::new();
-        for c in self.batches.joints() {
-            let data = &mut self.joints[c.joint as usize];
-            data.impulses = c.impulses;
-            let (lin, ang) = c.reactions(states);
-            data.reaction = lin / h;
-            data.angular_reaction = ang / h;
-            let (impulse, angular) = (
-                lin.length() * substeps as f32,
-                ang.length() * substeps as f32,
-            );
-            if impulse > data.def.break_impulse || angular > data.def.break_angular_impulse {
-                broken.push((c.joint, impulse, angular));
-            }
-        }
-        broken.sort_unstable_by_key(|b| b.0);
+        let broken =
+            self.batches
+                .store_joints(&mut self.joints, &self.solver.states, substeps, h, parallel);
         for (j, impulse, angular_impulse) in broken {
             let d = &self.joints[j as usize];
             let body = |slot: u32| BodyId {

@@ -380,6 +380,7 @@ impl World {
                 &self.solver,
                 &self.bodies.position,
                 &self.bodies.rotation,
+                parallel,
             );
         }
         self.profile.prepare = ms_since(t);
@@ -443,7 +444,7 @@ impl World {
             zone!("Store Impulses");
             let t = Instant::now();
             self.batches.store(&mut self.contacts.contacts, parallel);
-            self.store_joints(substeps, h);
+            self.store_joints(substeps, h, parallel);
             self.profile.store_impulses = ms_since(t);
         }
         zone!("Finalize");
