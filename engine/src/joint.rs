@@ -192,25 +192,29 @@ pub enum JointKind {
 }
 
 /// How to create a joint.
+// `repr(C)` with the thresholds and frames first: the solver's per-step reads of a joint
+// (frames when preparing, thresholds when storing) then share one cache line with the
+// slot's header in `JointData`.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub struct JointDef {
-    /// Body A (may be static).
-    pub body_a: BodyId,
-    /// Body B (may be static, but not both).
-    pub body_b: BodyId,
-    /// The joint frame in A's local space.
-    pub frame_a: Transform,
-    /// The joint frame in B's local space.
-    pub frame_b: Transform,
-    /// The kind and its parameters.
-    pub kind: JointKind,
-    /// Whether the two bodies still collide with each other. Default: false.
-    pub collide_connected: bool,
     /// The joint breaks (is removed, and a [`JointBreak`] record is published) when the
     /// linear impulse it applied in one step exceeds this, in N·s. Default: infinite.
     pub break_impulse: f32,
     /// As `break_impulse`, for the angular impulse, in N·m·s. Default: infinite.
     pub break_angular_impulse: f32,
+    /// The joint frame in A's local space.
+    pub frame_a: Transform,
+    /// The joint frame in B's local space.
+    pub frame_b: Transform,
+    /// Body A (may be static).
+    pub body_a: BodyId,
+    /// Body B (may be static, but not both).
+    pub body_b: BodyId,
+    /// The kind and its parameters.
+    pub kind: JointKind,
+    /// Whether the two bodies still collide with each other. Default: false.
+    pub collide_connected: bool,
 }
 
 impl JointDef {
@@ -456,17 +460,52 @@ pub(crate) struct JointImpulses {
     pub cone: f32,
 }
 
-/// What the world keeps per joint slot.
+/// What the world keeps per joint slot. `repr(C)`, hot fields first: the solver's scan
+/// and the ball joints' prepare and store touch the first two cache lines only (header
+/// and impulses, then the definition's thresholds and frames).
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub(crate) struct JointData {
-    pub def: JointDef,
     /// Body slots.
     pub body_a: u32,
     pub body_b: u32,
+    pub color: u8,
+    pub color_sides: u8,
+    /// `def.kind` is [`JointKind::Ball`]: solved in wide batches. Kept with the kind by
+    /// [`JointData::set_def`].
+    pub ball: bool,
     pub impulses: JointImpulses,
+    pub def: JointDef,
     /// Linear and angular reaction impulses of the last step (on B, world frame).
     pub reaction: Vec3,
     pub angular_reaction: Vec3,
-    pub color: u8,
-    pub color_sides: u8,
+}
+
+// The ball joints' prepare reads the header and impulses, the thresholds and both frame
+// origins: the first 128 bytes.
+const _: () = assert!(
+    std::mem::offset_of!(JointData, def) + std::mem::offset_of!(JointDef, frame_b) + 12 <= 128
+);
+
+impl JointData {
+    /// A joint slot for `def` between body slots `a` and `b`, in colour `color`.
+    pub fn new(def: JointDef, a: u32, b: u32, color: u8, color_sides: u8) -> Self {
+        Self {
+            body_a: a,
+            body_b: b,
+            color,
+            color_sides,
+            ball: matches!(def.kind, JointKind::Ball),
+            impulses: JointImpulses::default(),
+            def,
+            reaction: Vec3::ZERO,
+            angular_reaction: Vec3::ZERO,
+        }
+    }
+
+    /// Replaces the definition (and what is derived from it).
+    pub fn set_def(&mut self, def: JointDef) {
+        self.ball = matches!(def.kind, JointKind::Ball);
+        self.def = def;
+    }
 }

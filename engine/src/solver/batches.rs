@@ -13,7 +13,7 @@ use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::broadphase::NULL;
 use crate::contact::Contact;
-use crate::joint::{JointData, JointKind};
+use crate::joint::JointData;
 use crate::math::prefetch_head;
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
@@ -118,7 +118,7 @@ impl ContactBatches {
             if !alive(slot) {
                 continue;
             }
-            if j.color != OVERFLOW && matches!(j.def.kind, JointKind::Ball) {
+            if j.color != OVERFLOW && j.ball {
                 self.ball_slots[j.color as usize].push(slot as u32);
                 continue;
             }
@@ -142,6 +142,56 @@ impl ContactBatches {
             }
             self.ball_ranges.push(start..self.balls.len());
         }
+    }
+
+    /// Checks that within each colour the joints write no dynamic body that another joint
+    /// or a contact of that colour (`pairs`, as in [`build`](Self::build)) writes. The
+    /// `validate` feature runs it every step. Returns the first offending (colour, body).
+    #[cfg(feature = "validate")]
+    pub fn find_joint_conflict(
+        &self,
+        pairs: &[[u32; 2]],
+        body_count: usize,
+    ) -> Option<(usize, u32)> {
+        let mut seen = vec![usize::MAX; body_count];
+        let mut mark = |color: usize, body: u32| {
+            if body == NULL {
+                return None;
+            }
+            let k = body as usize;
+            if seen[k] == color {
+                return Some((color, body));
+            }
+            seen[k] = color;
+            None
+        };
+        for (color, list) in self.coloring.colors.iter().enumerate() {
+            for &k in list {
+                for body in pairs[k as usize] {
+                    mark(color, body)?;
+                }
+            }
+            for c in self.joints.get(color).into_iter().flatten() {
+                let (wa, wb) = c.writes();
+                for (w, body) in [(wa, c.a), (wb, c.b)] {
+                    if w {
+                        mark(color, body)?;
+                    }
+                }
+            }
+            for batch in self
+                .ball_ranges
+                .get(color)
+                .map_or(&[][..], |r| &self.balls[r.clone()])
+            {
+                for (body, w) in batch.written() {
+                    if w {
+                        mark(color, body)?;
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Writes every joint's impulses and reaction into its slot and returns the joints

@@ -115,6 +115,12 @@ impl BallJointW {
         }
     }
 
+    /// Every lane's bodies with whether the lane writes them (the `validate` check).
+    #[cfg(feature = "validate")]
+    pub fn written(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
+        (0..W).flat_map(|i| [(self.a[i], self.write_a[i]), (self.b[i], self.write_b[i])])
+    }
+
     #[inline(always)]
     fn gather(&self, states: StatesPtr) -> Lanes {
         let a = states.columns(&self.a, 16);

@@ -32,16 +32,7 @@ impl World {
         }
         let slot = |i: usize| if dynamic(i) { i as u32 } else { NULL };
         let (color, color_sides) = self.batches.coloring.assign(slot(a), slot(b));
-        let data = JointData {
-            def: *def,
-            body_a: a as u32,
-            body_b: b as u32,
-            impulses: JointImpulses::default(),
-            reaction: Vec3::ZERO,
-            angular_reaction: Vec3::ZERO,
-            color,
-            color_sides,
-        };
+        let data = JointData::new(*def, a as u32, b as u32, color, color_sides);
         let (index, generation, fresh) = self.joint_pool.alloc();
         if fresh {
             self.joints.push(data);
@@ -185,7 +176,7 @@ impl World {
         let same_kind = std::mem::discriminant(&def.kind) == std::mem::discriminant(&kind);
         def.kind = kind;
         def.validate()?;
-        self.joints[j].def = def;
+        self.joints[j].set_def(def);
         if !same_kind {
             self.joints[j].impulses = JointImpulses::default();
         }

@@ -382,6 +382,13 @@ impl World {
                 &self.bodies.rotation,
                 parallel,
             );
+            #[cfg(feature = "validate")]
+            if let Some((color, body)) = self
+                .batches
+                .find_joint_conflict(&self.touching_pairs, self.solver.states.len())
+            {
+                panic!("validate: colour {color} has dynamic body {body} in a joint twice");
+            }
         }
         self.profile.prepare = ms_since(t);
         self.profile.awake_bodies = self.solver.states.len();
