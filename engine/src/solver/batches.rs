@@ -3,6 +3,7 @@
 //! the overflow serially first, then the colours one after another, each colour's
 //! batches spread over the workers when `parallel` (the caller runs inside the pool).
 
+use super::articulation::{Tree, TreeTopology};
 use super::color::{Coloring, COLORS, OVERFLOW};
 use super::contact::{self as cs, ContactConstraint};
 use super::contact_wide::{ContactConstraintW, DisjointPtr, StatesPtr};
@@ -38,6 +39,9 @@ pub(crate) struct ContactBatches {
     ball_ranges: Vec<Range<usize>>,
     /// Scratch: each colour's ball joint slots.
     ball_slots: Vec<Vec<u32>>,
+    /// The trees of ball joints solved directly this step, and which slots they hold.
+    trees: Vec<Tree>,
+    direct: Vec<bool>,
 }
 
 impl ContactBatches {
@@ -107,15 +111,28 @@ impl ContactBatches {
         sb: &SolverBodies,
         positions: &[Vec3],
         rotations: &[Quat],
+        topology: &TreeTopology,
         parallel: bool,
     ) {
+        self.trees.clear();
+        self.direct.clear();
+        self.direct.resize(joints.len(), false);
+        for range in &topology.trees {
+            let tree = &topology.joints[range.clone()];
+            if let Some(t) = Tree::prepare(tree, joints, sb, positions, rotations) {
+                for tj in tree {
+                    self.direct[tj.slot as usize] = true;
+                }
+                self.trees.push(t);
+            }
+        }
         self.joints.resize_with(COLORS, Vec::new);
         self.joints.iter_mut().for_each(Vec::clear);
         self.ball_slots.resize_with(COLORS, Vec::new);
         self.ball_slots.iter_mut().for_each(Vec::clear);
         self.joint_overflow.clear();
         for (slot, j) in joints.iter().enumerate() {
-            if !alive(slot) {
+            if !alive(slot) || self.direct[slot] {
                 continue;
             }
             if j.color != OVERFLOW && j.ball {
@@ -206,6 +223,16 @@ impl ContactBatches {
     ) -> Broken {
         let (n, inv_h) = (substeps as f32, 1.0 / h);
         let mut broken = Broken::new();
+        for (slot, impulses) in self.trees.iter().flat_map(Tree::impulses) {
+            let data = &mut joints[slot as usize];
+            data.impulses = impulses;
+            data.reaction = impulses.linear * inv_h;
+            data.angular_reaction = Vec3::ZERO;
+            let impulse = impulses.linear.length() * n;
+            if impulse > data.def.break_impulse {
+                broken.push((slot, impulse, 0.0));
+            }
+        }
         for c in self
             .joint_overflow
             .iter()
@@ -298,6 +325,7 @@ impl ContactBatches {
 
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&mut self, states: &mut [BodyState], parallel: bool) {
+        self.trees.iter().for_each(|t| t.warm_start(states));
         cs::warm_start(&self.overflow, states);
         self.each_color(
             parallel,
@@ -324,6 +352,10 @@ impl ContactBatches {
             |b, ptr| b.solve(ptr, ctx, use_bias),
             |c, ptr| c.solve(ptr, ctx, use_bias),
         );
+        // The trees last: their rows then hold exactly when the positions move.
+        self.trees
+            .iter_mut()
+            .for_each(|t| t.solve(states, ctx, use_bias));
     }
 
     /// The restitution pass after the substeps.

@@ -28,6 +28,7 @@
 //! rotation, `m` inverse mass, `i` world inverse inertia, `h` substep, `n` normal,
 //! `r` anchor relative to the centre of mass.
 
+pub(crate) mod articulation;
 pub(crate) mod batches;
 pub(crate) mod color;
 pub(crate) mod contact;

@@ -33,6 +33,7 @@ impl World {
         let slot = |i: usize| if dynamic(i) { i as u32 } else { NULL };
         let (color, color_sides) = self.batches.coloring.assign(slot(a), slot(b));
         let data = JointData::new(*def, a as u32, b as u32, color, color_sides);
+        self.joint_trees_dirty = true;
         let (index, generation, fresh) = self.joint_pool.alloc();
         if fresh {
             self.joints.push(data);
@@ -61,6 +62,7 @@ impl World {
 
     pub(crate) fn remove_joint_slot(&mut self, j: usize) {
         let data = self.joints[j];
+        self.joint_trees_dirty = true;
         self.batches
             .coloring
             .release(data.color, data.color_sides, data.body_a, data.body_b);
@@ -177,6 +179,7 @@ impl World {
         def.kind = kind;
         def.validate()?;
         self.joints[j].set_def(def);
+        self.joint_trees_dirty |= !same_kind;
         if !same_kind {
             self.joints[j].impulses = JointImpulses::default();
         }

@@ -185,6 +185,9 @@ pub struct World {
     pub(crate) joints: Vec<crate::joint::JointData>,
     /// Per body slot, the slots of its joints.
     pub(crate) body_joints: Vec<Vec<u32>>,
+    /// The trees of ball joints (solved directly), rebuilt when `joint_trees_dirty`.
+    pub(crate) joint_trees: crate::solver::articulation::TreeTopology,
+    pub(crate) joint_trees_dirty: bool,
     /// Joints that broke in the last step.
     pub(crate) joint_breaks: Vec<crate::joint::JointBreak>,
 }
@@ -236,6 +239,8 @@ impl World {
             joint_pool: SlotPool::default(),
             joints: Vec::new(),
             body_joints: Vec::new(),
+            joint_trees: Default::default(),
+            joint_trees_dirty: false,
             joint_breaks: Vec::new(),
         })
     }

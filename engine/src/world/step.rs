@@ -8,6 +8,7 @@ use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
 use crate::error::Error;
 use crate::math::prefetch;
 use crate::shape::Aabb;
+use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::{self, Softness, StepContext};
 use impetus_profiling::{physics_frame, plot, zone};
@@ -374,12 +375,23 @@ impl World {
             self.gather_contacts();
             self.build_batches(&ctx, parallel);
             let pool = &self.joint_pool;
+            if self.joint_trees_dirty {
+                let (joints, bodies) = (&self.joints, &self.bodies);
+                self.joint_trees = TreeTopology::build(
+                    joints,
+                    |slot| pool.is_alive(slot) && joints[slot].ball,
+                    |body| bodies.body_type[body as usize] == BodyType::Dynamic,
+                    &self.body_joints,
+                );
+                self.joint_trees_dirty = false;
+            }
             self.batches.build_joints(
                 &self.joints,
                 |i| pool.is_alive(i),
                 &self.solver,
                 &self.bodies.position,
                 &self.bodies.rotation,
+                &self.joint_trees,
                 parallel,
             );
             #[cfg(feature = "validate")]
