@@ -104,6 +104,7 @@ impl ContactBatches {
     /// Prepares the joints (live slots in slot order): the ball joints of each colour into
     /// wide batches, every other joint (and the overflow) as a scalar constraint in its
     /// colour's list.
+    #[allow(clippy::too_many_arguments)]
     pub fn build_joints(
         &mut self,
         joints: &[JointData],
