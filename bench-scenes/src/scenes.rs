@@ -2,8 +2,14 @@
 
 use crate::Rng;
 use impetus::{
-    BodyDef, BodyId, BodyType, Error, JointDef, JointId, JointKind, Limits, Quat, ShapeDef, Vec3,
-    World,
+    BodyDef, BodyId, BodyType, Error, JointDef, JointId, JointKind, Limits, Motor, Quat, ShapeDef,
+    Vec3, World,
+};
+
+mod jointed;
+pub use jointed::{
+    door, ragdolls, ragdolls_n, tumbler, tumbler_n, DOOR_LIMITS, RAGDOLL_BONES, TUMBLER_CENTRE,
+    TUMBLER_HALF, TUMBLER_SPEED,
 };
 
 /// Scene parameters. Every scene is fully determined by them.
@@ -126,6 +132,30 @@ pub const SCENES: &[Scene] = &[
         default_steps: 600,
         recipe: chain,
     },
+    Scene {
+        name: "ragdolls",
+        description: "256 ragdolls of 11 boxes (cone-twist and hinge joints) falling into a pile",
+        bodies: 256 * RAGDOLL_BONES,
+        joints: 256 * (RAGDOLL_BONES - 1),
+        default_steps: 600,
+        recipe: ragdolls,
+    },
+    Scene {
+        name: "door",
+        description: "a door on a limited hinge, hit by 48 thrown boxes from two sides",
+        bodies: 49,
+        joints: 1,
+        default_steps: 600,
+        recipe: door,
+    },
+    Scene {
+        name: "tumbler",
+        description: "a hollow box of 6 welded walls turned by a hinge motor, 320 boxes inside",
+        bodies: 326,
+        joints: 13,
+        default_steps: 600,
+        recipe: tumbler,
+    },
 ];
 
 /// The scene called `name`.
@@ -160,6 +190,8 @@ pub struct BodySpec {
     pub friction: f32,
     /// Restitution.
     pub restitution: f32,
+    /// Initial linear velocity, in m/s (dynamic bodies; zero for the others).
+    pub linear_velocity: Vec3,
 }
 
 impl BodySpec {
@@ -173,6 +205,7 @@ impl BodySpec {
             density: 0.0,
             friction: 0.6,
             restitution: 0.0,
+            linear_velocity: Vec3::ZERO,
         }
     }
 
@@ -186,6 +219,7 @@ impl BodySpec {
             density: 100.0,
             friction: 0.6,
             restitution: 0.0,
+            linear_velocity: Vec3::ZERO,
         }
     }
 }
@@ -197,11 +231,28 @@ pub enum JointSpecKind {
     Ball,
     /// Hinge (revolute) about the joint's axis: the anchors coincide and the bodies turn
     /// only about the axis, optionally within `[lower, upper]` rad (B relative to A,
-    /// right-handed about the axis, 0 as built).
+    /// right-handed about the axis, 0 as built), optionally driven by a velocity motor.
     Hinge {
         /// Angle limits `[lower, upper]`, rad.
         limits: Option<[f32; 2]>,
+        /// Velocity motor: target speed in rad/s (B relative to A about the axis) and the
+        /// largest torque in N·m (`max_force`).
+        motor: Option<Motor>,
     },
+    /// Cone-twist (swing-twist, a ragdoll's shoulder): the anchors coincide, B's copy of
+    /// the axis stays within `cone_angle` rad of A's, and the twist about it stays within
+    /// `twist` (`[lower, upper]`, rad, 0 as built). Rapier has no cone: its spherical joint
+    /// limits the twist (about the axis) and the two swing angles about the axes
+    /// perpendicular to it, each to `[−cone_angle, cone_angle]` — a square pyramid around
+    /// the cone, a little looser along its diagonals.
+    ConeTwist {
+        /// Half-angle of the cone, rad.
+        cone_angle: f32,
+        /// Twist limits `[lower, upper]`, rad.
+        twist: [f32; 2],
+    },
+    /// Fixed (weld): the two bodies keep their relative pose as built.
+    Fixed,
 }
 
 /// One joint of a scene recipe, between two bodies of the recipe's body list, given in
@@ -241,7 +292,51 @@ impl JointSpec {
             b,
             anchor,
             axis,
-            kind: JointSpecKind::Hinge { limits: None },
+            kind: JointSpecKind::Hinge {
+                limits: None,
+                motor: None,
+            },
+        }
+    }
+
+    /// A hinge as [`JointSpec::hinge`] with angle limits `[lower, upper]`, rad.
+    pub fn limited_hinge(a: usize, b: usize, anchor: Vec3, axis: Vec3, limits: [f32; 2]) -> Self {
+        JointSpec {
+            kind: JointSpecKind::Hinge {
+                limits: Some(limits),
+                motor: None,
+            },
+            ..Self::hinge(a, b, anchor, axis)
+        }
+    }
+
+    /// A cone-twist joint between bodies `a` and `b` at the world point `anchor`, the cone
+    /// around the world direction `axis`.
+    pub fn cone_twist(
+        a: usize,
+        b: usize,
+        anchor: Vec3,
+        axis: Vec3,
+        cone_angle: f32,
+        twist: [f32; 2],
+    ) -> Self {
+        JointSpec {
+            a,
+            b,
+            anchor,
+            axis,
+            kind: JointSpecKind::ConeTwist { cone_angle, twist },
+        }
+    }
+
+    /// A weld between bodies `a` and `b`, its frame at the world point `anchor`.
+    pub fn fixed(a: usize, b: usize, anchor: Vec3) -> Self {
+        JointSpec {
+            a,
+            b,
+            anchor,
+            axis: Vec3::Z,
+            kind: JointSpecKind::Fixed,
         }
     }
 }
@@ -286,6 +381,11 @@ pub fn build_impetus(world: &mut World, recipe: &[BodySpec]) -> Result<Vec<BodyI
             },
             position: b.position,
             rotation: b.rotation,
+            linear_velocity: if b.dynamic {
+                b.linear_velocity
+            } else {
+                Vec3::ZERO
+            },
             ..Default::default()
         })?;
         let shape = match b.shape {
@@ -318,10 +418,21 @@ pub fn build_joints_impetus(
         let (a, b) = (bodies[j.a], bodies[j.b]);
         let kind = match j.kind {
             JointSpecKind::Ball => JointKind::Ball,
-            JointSpecKind::Hinge { limits } => JointKind::Hinge {
+            JointSpecKind::Hinge { limits, motor } => JointKind::Hinge {
                 limits: limits.map(|[lower, upper]| Limits { lower, upper }),
-                motor: None,
+                motor,
                 spring: None,
+            },
+            JointSpecKind::ConeTwist {
+                cone_angle,
+                twist: [lower, upper],
+            } => JointKind::ConeTwist {
+                cone_angle,
+                twist: Some(Limits { lower, upper }),
+            },
+            JointSpecKind::Fixed => JointKind::Fixed {
+                linear: None,
+                angular: None,
             },
         };
         let (xa, xb) = (world.body_transform(a)?, world.body_transform(b)?);

@@ -334,3 +334,220 @@ fn chain_and_bridge_hold_together_for_a_second() {
         assert_eq!(hashes[0], hashes[1], "{name}: 1 and 2 threads differ");
     }
 }
+
+/// A world built from a recipe, with the body ids in recipe order.
+fn build_recipe_ids(
+    recipe: &impetus_scenes::Recipe,
+    threads: usize,
+) -> (World, Vec<impetus::BodyId>) {
+    use impetus_scenes::{build_impetus, build_joints_impetus};
+    let mut w = World::new(world_def(threads)).unwrap();
+    let ids = build_impetus(&mut w, &recipe.bodies).unwrap();
+    build_joints_impetus(&mut w, &ids, &recipe.joints).unwrap();
+    (w, ids)
+}
+
+/// The angle of rotation `q` about the unit axis `axis` (the twist of its swing-twist
+/// split), in (−π, π].
+fn twist_about(q: impetus::Quat, axis: impetus::Vec3) -> f32 {
+    let q = if q.w < 0.0 { -q } else { q };
+    2.0 * impetus::Vec3::new(q.x, q.y, q.z).dot(axis).atan2(q.w)
+}
+
+#[test]
+fn ragdoll_door_and_tumbler_build_in_both_engines_with_their_counts() {
+    use impetus_scenes::scenes::RAGDOLL_BONES;
+    // (scene, all bodies, dynamic bodies, joints)
+    let expected = [
+        ("ragdolls", 1 + 256 * RAGDOLL_BONES, 2816, 2560),
+        ("door", 3 + 48, 49, 1),
+        ("tumbler", 8 + 320, 326, 13),
+    ];
+    for (name, all, dynamic, joints) in expected {
+        let recipe = (find(name).unwrap().recipe)(&Params::default());
+        assert_eq!(recipe.bodies.len(), all, "{name}: bodies");
+        assert_eq!(recipe.joints.len(), joints, "{name}: joints");
+        let w = build_recipe(&recipe, 1);
+        assert_eq!(w.bodies().count(), all, "{name}");
+        assert_eq!(dynamic_positions(&w).len(), dynamic, "{name}");
+        assert_eq!(w.joint_count(), joints, "{name}");
+        let e = max_joint_error(&w);
+        assert!(e < 1.0e-5, "{name}: impetus anchors {e} m apart as built");
+        #[cfg(feature = "rapier")]
+        {
+            let rs = impetus_scenes::rapier::build_rapier(&recipe, 1).unwrap();
+            assert_eq!(rs.bodies.len(), all, "{name}");
+            let moving = rs
+                .bodies
+                .iter()
+                .filter(|&&h| rs.world.bodies[h].is_dynamic())
+                .count();
+            assert_eq!(moving, dynamic, "{name}");
+            assert_eq!(rs.world.impulse_joints.len(), joints, "{name}");
+            let e = rs.max_joint_error();
+            assert!(e < 1.0e-5, "{name}: rapier anchors {e} m apart as built");
+        }
+    }
+}
+
+#[test]
+fn ragdolls_start_apart_and_thrown_boxes_start_moving() {
+    // The spacing keeps every ragdoll clear of the others and of the ground, whatever
+    // its random pose: no contact point after the first step.
+    let recipe = (find("ragdolls").unwrap().recipe)(&Params::default());
+    let mut w = build_recipe(&recipe, 0);
+    w.step(DT).unwrap();
+    let points: usize = w.contacts().map(|c| c.points.len()).sum();
+    assert_eq!(points, 0, "ragdolls touch as built");
+    // The door's boxes carry their initial velocities in both engines.
+    let recipe = (find("door").unwrap().recipe)(&Params::default());
+    let (w, ids) = build_recipe_ids(&recipe, 1);
+    let thrown: Vec<usize> = (0..recipe.bodies.len())
+        .filter(|&i| recipe.bodies[i].linear_velocity != impetus::Vec3::ZERO)
+        .collect();
+    assert_eq!(thrown.len(), 48);
+    for &i in &thrown {
+        let v = w.linear_velocity(ids[i]).unwrap();
+        assert!((v - recipe.bodies[i].linear_velocity).length() < 1.0e-6);
+    }
+    #[cfg(feature = "rapier")]
+    {
+        let rs = impetus_scenes::rapier::build_rapier(&recipe, 1).unwrap();
+        for &i in &thrown {
+            let v = rs.world.bodies[rs.bodies[i]].linvel();
+            let v = impetus::Vec3::new(v.x, v.y, v.z);
+            assert!((v - recipe.bodies[i].linear_velocity).length() < 1.0e-6);
+        }
+    }
+}
+
+#[test]
+fn ragdolls_fall_into_a_pile_without_coming_apart_or_through_the_ground() {
+    use impetus_scenes::scenes::{ragdolls_n, RAGDOLL_BONES};
+    // 16 ragdolls: 2 x 2 columns, 4 layers.
+    let recipe = ragdolls_n(16, &Params::default());
+    let mut w = build_recipe(&recipe, 0);
+    let start = dynamic_positions(&w);
+    let top = start.iter().map(|s| s.1.y).fold(f32::MIN, f32::max);
+    let (mut worst_joint, mut lowest) = (0.0f32, f32::INFINITY);
+    for step in 1..=180 {
+        w.step(DT).unwrap();
+        worst_joint = worst_joint.max(max_joint_error(&w));
+        if step % 10 == 0 {
+            lowest = lowest.min(stability(&w, &start).min_y);
+        }
+    }
+    let s = stability(&w, &start);
+    let resting_joint = max_joint_error(&w);
+    let highest = start
+        .iter()
+        .map(|&(id, _)| w.body_position(id).unwrap().y)
+        .fold(f32::MIN, f32::max);
+    // Bodies of different ragdolls in contact: the ragdolls landed on each other.
+    let ragdoll = |id| start.iter().position(|s| s.0 == id).unwrap() / RAGDOLL_BONES;
+    let between = w
+        .contacts()
+        .filter(|c| !c.points.is_empty())
+        .filter(|c| {
+            let (a, b) = (c.body_a, c.body_b);
+            start.iter().any(|s| s.0 == a)
+                && start.iter().any(|s| s.0 == b)
+                && ragdoll(a) != ragdoll(b)
+        })
+        .count();
+    println!(
+        "ragdolls_n(16), 180 steps: worst joint error {worst_joint:.4} m (at the end \
+         {resting_joint:.4} m), lowest point {lowest:.4} m, highest centre {highest:.2} m \
+         (from {top:.2} m), {between} contacts between ragdolls, max speed {:.3} m/s, max \
+         penetration {:.4} m",
+        s.max_speed, s.max_penetration
+    );
+    assert!(lowest >= -0.05, "a bone sank to y = {lowest}");
+    // Landing stretches an elbow or a knee by a few cm for a step or two (rapier: about as
+    // much); the resting pile holds its joints together to a few mm.
+    assert!(worst_joint < 0.1, "joint anchors {worst_joint} m apart");
+    assert!(
+        resting_joint < 0.01,
+        "joint anchors {resting_joint} m apart in the resting pile"
+    );
+    assert!(highest < 2.0, "not piled: a bone still at y = {highest}");
+    assert!(between >= 10, "only {between} contacts between ragdolls");
+}
+
+#[test]
+fn door_swings_within_its_hinge_limits() {
+    use impetus_scenes::scenes::DOOR_LIMITS;
+    let recipe = (find("door").unwrap().recipe)(&Params::default());
+    let (post, door) = (recipe.joints[0].a, recipe.joints[0].b);
+    let (mut w, ids) = build_recipe_ids(&recipe, 1);
+    let (mut lo, mut hi, mut worst_joint) = (0.0f32, 0.0f32, 0.0f32);
+    let (mut trace, mut angle) = (Vec::new(), 0.0);
+    for step in 1..=360 {
+        w.step(DT).unwrap();
+        let q =
+            w.body_rotation(ids[post]).unwrap().conjugate() * w.body_rotation(ids[door]).unwrap();
+        angle = twist_about(q, impetus::Vec3::Y);
+        (lo, hi) = (lo.min(angle), hi.max(angle));
+        worst_joint = worst_joint.max(max_joint_error(&w));
+        if step % 30 == 0 {
+            trace.push(format!("{:.2}", angle));
+        }
+    }
+    println!(
+        "door: angle every 0.5 s {}; range [{lo:.4}, {hi:.4}] rad, worst joint error {worst_joint:.4} m",
+        trace.join(" ")
+    );
+    assert!(
+        lo >= DOOR_LIMITS[0] - 0.02 && hi <= DOOR_LIMITS[1] + 0.02,
+        "door angle left its limits: [{lo}, {hi}]"
+    );
+    // The first volley swings it open against its upper limit, the second one back.
+    assert!(hi > DOOR_LIMITS[1] - 0.1, "door opened only to {hi} rad");
+    assert!(
+        angle < hi - 0.2,
+        "the second volley left the door at {angle} rad"
+    );
+    assert!(worst_joint < 0.02, "hinge anchors {worst_joint} m apart");
+}
+
+#[test]
+fn tumbler_turns_at_its_motor_speed_and_keeps_its_boxes() {
+    use impetus_scenes::scenes::{tumbler_n, TUMBLER_CENTRE, TUMBLER_HALF, TUMBLER_SPEED};
+    let recipe = tumbler_n(128, &Params::default());
+    let (axle, back) = (recipe.joints[0].a, recipe.joints[0].b);
+    let (mut w, ids) = build_recipe_ids(&recipe, 1);
+    // The tumbler's centre in the back wall's frame.
+    let centre_in_back = TUMBLER_CENTRE - recipe.bodies[back].position;
+    let contents = &ids[8..];
+    let steps = 240;
+    let (mut worst_joint, mut outside) = (0.0f32, 0.0f32);
+    for step in 1..=steps {
+        w.step(DT).unwrap();
+        worst_joint = worst_joint.max(max_joint_error(&w));
+        if step % 10 == 0 {
+            let xf = w.body_transform(ids[back]).unwrap();
+            let centre = xf.transform_point(centre_in_back);
+            for &id in contents {
+                let local = xf.inv_transform_vector(w.body_position(id).unwrap() - centre);
+                outside = outside.max(local.abs().max_element());
+            }
+        }
+    }
+    let q = w.body_rotation(ids[axle]).unwrap().conjugate() * w.body_rotation(ids[back]).unwrap();
+    let angle = twist_about(q, impetus::Vec3::Z);
+    let expected = TUMBLER_SPEED * steps as f32 * DT;
+    println!(
+        "tumbler_n(128), {steps} steps: turned {angle:.4} rad (motor: {expected:.4}), \
+         farthest box centre {outside:.3} m from the middle along a tumbler axis (inside: \
+         {TUMBLER_HALF}), worst joint error {worst_joint:.4} m"
+    );
+    assert!(
+        (angle - expected).abs() < 0.05 * expected,
+        "turned {angle} rad, motor {expected} rad"
+    );
+    assert!(outside < TUMBLER_HALF, "a box escaped: {outside} m out");
+    assert!(
+        worst_joint < 0.02,
+        "the walls came apart by {worst_joint} m"
+    );
+}
