@@ -99,7 +99,7 @@ impl StatesPtr {
     /// The first `count` floats of the states `idx` in lanes: column `k` holds float `k`
     /// of every lane's state. `W` states are transposed `W` floats at a time.
     #[inline(always)]
-    pub(crate) fn columns(&self, idx: &[u32; W], count: usize) -> [FloatW; 16] {
+    fn columns(&self, idx: &[u32; W], count: usize) -> [FloatW; 16] {
         let rows: [&[f32; 16]; W] = std::array::from_fn(|i| self.floats(idx[i]));
         let mut cols = [FloatW::ZERO; 16];
         let mut off = 0;
@@ -133,7 +133,7 @@ impl StatesPtr {
     /// Writes the velocities `v` (columns 0..3) and `w` (4..7) of lane `i` to state
     /// `idx[i]` where `write[i]`.
     #[inline(always)]
-    pub(crate) fn set_velocities(&self, idx: &[u32; W], write: &[bool; W], v: Vec3W, w: Vec3W) {
+    fn set_velocities(&self, idx: &[u32; W], write: &[bool; W], v: Vec3W, w: Vec3W) {
         let zero = FloatW::ZERO;
         let cols = [v.x, v.y, v.z, zero, w.x, w.y, w.z, zero];
         let mut rows = [[0.0f32; 16]; W];
@@ -206,15 +206,53 @@ impl<T> DisjointPtr<T> {
     }
 }
 
-/// Gathered body velocities and deltas of a batch.
-struct BodiesW {
-    va: Vec3W,
-    wa: Vec3W,
-    vb: Vec3W,
-    wb: Vec3W,
-    dp: Vec3W,
-    dqa: QuatW,
-    dqb: QuatW,
+/// Gathered body velocities and deltas of a batch (contacts and ball joints alike).
+pub(crate) struct BodiesW {
+    pub va: Vec3W,
+    pub wa: Vec3W,
+    pub vb: Vec3W,
+    pub wb: Vec3W,
+    /// `dp_B − dp_A`.
+    pub dp: Vec3W,
+    pub dqa: QuatW,
+    pub dqb: QuatW,
+}
+
+impl BodiesW {
+    /// The lanes' bodies `a`, `b`: velocities and, with `deltas`, position and rotation
+    /// deltas (left zero without).
+    #[inline(always)]
+    pub fn gather(states: StatesPtr, a: &[u32; W], b: &[u32; W], deltas: bool) -> Self {
+        let count = if deltas { 16 } else { 8 };
+        let a = states.columns(a, count);
+        let b = states.columns(b, count);
+        let v3 = |c: &[FloatW; 16], k: usize| Vec3W {
+            x: c[k],
+            y: c[k + 1],
+            z: c[k + 2],
+        };
+        let q = |c: &[FloatW; 16]| QuatW {
+            v: v3(c, 12),
+            s: c[15],
+        };
+        BodiesW {
+            va: v3(&a, 0),
+            wa: v3(&a, 4),
+            vb: v3(&b, 0),
+            wb: v3(&b, 4),
+            dp: v3(&b, 8) - v3(&a, 8),
+            dqa: q(&a),
+            dqb: q(&b),
+        }
+    }
+
+    /// Writes the velocities back to the bodies (A's, B's) where their lane's flag is set.
+    #[inline(always)]
+    pub fn scatter(&self, states: StatesPtr, sides: [(&[u32; W], &[bool; W]); 2]) {
+        let [(a, write_a), (b, write_b)] = sides;
+        states.set_velocities(a, write_a, self.va, self.wa);
+        states.set_velocities(b, write_b, self.vb, self.wb);
+    }
 }
 
 impl ContactConstraintW {
@@ -466,37 +504,14 @@ impl ContactConstraintW {
         self.scatter(states, &b);
     }
 
-    /// The lanes' body velocities and, with `deltas`, position and rotation deltas
-    /// (left zero without).
     #[inline(always)]
     fn gather_bodies(&self, states: StatesPtr, deltas: bool) -> BodiesW {
-        let count = if deltas { 16 } else { 8 };
-        let a = states.columns(&self.a, count);
-        let b = states.columns(&self.b, count);
-        let v3 = |c: &[FloatW; 16], k: usize| Vec3W {
-            x: c[k],
-            y: c[k + 1],
-            z: c[k + 2],
-        };
-        let q = |c: &[FloatW; 16]| QuatW {
-            v: v3(c, 12),
-            s: c[15],
-        };
-        BodiesW {
-            va: v3(&a, 0),
-            wa: v3(&a, 4),
-            vb: v3(&b, 0),
-            wb: v3(&b, 4),
-            dp: v3(&b, 8) - v3(&a, 8),
-            dqa: q(&a),
-            dqb: q(&b),
-        }
+        BodiesW::gather(states, &self.a, &self.b, deltas)
     }
 
     #[inline(always)]
     fn scatter(&self, states: StatesPtr, b: &BodiesW) {
-        states.set_velocities(&self.a, &self.write_a, b.va, b.wa);
-        states.set_velocities(&self.b, &self.write_b, b.vb, b.wb);
+        b.scatter(states, [(&self.a, &self.write_a), (&self.b, &self.write_b)]);
     }
 
     #[inline]

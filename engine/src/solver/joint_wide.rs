@@ -11,8 +11,8 @@
 //! Like the contact lanes, every operation is a plain IEEE operation per lane (no fused
 //! multiply-add), so a joint's result does not depend on its lane or on `W`.
 
-use super::contact_wide::{DisjointPtr, StatesPtr};
-use super::wide::{FloatW, QuatW, SymMat3W, Vec3W, W};
+use super::contact_wide::{BodiesW, DisjointPtr, StatesPtr};
+use super::wide::{FloatW, SymMat3W, Vec3W, W};
 use super::{SolverBodies, SolverMass, StepContext};
 use crate::broadphase::NULL;
 use crate::joint::{JointData, JointImpulses};
@@ -38,17 +38,6 @@ pub(crate) struct BallJointW {
     delta_center: Vec3W,
     /// Accumulated point impulse of the substep (on B).
     impulse: Vec3W,
-}
-
-/// Velocities and deltas of a batch's bodies.
-struct Lanes {
-    va: Vec3W,
-    wa: Vec3W,
-    vb: Vec3W,
-    wb: Vec3W,
-    dp: Vec3W,
-    dqa: QuatW,
-    dqb: QuatW,
 }
 
 impl BallJointW {
@@ -122,37 +111,17 @@ impl BallJointW {
     }
 
     #[inline(always)]
-    fn gather(&self, states: StatesPtr) -> Lanes {
-        let a = states.columns(&self.a, 16);
-        let b = states.columns(&self.b, 16);
-        let v3 = |c: &[FloatW; 16], k: usize| Vec3W {
-            x: c[k],
-            y: c[k + 1],
-            z: c[k + 2],
-        };
-        let q = |c: &[FloatW; 16]| QuatW {
-            v: v3(c, 12),
-            s: c[15],
-        };
-        Lanes {
-            va: v3(&a, 0),
-            wa: v3(&a, 4),
-            vb: v3(&b, 0),
-            wb: v3(&b, 4),
-            dp: v3(&b, 8) - v3(&a, 8),
-            dqa: q(&a),
-            dqb: q(&b),
-        }
+    fn gather(&self, states: StatesPtr) -> BodiesW {
+        BodiesW::gather(states, &self.a, &self.b, true)
     }
 
     #[inline(always)]
-    fn scatter(&self, states: StatesPtr, l: &Lanes) {
-        states.set_velocities(&self.a, &self.write_a, l.va, l.wa);
-        states.set_velocities(&self.b, &self.write_b, l.vb, l.wb);
+    fn scatter(&self, states: StatesPtr, l: &BodiesW) {
+        l.scatter(states, [(&self.a, &self.write_a), (&self.b, &self.write_b)]);
     }
 
     #[inline(always)]
-    fn apply(&self, l: &mut Lanes, r_a: Vec3W, r_b: Vec3W, p: Vec3W) {
+    fn apply(&self, l: &mut BodiesW, r_a: Vec3W, r_b: Vec3W, p: Vec3W) {
         l.va = l.va - self.m_a * p;
         l.wa = l.wa - self.i_a.mul(r_a.cross(p));
         l.vb = l.vb + self.m_b * p;
