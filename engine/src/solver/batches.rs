@@ -8,6 +8,7 @@ use super::color::{Coloring, COLORS, OVERFLOW};
 use super::contact::{self as cs, ContactConstraint};
 use super::contact_wide::{ContactConstraintW, DisjointPtr, StatesPtr};
 use super::joint::JointConstraint;
+use super::joint_lanes::{lane_kind, JointW};
 use super::joint_wide::{BallJointW, Broken};
 use super::wide::W;
 use super::{BodyState, SolverBodies, StepContext};
@@ -31,9 +32,13 @@ pub(crate) struct ContactBatches {
     /// Each colour's batches in `wide` (one range per colour, empty ones included).
     ranges: Vec<Range<usize>>,
     pub overflow: Vec<ContactConstraint>,
-    /// Each colour's scalar joints, and the joints that fit no colour.
-    joints: Vec<Vec<JointConstraint>>,
+    /// The joints that fit no colour, as scalar constraints.
     pub joint_overflow: Vec<JointConstraint>,
+    /// Each colour's other joints in wide batches of one kind (one range per colour).
+    lanes: Vec<JointW>,
+    lane_ranges: Vec<Range<usize>>,
+    /// Scratch: each colour's other joints as (lane kind, slot).
+    lane_slots: Vec<Vec<(u8, u32)>>,
     /// Each colour's ball joints in wide batches (one range of `balls` per colour).
     balls: Vec<BallJointW>,
     ball_ranges: Vec<Range<usize>>,
@@ -101,9 +106,9 @@ impl ContactBatches {
             }));
     }
 
-    /// Prepares the joints (live slots in slot order): the ball joints of each colour into
-    /// wide batches, every other joint (and the overflow) as a scalar constraint in its
-    /// colour's list.
+    /// Prepares the joints (live slots in slot order) that are not solved as trees: each
+    /// colour's ball joints into [`BallJointW`] batches, its other joints sorted by kind
+    /// into [`JointW`] batches, and the overflow as scalar constraints.
     #[allow(clippy::too_many_arguments)]
     pub fn build_joints(
         &mut self,
@@ -113,6 +118,7 @@ impl ContactBatches {
         positions: &[Vec3],
         rotations: &[Quat],
         topology: &TreeTopology,
+        h: f32,
         parallel: bool,
     ) {
         self.trees.clear();
@@ -127,8 +133,8 @@ impl ContactBatches {
                 self.trees.push(t);
             }
         }
-        self.joints.resize_with(COLORS, Vec::new);
-        self.joints.iter_mut().for_each(Vec::clear);
+        self.lane_slots.resize_with(COLORS, Vec::new);
+        self.lane_slots.iter_mut().for_each(Vec::clear);
         self.ball_slots.resize_with(COLORS, Vec::new);
         self.ball_slots.iter_mut().for_each(Vec::clear);
         self.joint_overflow.clear();
@@ -136,15 +142,37 @@ impl ContactBatches {
             if !alive(slot) || self.direct[slot] {
                 continue;
             }
-            if j.color != OVERFLOW && j.ball {
+            if j.color == OVERFLOW {
+                let c = JointConstraint::prepare(slot as u32, j, sb, positions, rotations);
+                self.joint_overflow.push(c);
+            } else if j.ball {
                 self.ball_slots[j.color as usize].push(slot as u32);
-                continue;
+            } else {
+                let kind = lane_kind(&j.def.kind).expect("not a ball joint");
+                self.lane_slots[j.color as usize].push((kind, slot as u32));
             }
-            let c = JointConstraint::prepare(slot as u32, j, sb, positions, rotations);
-            match j.color {
-                OVERFLOW => self.joint_overflow.push(c),
-                color => self.joints[color as usize].push(c),
+        }
+        self.lanes.clear();
+        self.lane_ranges.clear();
+        for list in &mut self.lane_slots {
+            // Slot order within a kind: the batches depend on the joints only.
+            list.sort_unstable();
+            let start = self.lanes.len();
+            for run in list.chunk_by(|x, y| x.0 == y.0) {
+                for chunk in run.chunks(W) {
+                    let slots: [u32; W] =
+                        std::array::from_fn(|i| chunk.get(i).map_or(NULL, |c| c.1));
+                    self.lanes.push(JointW::prepare(
+                        &slots[..chunk.len()],
+                        joints,
+                        sb,
+                        positions,
+                        rotations,
+                        h,
+                    ));
+                }
             }
+            self.lane_ranges.push(start..self.lanes.len());
         }
         self.balls.clear();
         self.ball_ranges.clear();
@@ -189,9 +217,12 @@ impl ContactBatches {
                     mark(color, body)?;
                 }
             }
-            for c in self.joints.get(color).into_iter().flatten() {
-                let (wa, wb) = c.writes();
-                for (w, body) in [(wa, c.a), (wb, c.b)] {
+            for batch in self
+                .lane_ranges
+                .get(color)
+                .map_or(&[][..], |r| &self.lanes[r.clone()])
+            {
+                for (body, w) in batch.written() {
                     if w {
                         mark(color, body)?;
                     }
@@ -217,7 +248,7 @@ impl ContactBatches {
     pub fn store_joints(
         &self,
         joints: &mut [JointData],
-        states: &[BodyState],
+        states: &mut [BodyState],
         substeps: u32,
         h: f32,
         parallel: bool,
@@ -234,11 +265,7 @@ impl ContactBatches {
                 broken.push((slot, impulse, 0.0));
             }
         }
-        for c in self
-            .joint_overflow
-            .iter()
-            .chain(self.joints.iter().flatten())
-        {
+        for c in &self.joint_overflow {
             let data = &mut joints[c.joint as usize];
             data.impulses = c.impulses;
             let (lin, ang) = c.reactions(states);
@@ -249,7 +276,13 @@ impl ContactBatches {
                 broken.push((c.joint, impulse, angular));
             }
         }
+        let states = StatesPtr::new(states);
         let ptr = DisjointPtr::new(joints);
+        broken.extend(
+            self.lanes
+                .iter()
+                .flat_map(|b| b.store(states, ptr, n, inv_h)),
+        );
         let store = |b: &BallJointW| b.store(ptr, n, inv_h);
         if parallel && self.balls.len() > 64 {
             broken.extend(
@@ -277,6 +310,7 @@ impl ContactBatches {
         fj: impl Fn(&mut JointConstraint, &BodyState, &BodyState) -> (Vec3, Vec3, Vec3, Vec3)
             + Send
             + Sync,
+        fl: impl Fn(&mut JointW, StatesPtr) + Send + Sync,
         fb: impl Fn(&mut BallJointW, StatesPtr) + Send + Sync,
         f: impl Fn(&mut ContactConstraintW, StatesPtr) + Send + Sync,
     ) {
@@ -294,11 +328,15 @@ impl ContactBatches {
         };
         self.joint_overflow.iter_mut().for_each(joint);
         for (k, range) in self.ranges.iter().enumerate() {
-            if let Some(joints) = self.joints.get_mut(k) {
-                if parallel && joints.len() > 64 {
-                    joints.par_iter_mut().with_min_len(32).for_each(joint)
+            if let Some(range) = self.lane_ranges.get(k) {
+                let lanes = &mut self.lanes[range.clone()];
+                if parallel && lanes.len() > 8 {
+                    lanes
+                        .par_iter_mut()
+                        .with_min_len(4)
+                        .for_each(|b| fl(b, ptr))
                 } else {
-                    joints.iter_mut().for_each(joint)
+                    lanes.iter_mut().for_each(|b| fl(b, ptr))
                 }
             }
             if let Some(range) = self.ball_ranges.get(k) {
@@ -333,6 +371,7 @@ impl ContactBatches {
             states,
             |j, sa, sb| j.warm_start(sa, sb),
             |b, ptr| b.warm_start(ptr),
+            |b, ptr| b.warm_start(ptr),
             |c, ptr| c.warm_start(ptr),
         );
     }
@@ -350,6 +389,7 @@ impl ContactBatches {
             parallel,
             states,
             |j, sa, sb| j.solve(sa, sb, ctx, use_bias),
+            |b, ptr| b.solve(ptr, ctx, use_bias),
             |b, ptr| b.solve(ptr, ctx, use_bias),
             |c, ptr| c.solve(ptr, ctx, use_bias),
         );

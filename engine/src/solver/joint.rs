@@ -176,7 +176,7 @@ fn rotation_error(q: Quat) -> Vec3 {
 
 /// The angle of `q` about its frame's z axis (the twist of a swing-twist split), in (−π, π].
 #[inline]
-fn twist_angle(q: Quat) -> f32 {
+pub(super) fn twist_angle(q: Quat) -> f32 {
     let mut angle = 2.0 * q.z.atan2(q.w);
     let pi = std::f32::consts::PI;
     if angle > pi {
@@ -353,11 +353,16 @@ impl JointConstraint {
         inv_h: f32,
         j: &mut JointImpulses,
     ) {
+        // A missing row drops its accumulator (left by a limit removed through the API).
         if lower.is_finite() {
             self.solve_limit(row, v, x - lower, 1.0, soft, inv_h, &mut j.lower);
+        } else {
+            j.lower = 0.0;
         }
         if upper.is_finite() {
             self.solve_limit(row, v, upper - x, -1.0, soft, inv_h, &mut j.upper);
+        } else {
+            j.upper = 0.0;
         }
     }
 
@@ -375,15 +380,19 @@ impl JointConstraint {
         ctx: &StepContext,
         j: &mut JointImpulses,
     ) {
-        if let Some(s) = spring {
-            self.solve_spring(row, v, &s, x - s.target, ctx.h, &mut j.spring);
+        match spring {
+            Some(s) => self.solve_spring(row, v, &s, x - s.target, ctx.h, &mut j.spring),
+            None => j.spring = 0.0,
         }
-        if let Some(m) = motor {
-            self.solve_motor(row, v, m.speed, m.max_force * ctx.h, &mut j.motor);
+        match motor {
+            Some(m) => self.solve_motor(row, v, m.speed, m.max_force * ctx.h, &mut j.motor),
+            None => j.motor = 0.0,
         }
-        if let Some(l) = limits {
-            self.solve_range(row, v, x, l.lower, l.upper, soft, ctx.inv_h, j);
-        }
+        let l = limits.unwrap_or(Limits {
+            lower: f32::NEG_INFINITY,
+            upper: f32::INFINITY,
+        });
+        self.solve_range(row, v, x, l.lower, l.upper, soft, ctx.inv_h, j);
     }
 
     fn solve_motor(&self, row: &Row, v: &mut Vel, speed: f32, max_impulse: f32, acc: &mut f32) {
@@ -624,9 +633,13 @@ impl JointConstraint {
                 let row = self.linear_row(u, f.r_a, f.r_b);
                 if min_length == max_length && spring.is_none() {
                     self.solve_equal(&row, &mut v, length - min_length, soft, &mut j.spring);
+                    (j.lower, j.upper) = (0.0, 0.0);
                 } else {
-                    if let Some(s) = spring {
-                        self.solve_spring(&row, &mut v, &s, length - s.target, h, &mut j.spring);
+                    match spring {
+                        Some(s) => {
+                            self.solve_spring(&row, &mut v, &s, length - s.target, h, &mut j.spring)
+                        }
+                        None => j.spring = 0.0,
                     }
                     // A rope (min 0) has no lower row.
                     let lower = if min_length > 0.0 {
@@ -644,6 +657,8 @@ impl JointConstraint {
                     let row = self.angular_row(t);
                     let angle = twist_angle(swing_twist_twist(f.q_a.conjugate() * f.q_b));
                     self.solve_range(&row, &mut v, angle, l.lower, l.upper, soft, inv_h, &mut j);
+                } else {
+                    (j.lower, j.upper) = (0.0, 0.0);
                 }
                 let cross = a.cross(b);
                 let sin = cross.length();
@@ -711,7 +726,7 @@ impl JointConstraint {
 
 /// The twist part of `q` about z (its swing-twist split), unit and with `w >= 0`.
 #[inline]
-fn swing_twist_twist(q: Quat) -> Quat {
+pub(super) fn swing_twist_twist(q: Quat) -> Quat {
     let t = Quat::from_xyzw(0.0, 0.0, q.z, q.w);
     let len = t.length();
     if len > 1.0e-9 {

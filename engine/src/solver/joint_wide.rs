@@ -187,7 +187,13 @@ pub(crate) type Broken = Vec<(u32, f32, f32)>;
 
 /// `K = m E + [r_a]ᵀ I_a [r_a] + [r_b]ᵀ I_b [r_b]` (symmetric) for the point block.
 #[inline(always)]
-fn point_mass(m: FloatW, r_a: Vec3W, i_a: &SymMat3W, r_b: Vec3W, i_b: &SymMat3W) -> SymMat3W {
+pub(super) fn point_mass(
+    m: FloatW,
+    r_a: Vec3W,
+    i_a: &SymMat3W,
+    r_b: Vec3W,
+    i_b: &SymMat3W,
+) -> SymMat3W {
     let a = arm(r_a, i_a);
     let b = arm(r_b, i_b);
     let mut k = [FloatW::ZERO; 6];
@@ -228,7 +234,7 @@ fn arm(r: Vec3W, i: &SymMat3W) -> SymMat3W {
 /// Solves `K x = r` for a symmetric `K` by its adjugate; a singular lane (an empty lane,
 /// two static-like bodies) gives zero.
 #[inline(always)]
-fn solve3(k: &SymMat3W, r: Vec3W) -> Vec3W {
+pub(super) fn solve3(k: &SymMat3W, r: Vec3W) -> Vec3W {
     let [a, b, c, d, e, f] = k.m;
     let ca = d * f - e * e;
     let cb = c * e - b * f;

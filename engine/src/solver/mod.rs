@@ -34,6 +34,7 @@ pub(crate) mod color;
 pub(crate) mod contact;
 pub(crate) mod contact_wide;
 pub(crate) mod joint;
+pub(crate) mod joint_lanes;
 pub(crate) mod joint_wide;
 mod softness;
 pub(crate) mod wide;

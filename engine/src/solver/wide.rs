@@ -5,9 +5,7 @@
 //! sqrt per lane, never a fused multiply-add, so a constraint's result does not depend on
 //! the lane it sits in or on `W`: the narrow and wide builds compute bit-identical states.
 
-#[cfg(test)]
-use glam::Quat;
-use glam::Vec3;
+use glam::{Quat, Vec3};
 use std::ops::{Add, Mul, Neg, Sub};
 
 #[cfg(feature = "simd16")]
@@ -139,7 +137,6 @@ pub(crate) struct QuatW {
 }
 
 impl QuatW {
-    #[cfg(test)]
     pub fn gather(q: &[Quat; W]) -> Self {
         Self {
             v: Vec3W {
@@ -149,6 +146,52 @@ impl QuatW {
             },
             s: FloatW::new(std::array::from_fn(|i| q[i].w)),
         }
+    }
+
+    /// The Hamilton product `self * o` (`o` first, then `self`), as glam's.
+    #[inline]
+    pub fn mul(self, o: Self) -> Self {
+        Self {
+            v: self.s * o.v + o.s * self.v + self.v.cross(o.v),
+            s: self.s * o.s - self.v.dot(o.v),
+        }
+    }
+
+    #[inline]
+    pub fn conjugate(self) -> Self {
+        Self {
+            v: -self.v,
+            s: self.s,
+        }
+    }
+
+    /// The rotated x, y and z axes (the rotation matrix's columns) of a unit quaternion.
+    #[inline]
+    pub fn axes(self) -> [Vec3W; 3] {
+        let one = FloatW::splat(1.0);
+        let two = FloatW::splat(2.0);
+        let Vec3W { x, y, z } = self.v;
+        let w = self.s;
+        let (xx, yy, zz) = (x * x, y * y, z * z);
+        let (xy, xz, yz) = (x * y, x * z, y * z);
+        let (wx, wy, wz) = (w * x, w * y, w * z);
+        [
+            Vec3W {
+                x: one - two * (yy + zz),
+                y: two * (xy + wz),
+                z: two * (xz - wy),
+            },
+            Vec3W {
+                x: two * (xy - wz),
+                y: one - two * (xx + zz),
+                z: two * (yz + wx),
+            },
+            Vec3W {
+                x: two * (xz + wy),
+                y: two * (yz - wx),
+                z: one - two * (xx + yy),
+            },
+        ]
     }
 
     /// Rotates `p`: `p + 2 s (v × p) + 2 v × (v × p)`.
@@ -172,6 +215,14 @@ impl SymMat3W {
         let f = |r: usize, c: usize| FloatW::new(std::array::from_fn(|i| m[i].col(c)[r]));
         Self {
             m: [f(0, 0), f(0, 1), f(0, 2), f(1, 1), f(1, 2), f(2, 2)],
+        }
+    }
+
+    /// The element-wise sum (of two inverse inertias).
+    #[inline]
+    pub fn add(&self, o: &Self) -> Self {
+        Self {
+            m: std::array::from_fn(|k| self.m[k] + o.m[k]),
         }
     }
 
@@ -210,6 +261,23 @@ mod tests {
             .rotate(Vec3W::gather(&[p; W]))
             .scatter()[0];
         assert!((r - q * p).length() < 1e-5);
+    }
+
+    #[test]
+    fn product_conjugate_and_axes_match_glam() {
+        let a = Quat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.1);
+        let b = Quat::from_euler(glam::EulerRot::ZYX, -1.2, 0.4, 0.25);
+        let (qa, qb) = (QuatW::gather(&[a; W]), QuatW::gather(&[b; W]));
+        let p = qa.conjugate().mul(qb);
+        let expect = a.conjugate() * b;
+        let got = [p.v.x, p.v.y, p.v.z, p.s].map(|c| c.to_array()[W - 1]);
+        for (g, e) in got.iter().zip(expect.to_array()) {
+            assert!((g - e).abs() < 1e-6, "{got:?} vs {expect}");
+        }
+        let axes = qa.axes();
+        for (axis, unit) in axes.iter().zip([Vec3::X, Vec3::Y, Vec3::Z]) {
+            assert!((axis.scatter()[0] - a * unit).length() < 1e-6);
+        }
     }
 
     #[test]

@@ -225,9 +225,13 @@ impl World {
     /// thresholds (in slot order, so the break records are the same for any thread count).
     pub(crate) fn store_joints(&mut self, substeps: u32, h: f32, parallel: bool) {
         self.joint_breaks.clear();
-        let broken =
-            self.batches
-                .store_joints(&mut self.joints, &self.solver.states, substeps, h, parallel);
+        let broken = self.batches.store_joints(
+            &mut self.joints,
+            &mut self.solver.states,
+            substeps,
+            h,
+            parallel,
+        );
         for (j, impulse, angular_impulse) in broken {
             let d = &self.joints[j as usize];
             let body = |slot: u32| BodyId {

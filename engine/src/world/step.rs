@@ -392,6 +392,7 @@ impl World {
                 &self.bodies.position,
                 &self.bodies.rotation,
                 &self.joint_trees,
+                h,
                 parallel,
             );
             #[cfg(feature = "validate")]
