@@ -1117,7 +1117,7 @@ mod tests {
                 .collect();
             let rotations: Vec<Quat> = (0..n).map(|_| rng.rotation()).collect();
             let mut sb = SolverBodies::default();
-            for slot in 0..n {
+            for (slot, &rotation) in rotations.iter().enumerate() {
                 if slot == 2 {
                     sb.index.push(NULL);
                     continue;
@@ -1139,7 +1139,7 @@ mod tests {
                 );
                 sb.mass.push(SolverMass {
                     inv_mass: rng.range(0.2, 2.0),
-                    inv_inertia: rotate_diagonal(rotations[slot], d),
+                    inv_inertia: rotate_diagonal(rotation, d),
                 });
             }
             let id = |i: usize| BodyId {
