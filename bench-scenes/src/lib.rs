@@ -8,7 +8,7 @@ pub mod measure;
 pub mod rapier;
 pub mod scenes;
 
-pub use measure::{run_scene, RunResult, Stability};
+pub use measure::{run_scene, run_scene_with, RunResult, Stability};
 #[cfg(feature = "rapier")]
 pub use rapier::{rapier_version, run_rapier};
 pub use scenes::{
@@ -19,7 +19,7 @@ pub use scenes::{
 use impetus::{Vec3, WorldDef};
 
 /// The common step settings of SCENES.md: gravity −10, 4 substeps, contact 30 Hz with
-/// damping ratio 10, push-out 3 m/s, slop 0.005 m, speculative 0.02 m.
+/// damping ratio 10, push-out 3 m/s, slop 0.005 m, speculative 0.02 m; sleep off.
 pub fn world_def(threads: usize) -> WorldDef {
     WorldDef {
         gravity: Vec3::new(0.0, -10.0, 0.0),
@@ -30,6 +30,9 @@ pub fn world_def(threads: usize) -> WorldDef {
         linear_slop: 0.005,
         speculative_distance: 0.02,
         worker_count: threads,
+        // Off so every step of a benchmark does the full work (and rapier's bodies
+        // cannot sleep either); `impetus-bench run --sleep` turns it on.
+        enable_sleep: false,
         ..WorldDef::default()
     }
 }

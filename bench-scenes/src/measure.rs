@@ -151,9 +151,19 @@ pub fn run_scene(
     scene: &Scene,
     threads: usize,
     steps: usize,
+    progress: impl FnMut(usize, f64),
+) -> Result<RunResult, Error> {
+    run_scene_with(scene, world_def(threads), steps, progress)
+}
+
+/// As [`run_scene`], with the world's settings given (e.g. sleep on).
+pub fn run_scene_with(
+    scene: &Scene,
+    def: impetus::WorldDef,
+    steps: usize,
     mut progress: impl FnMut(usize, f64),
 ) -> Result<RunResult, Error> {
-    let mut world = World::new(world_def(threads))?;
+    let mut world = World::new(def)?;
     scene.build(&mut world, &Params::default())?;
     let start = dynamic_positions(&world);
     let warmup = warmup_steps(steps);

@@ -44,6 +44,14 @@ pub struct BodyDef {
     /// Lets the body rotate more than a quarter turn per step (wheels, rotors).
     /// Default: false, which caps the angular speed at `π/4 / dt` for stability.
     pub allow_fast_rotation: bool,
+    /// Whether the body may fall asleep (with its island) when it comes to rest. Default:
+    /// true. A body that must never sleep (a player, a sensor carrier) sets false, which
+    /// keeps every body touching it awake too.
+    pub can_sleep: bool,
+    /// Speed below which the body counts as resting, in m/s (angular speed times the body's
+    /// extent counts too); `None` uses [`WorldDef::sleep_threshold`](crate::WorldDef).
+    /// Default: `None`.
+    pub sleep_threshold: Option<f32>,
     /// Opaque value for the host (an entity id, an index). Default: 0.
     pub user_data: u64,
 }
@@ -60,6 +68,8 @@ impl Default for BodyDef {
             angular_damping: 0.0,
             gravity_scale: 1.0,
             allow_fast_rotation: false,
+            can_sleep: true,
+            sleep_threshold: None,
             user_data: 0,
         }
     }
@@ -93,6 +103,9 @@ impl BodyDef {
         check_damping("BodyDef::angular_damping", self.angular_damping)?;
         if !self.gravity_scale.is_finite() {
             return Err(Error::invalid("BodyDef::gravity_scale", "must be finite"));
+        }
+        if let Some(t) = self.sleep_threshold {
+            check_damping("BodyDef::sleep_threshold", t)?;
         }
         Ok(())
     }
@@ -135,6 +148,18 @@ pub(crate) struct BodyStore {
     pub mass_override: Vec<bool>,
     /// Set when the pose changed outside the solver (teleport): proxies must refit.
     pub pose_dirty: Vec<bool>,
+    /// Sleep: dynamic bodies in an awake island, and every kinematic body (static: false).
+    pub awake: Vec<bool>,
+    pub can_sleep: Vec<bool>,
+    /// The body's own sleep threshold, m/s; negative: the world's.
+    pub sleep_threshold: Vec<f32>,
+    /// How long the body has been resting, in s.
+    pub sleep_time: Vec<f32>,
+    /// The island of a dynamic body (`NULL` otherwise).
+    pub island: Vec<u32>,
+    /// Largest distance from the body origin to its shapes' surfaces, in m: turns angular
+    /// speed into the speed of the body's farthest point for the sleep test.
+    pub extent: Vec<f32>,
     pub user_data: Vec<u64>,
     pub shapes: Vec<Vec<ShapeId>>,
 }
@@ -186,6 +211,12 @@ impl BodyStore {
         set!(allow_fast_rotation, def.allow_fast_rotation);
         set!(mass_override, false);
         set!(pose_dirty, false);
+        set!(awake, movable);
+        set!(can_sleep, def.can_sleep);
+        set!(sleep_threshold, def.sleep_threshold.unwrap_or(-1.0));
+        set!(sleep_time, 0.0);
+        set!(island, crate::broadphase::NULL);
+        set!(extent, 0.0);
         set!(user_data, def.user_data);
         set!(shapes, Vec::new());
     }

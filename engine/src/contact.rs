@@ -20,6 +20,19 @@ use glam::Vec3;
 pub(crate) struct Contact {
     pub body_a: u32,
     pub body_b: u32,
+    // The flags share the first line with the bodies: the narrowphase decides from that
+    // line alone whether a contact of sleeping bodies can be skipped.
+    pub alive: bool,
+    pub touching: bool,
+    /// `touching` changed in the last narrowphase update.
+    pub touch_changed: bool,
+    /// The manifold was recycled this step rather than recomputed.
+    pub recycled: bool,
+    /// The constraint colour while touching ([`NO_COLOR`](crate::solver::color::NO_COLOR)
+    /// otherwise), kept across steps.
+    pub color: u8,
+    /// Which bodies hold a bit in `color` (see [`crate::solver::color::Coloring::assign`]).
+    pub color_sides: u8,
     /// Mixed friction coefficient: sqrt(μa μb).
     pub friction: f32,
     /// Mixed restitution: max(ea, eb).
@@ -27,17 +40,6 @@ pub(crate) struct Contact {
     pub manifold: Manifold,
     pub shape_a: u32,
     pub shape_b: u32,
-    /// The manifold was recycled this step rather than recomputed.
-    pub recycled: bool,
-    pub touching: bool,
-    /// `touching` changed in the last narrowphase update.
-    pub touch_changed: bool,
-    pub alive: bool,
-    /// The constraint colour while touching ([`NO_COLOR`](crate::solver::color::NO_COLOR)
-    /// otherwise), kept across steps.
-    pub color: u8,
-    /// Which bodies hold a bit in `color` (see [`crate::solver::color::Coloring::assign`]).
-    pub color_sides: u8,
     /// What recycling needs of the last full manifold.
     pub cache: ManifoldCache,
 }
@@ -79,21 +81,30 @@ const RECYCLE_MIN_QUAT_DOT: f32 = 0.996_39;
 #[derive(Default)]
 pub(crate) struct ContactStore {
     pub contacts: Vec<Contact>,
+    /// Each contact's two body slots (`NULL` for a dead contact), beside the contacts: with
+    /// sleep on, the narrowphase decides from these 8 bytes, not the contact's 448, that a
+    /// contact of sleeping bodies is skipped (pile asleep: 1.2 ms a step reading the
+    /// contacts' first lines, 60k cache misses).
+    pub ends: Vec<[u32; 2]>,
     free: Vec<u32>,
 }
 
 impl ContactStore {
     pub fn create(&mut self, c: Contact) -> u32 {
+        let ends = [c.body_a, c.body_b];
         if let Some(i) = self.free.pop() {
             self.contacts[i as usize] = c;
+            self.ends[i as usize] = ends;
             i
         } else {
             self.contacts.push(c);
+            self.ends.push(ends);
             (self.contacts.len() - 1) as u32
         }
     }
 
     pub fn destroy(&mut self, i: u32) {
+        self.ends[i as usize] = [crate::broadphase::NULL; 2];
         let c = &mut self.contacts[i as usize];
         debug_assert!(c.alive);
         c.alive = false;
@@ -115,6 +126,7 @@ impl ContactStore {
         for h in 0..self.free.len() {
             while self.contacts.last().is_some_and(|c| !c.alive) {
                 self.contacts.pop();
+                self.ends.pop();
             }
             let hole = self.free[h] as usize;
             if hole >= self.contacts.len() {
@@ -126,6 +138,7 @@ impl ContactStore {
                 .pop()
                 .expect("a live contact lies above the hole");
             self.contacts[hole] = c;
+            self.ends[hole] = self.ends.pop().expect("ends match the contacts");
             moved(&self.contacts[hole], hole as u32);
         }
         self.free.clear();

@@ -27,7 +27,9 @@ pub struct Profile {
     pub store_impulses: f64,
     /// Writing poses back and refitting bounds.
     pub finalize: f64,
-    /// Bodies that can move (dynamic and kinematic).
+    /// Rest times, islands falling asleep, island splits.
+    pub sleep: f64,
+    /// Bodies the solver moved: awake dynamic bodies and kinematic bodies.
     pub awake_bodies: usize,
     /// Broadphase pairs (overlapping fat boxes).
     pub pairs: usize,
@@ -54,7 +56,7 @@ pub struct Profile {
 impl Profile {
     /// The stages as (name, ms) pairs, in step order; the names are the ones the
     /// benchmark prints and writes to JSON.
-    pub fn stages(&self) -> [(&'static str, f64); 11] {
+    pub fn stages(&self) -> [(&'static str, f64); 12] {
         [
             ("broadphase", self.broadphase),
             ("narrowphase", self.narrowphase),
@@ -67,6 +69,7 @@ impl Profile {
             ("restitution", self.restitution),
             ("store_impulses", self.store_impulses),
             ("finalize", self.finalize),
+            ("sleep", self.sleep),
         ]
     }
 }

@@ -3,14 +3,14 @@
 //!
 //! ```text
 //! impetus-bench list
-//! impetus-bench run <scene> [--steps N] [--threads T] [--engine E] [--json FILE]
+//! impetus-bench run <scene> [--steps N] [--threads T] [--engine E] [--sleep] [--json FILE]
 //! impetus-bench compare <scene> [--threads T] [--steps N] [--reps R] [--json FILE] [--svg FILE]
 //! impetus-bench sweep <scene> --threads 1,2,4 [--steps N] [--reps R] [--engines E,E]
 //!                     [--json FILE] [--svg FILE]
 //! ```
 
 use impetus_scenes::chart::{bar_chart, scaling_chart, Series};
-use impetus_scenes::{find, run_scene, RunResult, Scene, SCENES};
+use impetus_scenes::{find, run_scene_with, world_def, RunResult, Scene, SCENES};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::ExitCode;
@@ -18,7 +18,7 @@ use std::time::Instant;
 
 const USAGE: &str = "usage:
   impetus-bench list
-  impetus-bench run <scene> [--steps N] [--threads T] [--engine E] [--json FILE]
+  impetus-bench run <scene> [--steps N] [--threads T] [--engine E] [--sleep] [--json FILE]
   impetus-bench compare <scene> [--threads T] [--steps N] [--reps R] [--json FILE] [--svg FILE]
   impetus-bench sweep <scene> --threads 1,2,4 [--steps N] [--reps R] [--engines E,E]
                       [--json FILE] [--svg FILE]
@@ -26,6 +26,7 @@ const USAGE: &str = "usage:
   --steps N      steps to run (default: the scene's, 600 for the standard scenes)
   --threads T    worker threads (default 1; 0 = all cores); sweep: a list, e.g. 1,2,4
   --engine E     run: impetus (default) or rapier
+  --sleep        run: let impetus's islands sleep (the scenes run with sleep off)
   --engines E,E  sweep: the engines to run (default impetus,rapier)
   --reps R       repetitions, engines alternating A B A B (compare: 3, sweep: 1); the
                  figure reported is the median of the repetitions' medians
@@ -93,11 +94,16 @@ impl Engine {
         threads: usize,
         steps: usize,
         label: &str,
+        sleep: bool,
     ) -> Result<RunResult, String> {
         let progress = progress_line(label, steps);
         let result = match self {
             Engine::Impetus => {
-                run_scene(scene, threads, steps, progress).map_err(|e| e.to_string())
+                let def = impetus::WorldDef {
+                    enable_sleep: sleep,
+                    ..world_def(threads)
+                };
+                run_scene_with(scene, def, steps, progress).map_err(|e| e.to_string())
             }
             #[cfg(feature = "rapier")]
             Engine::Rapier => impetus_scenes::run_rapier(scene, threads, steps, progress),
@@ -151,6 +157,7 @@ struct Opts {
     engines: Option<Vec<Engine>>,
     json: Option<String>,
     svg: Option<String>,
+    sleep: bool,
 }
 
 impl Opts {
@@ -161,6 +168,10 @@ impl Opts {
         while let Some(a) = it.next() {
             if a.starts_with("--") && !allowed.contains(&a.as_str()) {
                 return Err(format!("unknown option {a}\n{USAGE}"));
+            }
+            if a == "--sleep" {
+                o.sleep = true;
+                continue;
             }
             let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
             let number = |v: &str| v.parse::<usize>().map_err(|e| format!("{a} {v:?}: {e}"));
@@ -224,7 +235,10 @@ fn write_json(path: &str, v: &Value) -> Result<(), String> {
 }
 
 fn run(args: &[String]) -> Result<(), String> {
-    let o = Opts::parse(args, &["--steps", "--threads", "--engine", "--json"])?;
+    let o = Opts::parse(
+        args,
+        &["--steps", "--threads", "--engine", "--sleep", "--json"],
+    )?;
     let scene = o.scene("run")?;
     let threads = o.single_thread_count()?;
     let engine = match o.engines.as_deref() {
@@ -237,7 +251,7 @@ fn run(args: &[String]) -> Result<(), String> {
         Engine::Impetus => scene.name.to_string(),
         e => format!("{} {}", scene.name, e.name()),
     };
-    let result = engine.run(scene, threads, steps, &label)?;
+    let result = engine.run(scene, threads, steps, &label, o.sleep)?;
     println!("{}", result.table());
     if let Some(path) = &o.json {
         write_json(path, &result.to_json())?;
@@ -284,7 +298,9 @@ fn measure_all(
         for rep in 0..reps {
             for (k, e) in engines.iter().enumerate() {
                 let label = format!("{} {:<7} t{t} rep {}/{reps}", scene.name, e.name(), rep + 1);
-                per_engine[k].runs.push(e.run(scene, t, steps, &label)?);
+                per_engine[k]
+                    .runs
+                    .push(e.run(scene, t, steps, &label, false)?);
             }
         }
         out.push(per_engine);

@@ -126,6 +126,10 @@ impl ContactBatches {
         self.direct.resize(joints.len(), false);
         for range in &topology.trees {
             let tree = &topology.joints[range.clone()];
+            // A tree is one connected set of bodies: asleep or awake as a whole.
+            if !tree.first().is_some_and(|tj| alive(tj.slot as usize)) {
+                continue;
+            }
             if let Some(t) = Tree::prepare(tree, joints, sb, positions, rotations) {
                 for tj in tree {
                     self.direct[tj.slot as usize] = true;

@@ -148,6 +148,7 @@ impl World {
         self.bodies.position[i] = position;
         self.bodies.rotation[i] = rotation.normalize();
         self.refit_body(i);
+        self.wake_body(i);
         Ok(())
     }
 
@@ -166,6 +167,7 @@ impl World {
         let i = self.movable_index(id, "setting the velocity of a static body")?;
         check_vec("linear_velocity", v)?;
         self.bodies.linear_velocity[i] = v;
+        self.wake_body(i);
         Ok(())
     }
 
@@ -174,6 +176,7 @@ impl World {
         let i = self.movable_index(id, "setting the velocity of a static body")?;
         check_vec("angular_velocity", w)?;
         self.bodies.angular_velocity[i] = w;
+        self.wake_body(i);
         Ok(())
     }
 
@@ -184,6 +187,7 @@ impl World {
         check_vec("point", point)?;
         self.bodies.force[i] += force;
         self.bodies.torque[i] += (point - self.bodies.position[i]).cross(force);
+        self.wake_body(i);
         Ok(())
     }
 
@@ -192,6 +196,7 @@ impl World {
         let i = self.dynamic_index(id, "forces act on dynamic bodies only")?;
         check_vec("force", force)?;
         self.bodies.force[i] += force;
+        self.wake_body(i);
         Ok(())
     }
 
@@ -200,6 +205,7 @@ impl World {
         let i = self.dynamic_index(id, "torques act on dynamic bodies only")?;
         check_vec("torque", torque)?;
         self.bodies.torque[i] += torque;
+        self.wake_body(i);
         Ok(())
     }
 
@@ -218,6 +224,7 @@ impl World {
         let r = point - b.position[i];
         let dw = b.world_inv_inertia(i) * r.cross(impulse);
         b.angular_velocity[i] += dw;
+        self.wake_body(i);
         Ok(())
     }
 
@@ -228,6 +235,7 @@ impl World {
         let b = &mut self.bodies;
         let dw = b.world_inv_inertia(i) * impulse;
         b.angular_velocity[i] += dw;
+        self.wake_body(i);
         Ok(())
     }
 
@@ -258,6 +266,7 @@ impl World {
         }
         self.bodies.set_mass(i, mp.mass, mp.inertia);
         self.bodies.mass_override[i] = true;
+        self.wake_body(i);
         Ok(())
     }
 
@@ -268,6 +277,7 @@ impl World {
             return Err(Error::invalid("gravity_scale", "must be finite"));
         }
         self.bodies.gravity_scale[i] = scale;
+        self.wake_body(i);
         Ok(())
     }
 
@@ -279,6 +289,42 @@ impl World {
         self.bodies.linear_damping[i] = linear;
         self.bodies.angular_damping[i] = angular;
         Ok(())
+    }
+
+    /// Whether the body is awake: dynamic bodies in an awake island, and every kinematic
+    /// body. Static bodies are never awake.
+    pub fn is_awake(&self, id: BodyId) -> Result<bool, Error> {
+        Ok(self.bodies.awake[self.body_index(id)?])
+    }
+
+    /// Wakes a dynamic body with its island (`true`), or puts its whole island to sleep
+    /// at once (`false`; its bodies stop). Static and kinematic bodies: nothing to do.
+    pub fn set_awake(&mut self, id: BodyId, awake: bool) -> Result<(), Error> {
+        let i = self.body_index(id)?;
+        let island = self.bodies.island[i];
+        if island == crate::broadphase::NULL {
+            return Ok(());
+        }
+        if awake {
+            self.wake_body(i);
+        } else {
+            self.put_island_to_sleep(island);
+            self.release_sleeping_colors();
+        }
+        Ok(())
+    }
+
+    /// Whether the world lets islands sleep, with the number of islands and of sleeping
+    /// bodies: (islands, sleeping bodies).
+    pub fn sleep_counts(&self) -> (usize, usize) {
+        let sleeping = (0..self.bodies.awake.len())
+            .filter(|&i| {
+                self.body_pool.is_alive(i)
+                    && self.bodies.island[i] != crate::broadphase::NULL
+                    && !self.bodies.awake[i]
+            })
+            .count();
+        (self.islands.count(), sleeping)
     }
 
     /// The host's value stored with the body.

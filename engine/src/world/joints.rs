@@ -49,6 +49,10 @@ impl World {
         if !def.collide_connected {
             self.disconnect(a, b);
         }
+        self.link_bodies(a as u32, b as u32);
+        self.wake_body(a);
+        self.wake_body(b);
+        self.update_driven(index);
         Ok(JointId { index, generation })
     }
 
@@ -70,8 +74,27 @@ impl World {
             self.body_joints[body as usize].retain(|&k| k as usize != j);
         }
         self.joint_pool.release(j as u32);
+        self.driven_joints.retain(|&k| k as usize != j);
+        self.unlink_bodies(data.body_a, data.body_b);
+        self.wake_body(data.body_a as usize);
+        self.wake_body(data.body_b as usize);
         if !data.def.collide_connected {
             self.reconnect(data.body_a as usize, data.body_b as usize);
+        }
+    }
+
+    /// Lists joint `j` among the driven joints (a motor turning at a non-zero speed keeps
+    /// its island awake however slowly it accelerates) or takes it off.
+    fn update_driven(&mut self, j: u32) {
+        self.driven_joints.retain(|&k| k != j);
+        let driven = match self.joints[j as usize].def.kind {
+            JointKind::Hinge { motor, .. } | JointKind::Slider { motor, .. } => {
+                motor.is_some_and(|m| m.speed != 0.0 && m.max_force > 0.0)
+            }
+            _ => false,
+        };
+        if driven {
+            self.driven_joints.push(j);
         }
     }
 
@@ -180,6 +203,10 @@ impl World {
         def.validate()?;
         self.joints[j].set_def(def);
         self.joint_trees_dirty |= !same_kind;
+        self.update_driven(j as u32);
+        let (a, b) = (self.joints[j].body_a, self.joints[j].body_b);
+        self.wake_body(a as usize);
+        self.wake_body(b as usize);
         if !same_kind {
             self.joints[j].impulses = JointImpulses::default();
         }

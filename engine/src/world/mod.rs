@@ -5,6 +5,7 @@ mod bench_hooks;
 mod joints;
 pub use api::{ContactTouch, ContactView};
 pub(crate) mod shapes;
+pub(crate) mod sleep;
 mod step;
 
 pub use shapes::ShapeDef;
@@ -64,6 +65,14 @@ pub struct WorldDef {
     /// Worker threads; 0 means all cores, 1 runs everything on the calling thread.
     /// Results are bit-identical for every count. Default: 0.
     pub worker_count: usize,
+    /// Let islands of resting bodies fall asleep: a sleeping body costs nothing per step
+    /// until something wakes it. Default: true.
+    pub enable_sleep: bool,
+    /// A body counts as resting while its speed (and its angular speed times its extent)
+    /// stays under this, in m/s. Default: 0.05.
+    pub sleep_threshold: f32,
+    /// An island falls asleep when all its bodies have rested this long, in s. Default: 0.5.
+    pub time_to_sleep: f32,
 }
 
 impl Default for WorldDef {
@@ -84,6 +93,9 @@ impl Default for WorldDef {
             max_linear_speed: 400.0,
             contact_recycling: true,
             worker_count: 0,
+            enable_sleep: true,
+            sleep_threshold: 0.05,
+            time_to_sleep: 0.5,
         }
     }
 }
@@ -122,6 +134,8 @@ impl WorldDef {
                 "WorldDef::restitution_threshold",
                 self.restitution_threshold,
             ),
+            ("WorldDef::sleep_threshold", self.sleep_threshold),
+            ("WorldDef::time_to_sleep", self.time_to_sleep),
         ];
         for (field, v) in non_negative {
             if !v.is_finite() || v < 0.0 {
@@ -190,6 +204,12 @@ pub struct World {
     pub(crate) joint_trees_dirty: bool,
     /// Joints that broke in the last step.
     pub(crate) joint_breaks: Vec<crate::joint::JointBreak>,
+    /// Islands of dynamic bodies, for sleep (see `sleep.rs`).
+    pub(crate) islands: sleep::Islands,
+    /// Scratch of the narrowphase: per body slot, whether its contacts are updated.
+    pub(crate) active_scratch: Vec<bool>,
+    /// Joints whose motor turns at a non-zero speed: they keep their island awake.
+    pub(crate) driven_joints: Vec<u32>,
 }
 
 impl World {
@@ -242,6 +262,9 @@ impl World {
             joint_trees: Default::default(),
             joint_trees_dirty: false,
             joint_breaks: Vec::new(),
+            islands: Default::default(),
+            active_scratch: Vec::new(),
+            driven_joints: Vec::new(),
         })
     }
 
@@ -260,6 +283,7 @@ impl World {
         def.validate()?;
         let (index, generation, _) = self.body_pool.alloc();
         self.bodies.put(index as usize, def);
+        self.island_add_body(index as usize);
         Ok(BodyId { index, generation })
     }
 
@@ -273,7 +297,9 @@ impl World {
         for s in shapes {
             self.detach_shape(s.index);
         }
+        self.island_remove_body(i);
         self.bodies.body_type[i] = BodyType::Static;
+        self.bodies.awake[i] = false;
         self.body_pool.release(id.index);
         Ok(())
     }
@@ -327,6 +353,7 @@ impl World {
         let id = ShapeId { index, generation };
         self.bodies.shapes[b].push(id);
         self.update_mass(b);
+        self.wake_body(b);
         // Sweep the new bounds over the body's initial velocity.
         self.refit_body(b);
         Ok(id)
@@ -339,6 +366,7 @@ impl World {
         self.bodies.shapes[b].retain(|&x| x != id);
         self.detach_shape(id.index);
         self.update_mass(b);
+        self.wake_body(b);
         Ok(())
     }
 
@@ -346,13 +374,19 @@ impl World {
     fn detach_shape(&mut self, index: u32) {
         for c in self.broadphase.destroy_proxy(index) {
             let contact = &self.contacts.contacts[c as usize];
+            let (a, b) = (contact.body_a, contact.body_b);
             if contact.touching {
                 self.removed_touches.push(ContactTouch::of(
                     contact,
                     &self.shapes.pool,
                     &self.body_pool,
                 ));
+                // What rested on the shape falls (or drifts) now: wake it.
+                self.unlink_bodies(a, b);
+                self.wake_body(a as usize);
+                self.wake_body(b as usize);
             }
+            let contact = &self.contacts.contacts[c as usize];
             self.batches.coloring.release(
                 contact.color,
                 contact.color_sides,
@@ -390,6 +424,10 @@ impl World {
     }
 
     fn update_mass(&mut self, b: usize) {
+        self.bodies.extent[b] = self.bodies.shapes[b]
+            .iter()
+            .map(|s| self.shapes.data[s.index as usize].shape.bounding_radius())
+            .fold(0.0, f32::max);
         if self.bodies.body_type[b] != BodyType::Dynamic || self.bodies.mass_override[b] {
             return;
         }

@@ -32,8 +32,10 @@ pub(crate) struct NarrowChunk {
     colors: Vec<u8>,
     /// Contacts that stopped touching but still hold a colour.
     uncolor: Vec<u32>,
-    begin: Vec<ContactTouch>,
-    end: Vec<ContactTouch>,
+    pub(super) begin: Vec<ContactTouch>,
+    pub(super) end: Vec<ContactTouch>,
+    /// Touching contacts with a sleeping body (their islands wake).
+    pub(super) wake: Vec<u32>,
     points: usize,
     recycled: usize,
 }
@@ -46,6 +48,7 @@ impl NarrowChunk {
         self.uncolor.clear();
         self.begin.clear();
         self.end.clear();
+        self.wake.clear();
         self.points = 0;
         self.recycled = 0;
     }
@@ -71,6 +74,12 @@ impl World {
         self.update_broadphase();
         self.collide(dt);
         self.solve(dt);
+        {
+            zone!("Sleep");
+            let t = Instant::now();
+            self.update_sleep(dt);
+            self.profile.sleep = ms_since(t);
+        }
         self.profile.step = ms_since(start);
         plot!("awake bodies", self.profile.awake_bodies);
         plot!("contacts", self.profile.manifolds);
@@ -92,7 +101,9 @@ impl World {
                 if c.touching {
                     self.touch_end
                         .push(ContactTouch::of(c, &self.shapes.pool, &self.body_pool));
+                    self.islands.unlink(&self.bodies.island, c.body_a, c.body_b);
                 }
+                let c = &self.contacts.contacts[contact as usize];
                 self.batches
                     .coloring
                     .release(c.color, c.color_sides, c.body_a, c.body_b);
@@ -181,21 +192,57 @@ impl World {
             slop: self.def.linear_slop,
             recycling: self.def.contact_recycling,
         };
+        let sleep = self.def.enable_sleep;
+        // With sleep on, a contact is updated when one of its bodies is an awake dynamic
+        // or a moving kinematic body; the others keep their manifolds (their bodies have
+        // not moved). One byte per body, so the test of 100k contacts stays in L1.
+        let active = &mut self.active_scratch;
+        active.clear();
+        if sleep {
+            active.extend(
+                (0..bodies.body_type.len()).map(|b| match bodies.body_type[b] {
+                    BodyType::Dynamic => bodies.awake[b],
+                    BodyType::Kinematic => {
+                        bodies.linear_velocity[b] != glam::Vec3::ZERO
+                            || bodies.angular_velocity[b] != glam::Vec3::ZERO
+                    }
+                    BodyType::Static => false,
+                }),
+            );
+        }
+        let active = &*active;
+        let asleep =
+            |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && !bodies.awake[b as usize];
+        let updated =
+            |[a, b]: [u32; 2]| a != NULL && (!sleep || active[a as usize] || active[b as usize]);
         let contacts = &mut self.contacts.contacts;
+        let ends = &self.contacts.ends;
         let chunks = contacts.len().div_ceil(NARROW_CHUNK);
         let outs = &mut self.narrow_chunks;
         outs.resize_with(chunks, Default::default);
-        let work = |(k, (chunk, out)): (usize, (&mut [Contact], &mut NarrowChunk))| {
+        type Work<'a> = (
+            usize,
+            ((&'a mut [Contact], &'a [[u32; 2]]), &'a mut NarrowChunk),
+        );
+        let work = |(k, ((chunk, ends), out)): Work| {
             out.clear();
             let base = k * NARROW_CHUNK;
-            for j in 0..chunk.len() {
-                if let Some(ahead) = chunk.get(j + PREFETCH_AHEAD) {
-                    prefetch(ahead);
+            // Dead contacts and, with sleep on, contacts without an awake body are
+            // skipped from `ends` alone, without loading the contact. (Sleeping contacts
+            // gave their colours back when their island fell asleep.)
+            let mut list = [0u16; NARROW_CHUNK];
+            let mut n = 0;
+            for (j, &e) in ends.iter().enumerate() {
+                list[n] = j as u16;
+                n += updated(e) as usize;
+            }
+            let list = &list[..n];
+            for (i, &j) in list.iter().enumerate() {
+                if let Some(&ahead) = list.get(i + PREFETCH_AHEAD) {
+                    prefetch(&chunk[ahead as usize]);
                 }
+                let j = j as usize;
                 let c = &mut chunk[j];
-                if !c.alive {
-                    continue;
-                }
                 update_contact(c, shapes, bodies, &params);
                 if c.touch_changed {
                     let record = ContactTouch::of(c, shape_pool, body_pool);
@@ -206,6 +253,9 @@ impl World {
                     }
                 }
                 if c.touching {
+                    if sleep && (asleep(c.body_a) || asleep(c.body_b)) {
+                        out.wake.push((base + j) as u32);
+                    }
                     out.points += c.manifold.count;
                     out.recycled += c.recycled as usize;
                     out.touching.push((base + j) as u32);
@@ -220,12 +270,14 @@ impl World {
             Some(pool) => pool.install(|| {
                 contacts
                     .par_chunks_mut(NARROW_CHUNK)
+                    .zip(ends.par_chunks(NARROW_CHUNK))
                     .zip(outs.par_iter_mut())
                     .enumerate()
                     .for_each(work)
             }),
             None => contacts
                 .chunks_mut(NARROW_CHUNK)
+                .zip(ends.chunks(NARROW_CHUNK))
                 .zip(outs.iter_mut())
                 .enumerate()
                 .for_each(work),
@@ -245,6 +297,9 @@ impl World {
             self.uncolor.extend_from_slice(&out.uncolor);
             self.touch_begin.extend_from_slice(&out.begin);
             self.touch_end.extend_from_slice(&out.end);
+        }
+        if sleep {
+            points = self.update_islands(points);
         }
         let manifolds = self.touching.len();
         self.profile.recycled = recycled;
@@ -290,8 +345,9 @@ impl World {
     /// back, contacts that began touching take one, serially in contact order. Runs once
     /// per step, after `collide`.
     pub(crate) fn gather_contacts(&mut self) {
-        let pool = &self.body_pool;
-        self.solver.gather(&self.bodies, |i| pool.is_alive(i));
+        let (pool, awake) = (&self.body_pool, &self.bodies.awake);
+        self.solver
+            .gather(&self.bodies, |i| pool.is_alive(i) && awake[i]);
         let coloring = &mut self.batches.coloring;
         let contacts = &mut self.contacts.contacts;
         for &k in &self.uncolor {
@@ -385,9 +441,15 @@ impl World {
                 );
                 self.joint_trees_dirty = false;
             }
+            // A joint is solved while one of its bodies is an awake dynamic body (both
+            // are in one island, so both sleep or neither does).
+            let (joints, bodies) = (&self.joints, &self.bodies);
+            let awake = |b: u32| {
+                bodies.body_type[b as usize] == BodyType::Dynamic && bodies.awake[b as usize]
+            };
             self.batches.build_joints(
                 &self.joints,
-                |i| pool.is_alive(i),
+                |i| pool.is_alive(i) && (awake(joints[i].body_a) || awake(joints[i].body_b)),
                 &self.solver,
                 &self.bodies.position,
                 &self.bodies.rotation,
