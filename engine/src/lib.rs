@@ -12,6 +12,7 @@ pub mod math;
 pub mod profile;
 pub mod shape;
 mod solver;
+pub mod stepper;
 mod world;
 
 pub use body::{BodyDef, BodyType};
@@ -23,4 +24,6 @@ pub use joint::{JointBreak, JointDef, JointKind, Limits, Motor, Spring, SpringSt
 pub use math::Transform;
 pub use profile::Profile;
 pub use shape::{Aabb, MassProperties, Shape, ShapeKind};
+pub use stepper::thread::{Frame, FrameReader, PendingBody, PhysicsCommands, PhysicsThread};
+pub use stepper::{Advance, Stepper};
 pub use world::{ContactTouch, ContactView, ShapeDef, World, WorldDef};
