@@ -61,6 +61,9 @@ pub struct WorldDef {
     /// separations: cheaper, and contact points stay on the same material points, which is
     /// what keeps tall stacks from leaning. Default: true.
     pub contact_recycling: bool,
+    /// Density of the air, in kg/m³, for bodies with a drag coefficient (see
+    /// [`forces`](crate::forces)); 0 is a vacuum. Default: 1.225 (sea level, 15 °C).
+    pub air_density: f32,
     /// Worker threads; 0 means all cores, 1 runs everything on the calling thread.
     /// Results are bit-identical for every count. Default: 0.
     pub worker_count: usize,
@@ -83,6 +86,7 @@ impl Default for WorldDef {
             restitution_threshold: 1.0,
             max_linear_speed: 400.0,
             contact_recycling: true,
+            air_density: 1.225,
             worker_count: 0,
         }
     }
@@ -122,6 +126,7 @@ impl WorldDef {
                 "WorldDef::restitution_threshold",
                 self.restitution_threshold,
             ),
+            ("WorldDef::air_density", self.air_density),
         ];
         for (field, v) in non_negative {
             if !v.is_finite() || v < 0.0 {
@@ -190,6 +195,8 @@ pub struct World {
     pub(crate) joint_trees_dirty: bool,
     /// Joints that broke in the last step.
     pub(crate) joint_breaks: Vec<crate::joint::JointBreak>,
+    /// Fluid volumes (buoyancy and drag, see `forces`).
+    pub(crate) fluids: crate::forces::FluidStore,
 }
 
 impl World {
@@ -242,6 +249,7 @@ impl World {
             joint_trees: Default::default(),
             joint_trees_dirty: false,
             joint_breaks: Vec::new(),
+            fluids: Default::default(),
         })
     }
 

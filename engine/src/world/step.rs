@@ -68,6 +68,7 @@ impl World {
         self.touch_begin.clear();
         self.touch_end.clear();
         self.touch_end.append(&mut self.removed_touches);
+        self.apply_environment_forces(dt); // forces.rs: drag, buoyancy
         self.update_broadphase();
         self.collide(dt);
         self.solve(dt);
