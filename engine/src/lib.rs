@@ -9,6 +9,7 @@ pub mod error;
 pub mod forces;
 mod id;
 pub mod joint;
+mod kinematic;
 pub mod math;
 pub mod profile;
 pub mod shape;

@@ -94,6 +94,7 @@ enum Command {
     LinearVelocity(BodyId, Vec3),
     AngularVelocity(BodyId, Vec3),
     Transform(BodyId, Transform),
+    TargetPose(BodyId, Transform),
     Run(WorldFn),
     Stop,
 }
@@ -116,6 +117,7 @@ impl Command {
             Command::LinearVelocity(id, v) => world.set_linear_velocity(id, v),
             Command::AngularVelocity(id, w) => world.set_angular_velocity(id, w),
             Command::Transform(id, xf) => world.set_body_transform(id, xf.p, xf.q),
+            Command::TargetPose(id, xf) => world.set_target_pose(id, xf),
             Command::Run(f) => {
                 f(world);
                 Ok(())
@@ -291,6 +293,12 @@ impl PhysicsCommands {
     pub fn set_transform(&self, id: BodyId, transform: Transform) -> Result<(), Error> {
         check_transform(&transform)?;
         self.send(Command::Transform(id, transform))
+    }
+
+    /// Moves a kinematic body to a pose over the next step (see [`World::set_target_pose`]).
+    pub fn set_target_pose(&self, id: BodyId, target: Transform) -> Result<(), Error> {
+        check_transform(&target)?;
+        self.send(Command::TargetPose(id, target))
     }
 
     /// Runs `f` with the world on the physics thread, in order with the other commands:

@@ -197,6 +197,8 @@ pub struct World {
     pub(crate) joint_breaks: Vec<crate::joint::JointBreak>,
     /// Fluid volumes (buoyancy and drag, see `forces`).
     pub(crate) fluids: crate::forces::FluidStore,
+    /// Kinematic targets set since the last step (see `kinematic`).
+    pub(crate) kinematic_targets: crate::kinematic::KinematicTargets,
 }
 
 impl World {
@@ -250,6 +252,7 @@ impl World {
             joint_trees_dirty: false,
             joint_breaks: Vec::new(),
             fluids: Default::default(),
+            kinematic_targets: Default::default(),
         })
     }
 

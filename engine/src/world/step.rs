@@ -69,9 +69,11 @@ impl World {
         self.touch_end.clear();
         self.touch_end.append(&mut self.removed_touches);
         self.apply_environment_forces(dt); // forces.rs: drag, buoyancy
+        self.aim_kinematic_targets(dt); // kinematic.rs: velocities to the targets
         self.update_broadphase();
         self.collide(dt);
         self.solve(dt);
+        self.land_kinematic_targets(); // kinematic.rs: exactly on the targets, stopped
         self.profile.step = ms_since(start);
         plot!("awake bodies", self.profile.awake_bodies);
         plot!("contacts", self.profile.manifolds);
