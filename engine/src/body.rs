@@ -52,6 +52,10 @@ pub struct BodyDef {
     /// extent counts too); `None` uses [`WorldDef::sleep_threshold`](crate::WorldDef).
     /// Default: `None`.
     pub sleep_threshold: Option<f32>,
+    /// Drag coefficient `Cd` (dimensionless) of quadratic drag `½ ρ |v|² Cd A` in the air
+    /// and in fluids (see [`forces`](crate::forces)); 0 turns it off. Typical: 0.47 for a
+    /// sphere, 1.05 for a cube face-on. Default: 0.
+    pub drag_coefficient: f32,
     /// Opaque value for the host (an entity id, an index). Default: 0.
     pub user_data: u64,
 }
@@ -70,6 +74,7 @@ impl Default for BodyDef {
             allow_fast_rotation: false,
             can_sleep: true,
             sleep_threshold: None,
+            drag_coefficient: 0.0,
             user_data: 0,
         }
     }
@@ -107,12 +112,20 @@ impl BodyDef {
         if let Some(t) = self.sleep_threshold {
             check_damping("BodyDef::sleep_threshold", t)?;
         }
+        check_drag("BodyDef::drag_coefficient", self.drag_coefficient)?;
         Ok(())
     }
 }
 
 pub(crate) fn check_damping(field: &'static str, c: f32) -> Result<(), Error> {
     if !c.is_finite() || c < 0.0 {
+        return Err(Error::invalid(field, "must be finite and non-negative"));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_drag(field: &'static str, cd: f32) -> Result<(), Error> {
+    if !cd.is_finite() || cd < 0.0 {
         return Err(Error::invalid(field, "must be finite and non-negative"));
     }
     Ok(())
@@ -144,6 +157,8 @@ pub(crate) struct BodyStore {
     pub angular_damping: Vec<f32>,
     pub gravity_scale: Vec<f32>,
     pub allow_fast_rotation: Vec<bool>,
+    /// Quadratic drag coefficient (see `forces`).
+    pub drag_coefficient: Vec<f32>,
     /// True when the user set the mass explicitly (shapes then do not change it).
     pub mass_override: Vec<bool>,
     /// Set when the pose changed outside the solver (teleport): proxies must refit.
@@ -209,6 +224,7 @@ impl BodyStore {
         set!(angular_damping, def.angular_damping);
         set!(gravity_scale, def.gravity_scale);
         set!(allow_fast_rotation, def.allow_fast_rotation);
+        set!(drag_coefficient, def.drag_coefficient);
         set!(mass_override, false);
         set!(pose_dirty, false);
         set!(awake, movable);

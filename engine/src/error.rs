@@ -22,6 +22,12 @@ pub enum Error {
         /// What was asked.
         what: &'static str,
     },
+    /// The physics thread of a [`PhysicsThread`](crate::PhysicsThread) panicked; its world
+    /// is lost.
+    ThreadPanicked {
+        /// The panic's message, when it was a string.
+        message: String,
+    },
 }
 
 impl Error {
@@ -36,6 +42,9 @@ impl fmt::Display for Error {
             Error::InvalidInput { field, reason } => write!(f, "invalid {field}: {reason}"),
             Error::StaleHandle { kind } => write!(f, "stale or foreign {kind}"),
             Error::Unsupported { what } => write!(f, "unsupported: {what}"),
+            Error::ThreadPanicked { message } => {
+                write!(f, "the physics thread panicked: {message}")
+            }
         }
     }
 }

@@ -62,6 +62,9 @@ pub struct WorldDef {
     /// separations: cheaper, and contact points stay on the same material points, which is
     /// what keeps tall stacks from leaning. Default: true.
     pub contact_recycling: bool,
+    /// Density of the air, in kg/m³, for bodies with a drag coefficient (see
+    /// [`forces`](crate::forces)); 0 is a vacuum. Default: 1.225 (sea level, 15 °C).
+    pub air_density: f32,
     /// Worker threads; 0 means all cores, 1 runs everything on the calling thread.
     /// Results are bit-identical for every count. Default: 0.
     pub worker_count: usize,
@@ -92,6 +95,7 @@ impl Default for WorldDef {
             restitution_threshold: 1.0,
             max_linear_speed: 400.0,
             contact_recycling: true,
+            air_density: 1.225,
             worker_count: 0,
             enable_sleep: true,
             sleep_threshold: 0.05,
@@ -136,6 +140,7 @@ impl WorldDef {
             ),
             ("WorldDef::sleep_threshold", self.sleep_threshold),
             ("WorldDef::time_to_sleep", self.time_to_sleep),
+            ("WorldDef::air_density", self.air_density),
         ];
         for (field, v) in non_negative {
             if !v.is_finite() || v < 0.0 {
@@ -210,6 +215,10 @@ pub struct World {
     pub(crate) active_scratch: Vec<bool>,
     /// Joints whose motor turns at a non-zero speed: they keep their island awake.
     pub(crate) driven_joints: Vec<u32>,
+    /// Fluid volumes (buoyancy and drag, see `forces`).
+    pub(crate) fluids: crate::forces::FluidStore,
+    /// Kinematic targets set since the last step (see `kinematic`).
+    pub(crate) kinematic_targets: crate::kinematic::KinematicTargets,
 }
 
 impl World {
@@ -265,6 +274,8 @@ impl World {
             islands: Default::default(),
             active_scratch: Vec::new(),
             driven_joints: Vec::new(),
+            fluids: Default::default(),
+            kinematic_targets: Default::default(),
         })
     }
 

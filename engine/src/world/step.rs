@@ -71,15 +71,20 @@ impl World {
         self.touch_begin.clear();
         self.touch_end.clear();
         self.touch_end.append(&mut self.removed_touches);
+        self.apply_environment_forces(dt); // forces.rs: drag, buoyancy
+        self.aim_kinematic_targets(dt); // kinematic.rs: velocities to the targets
         self.update_broadphase();
         self.collide(dt);
         self.solve(dt);
         {
+            // Before the kinematic bodies stop on their targets: a moving kinematic body
+            // keeps what it touches awake.
             zone!("Sleep");
             let t = Instant::now();
             self.update_sleep(dt);
             self.profile.sleep = ms_since(t);
         }
+        self.land_kinematic_targets(); // kinematic.rs: exactly on the targets, stopped
         self.profile.step = ms_since(start);
         plot!("awake bodies", self.profile.awake_bodies);
         plot!("contacts", self.profile.manifolds);
