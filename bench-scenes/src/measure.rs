@@ -47,6 +47,9 @@ pub struct RunResult {
     pub mean: f64,
     /// 95th percentile ms/step over the measured steps.
     pub p95: f64,
+    /// Median ms/step over the last tenth of the steps (a settled scene; with sleep on,
+    /// what a resting world costs).
+    pub tail: f64,
     /// Median ms of each stage, in step order.
     pub stages: Vec<(&'static str, f64)>,
     /// Stability figures at the end.
@@ -62,6 +65,12 @@ pub fn warmup_steps(steps: usize) -> usize {
     } else {
         1.min(steps.saturating_sub(1))
     }
+}
+
+/// The median ms/step of the last tenth of the steps (at least one).
+pub fn tail_median(times: &[f64]) -> f64 {
+    let n = (times.len() / 10).max(1).min(times.len());
+    median(&mut times[times.len() - n..].to_vec())
 }
 
 /// The median of `v` (the upper one for an even count; 0 when empty). Sorts `v`.
@@ -185,6 +194,7 @@ pub fn run_scene_with(
     }
     let names = world.profile().stages().map(|(n, _)| n);
     let (median_ms, mean, p95) = step_stats(&times);
+    let tail = tail_median(&times);
     let profile = *world.profile();
     Ok(RunResult {
         engine: format!("impetus {}", env!("CARGO_PKG_VERSION")),
@@ -198,6 +208,7 @@ pub fn run_scene_with(
         median: median_ms,
         mean,
         p95,
+        tail,
         stages: names
             .iter()
             .zip(stages.iter_mut())
@@ -225,7 +236,7 @@ impl RunResult {
             "contacts": self.contacts,
             "points": self.points,
             "joints": self.joints,
-            "ms_per_step": { "median": self.median, "mean": self.mean, "p95": self.p95 },
+            "ms_per_step": { "median": self.median, "mean": self.mean, "p95": self.p95, "last_tenth": self.tail },
             "stages": stages,
             "stability": {
                 "max_displacement": self.stability.max_displacement,
@@ -263,6 +274,7 @@ impl RunResult {
                 self.median, self.mean, self.p95
             ),
         );
+        line(&mut s, "ms/step last tenth", format!("median {:.3}", self.tail));
         s.push_str("  stage medians (ms)\n");
         for (name, v) in &self.stages {
             line(&mut s, &format!("  {name}"), format!("{v:.3}"));

@@ -10,7 +10,7 @@
 //! dedicated rayon pool of the requested size (`PhysicsWorld::configure_thread_pool`), not
 //! on the global pool.
 
-use crate::measure::{step_stats, warmup_steps, RunResult, Stability};
+use crate::measure::{step_stats, tail_median, warmup_steps, RunResult, Stability};
 use crate::{JointSpec, JointSpecKind, Params, Recipe, Scene, ShapeSpec, DT};
 use rapier3d::dynamics::FrictionModel;
 use rapier3d::prelude::*;
@@ -321,6 +321,7 @@ pub fn run_rapier(
     }
     let names = rs.stages().map(|(n, _)| n);
     let (median, mean, p95) = step_stats(&times);
+    let tail = tail_median(&times);
     let (contacts, points) = rs.contacts();
     Ok(RunResult {
         engine: rapier_version(),
@@ -333,6 +334,7 @@ pub fn run_rapier(
         joints: rs.world.impulse_joints.len(),
         median,
         mean,
+        tail,
         p95,
         stages: names
             .iter()
