@@ -8,6 +8,7 @@
 
 mod box_box;
 mod box_clip;
+pub(crate) mod gjk;
 mod plane;
 mod reduce;
 mod sphere;
