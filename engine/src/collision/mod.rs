@@ -14,6 +14,7 @@ mod reduce;
 mod sphere;
 #[cfg(test)]
 pub(crate) mod test_util;
+pub(crate) mod toi;
 
 use crate::math::Transform;
 use crate::shape::{Shape, ShapeKind};
