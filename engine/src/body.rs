@@ -44,6 +44,12 @@ pub struct BodyDef {
     /// Lets the body rotate more than a quarter turn per step (wheels, rotors).
     /// Default: false, which caps the angular speed at `π/4 / dt` for stability.
     pub allow_fast_rotation: bool,
+    /// Sweeps the body every step for a time of impact against static geometry and other
+    /// (non-bullet) dynamic bodies, so it cannot pass through them however fast it moves
+    /// (projectiles). Costs a sweep per step. Default: false (the body is still swept
+    /// against static geometry in steps where it moves more than half its smallest extent,
+    /// unless `WorldDef::sweep_fast_bodies` is off).
+    pub bullet: bool,
     /// Opaque value for the host (an entity id, an index). Default: 0.
     pub user_data: u64,
 }
@@ -60,6 +66,7 @@ impl Default for BodyDef {
             angular_damping: 0.0,
             gravity_scale: 1.0,
             allow_fast_rotation: false,
+            bullet: false,
             user_data: 0,
         }
     }
@@ -131,6 +138,8 @@ pub(crate) struct BodyStore {
     pub angular_damping: Vec<f32>,
     pub gravity_scale: Vec<f32>,
     pub allow_fast_rotation: Vec<bool>,
+    /// Swept for a time of impact every step (`BodyDef::bullet`).
+    pub bullet: Vec<bool>,
     /// True when the user set the mass explicitly (shapes then do not change it).
     pub mass_override: Vec<bool>,
     /// Set when the pose changed outside the solver (teleport): proxies must refit.
@@ -184,6 +193,7 @@ impl BodyStore {
         set!(angular_damping, def.angular_damping);
         set!(gravity_scale, def.gravity_scale);
         set!(allow_fast_rotation, def.allow_fast_rotation);
+        set!(bullet, def.bullet);
         set!(mass_override, false);
         set!(pose_dirty, false);
         set!(user_data, def.user_data);

@@ -27,6 +27,8 @@ pub struct Profile {
     pub store_impulses: f64,
     /// Writing poses back and refitting bounds.
     pub finalize: f64,
+    /// Continuous collision: sweeping fast bodies and bullets for a time of impact.
+    pub continuous: f64,
     /// Bodies that can move (dynamic and kinematic).
     pub awake_bodies: usize,
     /// Broadphase pairs (overlapping fat boxes).
@@ -49,12 +51,16 @@ pub struct Profile {
     pub colors: usize,
     /// Constraints that fit no colour (solved serially).
     pub overflow: usize,
+    /// Bodies swept for a time of impact (bullets and fast bodies).
+    pub swept_bodies: usize,
+    /// Swept bodies that were stopped at a time of impact.
+    pub impacts: usize,
 }
 
 impl Profile {
     /// The stages as (name, ms) pairs, in step order; the names are the ones the
     /// benchmark prints and writes to JSON.
-    pub fn stages(&self) -> [(&'static str, f64); 11] {
+    pub fn stages(&self) -> [(&'static str, f64); 12] {
         [
             ("broadphase", self.broadphase),
             ("narrowphase", self.narrowphase),
@@ -67,6 +73,7 @@ impl Profile {
             ("restitution", self.restitution),
             ("store_impulses", self.store_impulses),
             ("finalize", self.finalize),
+            ("continuous", self.continuous),
         ]
     }
 }

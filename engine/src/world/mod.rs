@@ -2,6 +2,7 @@
 
 mod api;
 mod bench_hooks;
+mod continuous;
 mod joints;
 pub use api::{ContactTouch, ContactView};
 pub(crate) mod shapes;
@@ -61,6 +62,11 @@ pub struct WorldDef {
     /// separations: cheaper, and contact points stay on the same material points, which is
     /// what keeps tall stacks from leaning. Default: true.
     pub contact_recycling: bool,
+    /// Sweep every dynamic body that moved more than half its smallest extent in a step
+    /// (sphere radius, smallest box half extent) for a time of impact against static
+    /// geometry, and place it at that time, so fast bodies do not pass through thin
+    /// walls. Bodies flagged `BodyDef::bullet` are swept whatever this says. Default: true.
+    pub sweep_fast_bodies: bool,
     /// Worker threads; 0 means all cores, 1 runs everything on the calling thread.
     /// Results are bit-identical for every count. Default: 0.
     pub worker_count: usize,
@@ -83,6 +89,7 @@ impl Default for WorldDef {
             restitution_threshold: 1.0,
             max_linear_speed: 400.0,
             contact_recycling: true,
+            sweep_fast_bodies: true,
             worker_count: 0,
         }
     }
