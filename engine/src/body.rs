@@ -140,6 +140,9 @@ pub(crate) struct BodyStore {
     pub allow_fast_rotation: Vec<bool>,
     /// Swept for a time of impact every step (`BodyDef::bullet`).
     pub bullet: Vec<bool>,
+    /// The least `Shape::min_extent` of the body's shapes, in m (infinite without shapes):
+    /// moving more than half of it in a step gets the body swept.
+    pub min_extent: Vec<f32>,
     /// True when the user set the mass explicitly (shapes then do not change it).
     pub mass_override: Vec<bool>,
     /// Set when the pose changed outside the solver (teleport): proxies must refit.
@@ -194,6 +197,7 @@ impl BodyStore {
         set!(gravity_scale, def.gravity_scale);
         set!(allow_fast_rotation, def.allow_fast_rotation);
         set!(bullet, def.bullet);
+        set!(min_extent, f32::INFINITY);
         set!(mass_override, false);
         set!(pose_dirty, false);
         set!(user_data, def.user_data);

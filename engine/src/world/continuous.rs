@@ -113,30 +113,28 @@ impl World {
             if b.bullet[i] != bullets || b.body_type[i] != BodyType::Dynamic {
                 continue;
             }
-            if b.shapes[i].is_empty() {
-                continue;
-            }
             if !bullets {
-                let moved = s.dp.length_squared();
-                if moved == 0.0 {
+                // Infinite without shapes.
+                let half = 0.5 * b.min_extent[i];
+                if s.dp.length_squared() <= half * half {
                     continue;
                 }
-                let half = 0.5 * self.min_extent(i);
-                if moved <= half * half {
-                    continue;
-                }
+            } else if b.shapes[i].is_empty() {
+                continue;
             }
             list.push(k as u32);
         }
         list
     }
 
-    /// The least [`Shape::min_extent`] of body `i`'s shapes, in m.
-    fn min_extent(&self, i: usize) -> f32 {
-        self.bodies.shapes[i]
+    /// Recomputes body `i`'s least [`Shape::min_extent`] (after its shapes changed), so
+    /// the per-step scan for fast bodies reads one column instead of every shape: on `pile`
+    /// (10,000 boxes) reading the shapes cost the stage 0.10 ms a step.
+    pub(crate) fn update_min_extent(&mut self, i: usize) {
+        self.bodies.min_extent[i] = self.bodies.shapes[i]
             .iter()
             .map(|s| self.shapes.data[s.index as usize].shape.min_extent())
-            .fold(f32::INFINITY, f32::min)
+            .fold(f32::INFINITY, f32::min);
     }
 
     /// The earliest time of impact in (0, 1) of the body at solver index `k`, if any.

@@ -397,6 +397,7 @@ impl World {
     }
 
     fn update_mass(&mut self, b: usize) {
+        self.update_min_extent(b);
         if self.bodies.body_type[b] != BodyType::Dynamic || self.bodies.mass_override[b] {
             return;
         }
