@@ -56,6 +56,12 @@ pub struct BodyDef {
     /// and in fluids (see [`forces`](crate::forces)); 0 turns it off. Typical: 0.47 for a
     /// sphere, 1.05 for a cube face-on. Default: 0.
     pub drag_coefficient: f32,
+    /// Sweeps the body every step for a time of impact against static geometry and other
+    /// (non-bullet) dynamic bodies, so it cannot pass through them however fast it moves
+    /// (projectiles). Costs a sweep per step. Default: false (the body is still swept
+    /// against static geometry in steps where it moves more than half its smallest extent,
+    /// unless `WorldDef::sweep_fast_bodies` is off).
+    pub bullet: bool,
     /// Opaque value for the host (an entity id, an index). Default: 0.
     pub user_data: u64,
 }
@@ -75,6 +81,7 @@ impl Default for BodyDef {
             can_sleep: true,
             sleep_threshold: None,
             drag_coefficient: 0.0,
+            bullet: false,
             user_data: 0,
         }
     }
@@ -159,6 +166,11 @@ pub(crate) struct BodyStore {
     pub allow_fast_rotation: Vec<bool>,
     /// Quadratic drag coefficient (see `forces`).
     pub drag_coefficient: Vec<f32>,
+    /// Swept for a time of impact every step (`BodyDef::bullet`).
+    pub bullet: Vec<bool>,
+    /// The least `Shape::min_extent` of the body's shapes, in m (infinite without shapes):
+    /// moving more than half of it in a step gets the body swept.
+    pub min_extent: Vec<f32>,
     /// True when the user set the mass explicitly (shapes then do not change it).
     pub mass_override: Vec<bool>,
     /// Set when the pose changed outside the solver (teleport): proxies must refit.
@@ -225,6 +237,8 @@ impl BodyStore {
         set!(gravity_scale, def.gravity_scale);
         set!(allow_fast_rotation, def.allow_fast_rotation);
         set!(drag_coefficient, def.drag_coefficient);
+        set!(bullet, def.bullet);
+        set!(min_extent, f32::INFINITY);
         set!(mass_override, false);
         set!(pose_dirty, false);
         set!(awake, movable);

@@ -987,6 +987,66 @@ impl BroadPhase {
         Some((AUTO_CELL_FACTOR * *median).clamp(1.0e-3, 1.0e4))
     }
 
+    /// Calls `f` once for every live proxy whose fat box overlaps `aabb` (touching counts);
+    /// only static proxies unless `include_dynamic`. Read-only, and valid at any time: between
+    /// updates a proxy created or moved since the last one is tested at its new fat box.
+    ///
+    /// The grid cells covering `aabb` are visited (or every occupied cell, when there are
+    /// fewer of those); a proxy spanning several of them is reported only by the cell at the
+    /// per-axis maximum of the two ranges' lower corners, as pairs are. Then the large list,
+    /// then the proxies queued since the last update. The order depends only on the
+    /// broadphase's state, never on threads.
+    pub fn query_aabb(&self, aabb: &Aabb, include_dynamic: bool, mut f: impl FnMut(u32)) {
+        let p = &self.proxies;
+        let mut visit = |id: u32| {
+            let flags = p.flags[id as usize];
+            if flags & ALIVE != 0
+                && (include_dynamic || flags & STATIC != 0)
+                && p.fat[id as usize].overlaps(aabb)
+            {
+                f(id);
+            }
+        };
+        if self.grid.size > 0.0 {
+            let q = self.grid.range(aabb);
+            let mut in_cell = |cell: &Cell| {
+                let lists: &[&Vec<u32>] = if include_dynamic {
+                    &[&cell.statics, &cell.dynamic]
+                } else {
+                    &[&cell.statics]
+                };
+                for list in lists {
+                    for &id in list.iter() {
+                        let i = id as usize;
+                        // Queued proxies are tested from `moved` (their cells are stale);
+                        // the others only in their owner cell.
+                        if p.flags[i] & QUEUED == 0 && owner(&q, &p.range[i]) == cell.coord {
+                            visit(id);
+                        }
+                    }
+                }
+            };
+            if q.count() <= self.grid.map.len() as u64 {
+                q.for_each(|c| {
+                    if let Some(&index) = self.grid.map.get(&Grid::pack(c)) {
+                        in_cell(&self.grid.cells[index as usize]);
+                    }
+                });
+            } else {
+                // Freed cells have empty lists, so walking the whole array is safe.
+                self.grid.cells.iter().for_each(in_cell);
+            }
+        }
+        for &l in &self.large {
+            if p.flags[l as usize] & QUEUED == 0 {
+                visit(l);
+            }
+        }
+        for &id in &self.moved {
+            visit(id);
+        }
+    }
+
     /// Pairs that began in the last update, sorted by key.
     #[inline]
     pub fn begun(&self) -> &[u64] {
@@ -1077,6 +1137,8 @@ mod tests {
         move_fraction: f32,
     ) {
         let mut rng = Rng::new(seed);
+        // Queries draw from their own stream, so the scene's sequence stays as it was.
+        let mut query_rng = Rng::new(seed ^ 0x5eed);
         let n = 400;
         let mut ps = Vec::new();
         let mut bp = BroadPhase::new(cell);
@@ -1111,6 +1173,7 @@ mod tests {
                 assert!(model.insert(k), "begun pair {k:x} was live");
             }
             assert_eq!(model, expected, "round {round}: begun/ended disagree");
+            check_queries(&bp, &ps, &mut query_rng);
             for (i, p) in ps.iter_mut().enumerate() {
                 if !p.alive || rng.unit() >= move_fraction {
                     continue;
@@ -1143,7 +1206,41 @@ mod tests {
                     bp.create_proxy(victim as u32, p.bb, p.is_static, p.body);
                 }
             }
+            // Between updates: moved, destroyed and re-created proxies are queued.
+            check_queries(&bp, &ps, &mut query_rng);
             bp.update(pool);
+        }
+    }
+
+    /// `query_aabb` against brute force over random query boxes: every overlapping live
+    /// proxy once, nothing else.
+    fn check_queries(bp: &BroadPhase, ps: &[P], rng: &mut Rng) {
+        for k in 0..20 {
+            let q = if k % 5 == 4 {
+                random_box(rng)
+            } else {
+                let c = unit3(rng) * 60.0 - 30.0;
+                let e = unit3(rng) * 8.0;
+                Aabb {
+                    min: c - e,
+                    max: c + e,
+                }
+            };
+            for include_dynamic in [false, true] {
+                let mut got = Vec::new();
+                bp.query_aabb(&q, include_dynamic, |id| got.push(id));
+                let n = got.len();
+                got.sort_unstable();
+                got.dedup();
+                assert_eq!(got.len(), n, "a proxy was reported twice");
+                let expected: Vec<u32> = (0..ps.len() as u32)
+                    .filter(|&i| {
+                        let p = &ps[i as usize];
+                        p.alive && (include_dynamic || p.is_static) && p.bb.overlaps(&q)
+                    })
+                    .collect();
+                assert_eq!(got, expected, "query {q:?} dynamic {include_dynamic}");
+            }
         }
     }
 

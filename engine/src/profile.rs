@@ -27,6 +27,8 @@ pub struct Profile {
     pub store_impulses: f64,
     /// Writing poses back and refitting bounds.
     pub finalize: f64,
+    /// Continuous collision: sweeping fast bodies and bullets for a time of impact.
+    pub continuous: f64,
     /// Rest times, islands falling asleep, island splits.
     pub sleep: f64,
     /// Bodies the solver moved: awake dynamic bodies and kinematic bodies.
@@ -51,12 +53,16 @@ pub struct Profile {
     pub colors: usize,
     /// Constraints that fit no colour (solved serially).
     pub overflow: usize,
+    /// Bodies swept for a time of impact (bullets and fast bodies).
+    pub swept_bodies: usize,
+    /// Swept bodies that were stopped at a time of impact.
+    pub impacts: usize,
 }
 
 impl Profile {
     /// The stages as (name, ms) pairs, in step order; the names are the ones the
     /// benchmark prints and writes to JSON.
-    pub fn stages(&self) -> [(&'static str, f64); 12] {
+    pub fn stages(&self) -> [(&'static str, f64); 13] {
         [
             ("broadphase", self.broadphase),
             ("narrowphase", self.narrowphase),
@@ -69,6 +75,7 @@ impl Profile {
             ("restitution", self.restitution),
             ("store_impulses", self.store_impulses),
             ("finalize", self.finalize),
+            ("continuous", self.continuous),
             ("sleep", self.sleep),
         ]
     }

@@ -8,11 +8,13 @@
 
 mod box_box;
 mod box_clip;
+pub(crate) mod gjk;
 mod plane;
 mod reduce;
 mod sphere;
 #[cfg(test)]
 pub(crate) mod test_util;
+pub(crate) mod toi;
 
 use crate::math::Transform;
 use crate::shape::{Shape, ShapeKind};

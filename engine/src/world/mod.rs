@@ -2,6 +2,7 @@
 
 mod api;
 mod bench_hooks;
+mod continuous;
 mod joints;
 pub use api::{ContactTouch, ContactView};
 pub(crate) mod shapes;
@@ -65,6 +66,11 @@ pub struct WorldDef {
     /// Density of the air, in kg/m³, for bodies with a drag coefficient (see
     /// [`forces`](crate::forces)); 0 is a vacuum. Default: 1.225 (sea level, 15 °C).
     pub air_density: f32,
+    /// Sweep every dynamic body that moved more than half its smallest extent in a step
+    /// (sphere radius, smallest box half extent) for a time of impact against static
+    /// geometry, and place it at that time, so fast bodies do not pass through thin
+    /// walls. Bodies flagged `BodyDef::bullet` are swept whatever this says. Default: true.
+    pub sweep_fast_bodies: bool,
     /// Worker threads; 0 means all cores, 1 runs everything on the calling thread.
     /// Results are bit-identical for every count. Default: 0.
     pub worker_count: usize,
@@ -96,6 +102,7 @@ impl Default for WorldDef {
             max_linear_speed: 400.0,
             contact_recycling: true,
             air_density: 1.225,
+            sweep_fast_bodies: true,
             worker_count: 0,
             enable_sleep: true,
             sleep_threshold: 0.05,
@@ -439,6 +446,7 @@ impl World {
             .iter()
             .map(|s| self.shapes.data[s.index as usize].shape.bounding_radius())
             .fold(0.0, f32::max);
+        self.update_min_extent(b);
         if self.bodies.body_type[b] != BodyType::Dynamic || self.bodies.mass_override[b] {
             return;
         }

@@ -537,8 +537,9 @@ impl World {
         zone!("Finalize");
         let t = Instant::now();
         solver::finalize(&self.solver, &mut self.bodies);
+        self.continuous(parallel);
         self.refit_moved();
-        self.profile.finalize = ms_since(t);
+        self.profile.finalize = ms_since(t) - self.profile.continuous;
     }
 
     /// Recomputes the bounds of every shape of a movable body; a proxy whose tight box left

@@ -1,0 +1,209 @@
+//! Continuous collision: the stage that stops fast bodies and bullets at their time of
+//! impact, so they cannot pass through thin geometry between two steps.
+//!
+//! Speculative contacts (every body, see the narrowphase) catch what is within the
+//! speculative distance at the start of a step. A body that moves farther than that in one
+//! step can still cross a wall thinner than its motion. After the solver's finalize has
+//! written the new poses, and before the bounds are refit, this stage:
+//!
+//! 1. lists the dynamic bodies to sweep: bullets (`BodyDef::bullet`), and, when
+//!    `WorldDef::sweep_fast_bodies` is on, every dynamic body whose displacement `|Δp|` in
+//!    the step exceeds half its smallest extent (the least of its shapes'
+//!    [`Shape::min_extent`]: sphere radius, smallest box half extent);
+//! 2. sweeps each from its start pose `(p₁ − Δp, Δq⁻¹ q₁)` to its end pose `(p₁, q₁)`
+//!    ([`Sweep::from_delta`], from the solver's deltas) against the shapes whose fat boxes
+//!    overlap the swept box (start box ∪ end box, grown by `|Δθ| r` for the rotation) found
+//!    by [`BroadPhase::query_aabb`](crate::broadphase::BroadPhase::query_aabb): static
+//!    shapes for every swept body, and for bullets also the shapes of non-bullet dynamic
+//!    and kinematic bodies, taken at their final poses (as Box2D does: those bodies are
+//!    done moving when bullets are swept). Each pair's time of impact is found by
+//!    conservative advancement ([`time_of_impact`]) with target separation
+//!    `WorldDef::linear_slop`, so the next step's speculative contact sees the surface;
+//! 3. places each body that hits at its pose at the earliest time of impact `t`, keeping its
+//!    velocity: the contact at the next step stops or bounces it.
+//!
+//! Fast non-bullet bodies are swept first and placed, then bullets (against everyone's
+//! final poses). Within each pass the sweeps run in parallel (each reads only the state
+//! left by the solver and the previous pass) and are applied serially in solver order, so
+//! the result is the same for any thread count. A body that does not need a sweep is not
+//! read or written, so scenes without fast bodies are bit-identical with the stage.
+//!
+//! Limits: a swept body loses the rest of its step's motion (time loss, as in Box2D); two
+//! bullets do not sweep against each other; shapes already within the target separation at
+//! the start of the step are left to the contact solver.
+
+use super::World;
+use crate::body::BodyType;
+use crate::collision::toi::{time_of_impact, Sweep, ToiState};
+use crate::error::Error;
+use crate::id::BodyId;
+use crate::shape::{Aabb, Shape};
+use impetus_profiling::zone;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Below this many swept bodies the sweeps run on the calling thread.
+const PARALLEL_MIN: usize = 8;
+
+/// Convergence tolerance of the advancement as a fraction of the target separation.
+const TOLERANCE_FRACTION: f32 = 0.25;
+
+/// The smallest tolerance, in m, so that a zero `linear_slop` still converges.
+const MIN_TOLERANCE: f32 = 1.0e-4;
+
+impl World {
+    /// Makes a body a bullet (swept against static geometry and other dynamic bodies every
+    /// step) or an ordinary body. See [`BodyDef::bullet`](crate::BodyDef::bullet).
+    pub fn set_bullet(&mut self, id: BodyId, bullet: bool) -> Result<(), Error> {
+        let i = self.body_index(id)?;
+        self.bodies.bullet[i] = bullet;
+        Ok(())
+    }
+
+    /// Whether the body is a bullet.
+    pub fn is_bullet(&self, id: BodyId) -> Result<bool, Error> {
+        Ok(self.bodies.bullet[self.body_index(id)?])
+    }
+
+    /// The continuous-collision stage: runs after the solver wrote the step's poses and
+    /// before their bounds are refit. Sets `profile.continuous`, `swept_bodies`, `impacts`.
+    pub(crate) fn continuous(&mut self, parallel: bool) {
+        zone!("Continuous");
+        let start = Instant::now();
+        let (mut swept, mut impacts) = (0, 0);
+        for bullets in [false, true] {
+            let list = self.bodies_to_sweep(bullets);
+            if list.is_empty() {
+                continue;
+            }
+            swept += list.len();
+            let sweep = |&k: &u32| self.sweep_body(k as usize, bullets);
+            let times: Vec<Option<f32>> = if parallel && list.len() >= PARALLEL_MIN {
+                list.par_iter().map(sweep).collect()
+            } else {
+                list.iter().map(sweep).collect()
+            };
+            for (&k, t) in list.iter().zip(times) {
+                let Some(t) = t else { continue };
+                impacts += 1;
+                let i = self.solver.slot[k as usize] as usize;
+                let s = &self.solver.states[k as usize];
+                let pose =
+                    Sweep::from_delta(self.bodies.position[i], self.bodies.rotation[i], s.dp, s.dq)
+                        .at(t);
+                self.bodies.position[i] = pose.p;
+                self.bodies.rotation[i] = pose.q;
+            }
+        }
+        self.profile.swept_bodies = swept;
+        self.profile.impacts = impacts;
+        self.profile.continuous = start.elapsed().as_secs_f64() * 1000.0;
+    }
+
+    /// Solver indices of the dynamic bodies to sweep in this pass: the bullets, or the
+    /// non-bullets that moved more than half their smallest extent.
+    fn bodies_to_sweep(&self, bullets: bool) -> Vec<u32> {
+        let (sb, b) = (&self.solver, &self.bodies);
+        if !bullets && !self.def.sweep_fast_bodies {
+            return Vec::new();
+        }
+        let mut list = Vec::new();
+        for (k, s) in sb.states.iter().enumerate() {
+            let i = sb.slot[k] as usize;
+            if b.bullet[i] != bullets || b.body_type[i] != BodyType::Dynamic {
+                continue;
+            }
+            if !bullets {
+                // Infinite without shapes.
+                let half = 0.5 * b.min_extent[i];
+                if s.dp.length_squared() <= half * half {
+                    continue;
+                }
+            } else if b.shapes[i].is_empty() {
+                continue;
+            }
+            list.push(k as u32);
+        }
+        list
+    }
+
+    /// Recomputes body `i`'s least [`Shape::min_extent`] (after its shapes changed), so
+    /// the per-step scan for fast bodies reads one column instead of every shape: on `pile`
+    /// (10,000 boxes) reading the shapes cost the stage 0.10 ms a step.
+    pub(crate) fn update_min_extent(&mut self, i: usize) {
+        self.bodies.min_extent[i] = self.bodies.shapes[i]
+            .iter()
+            .map(|s| self.shapes.data[s.index as usize].shape.min_extent())
+            .fold(f32::INFINITY, f32::min);
+    }
+
+    /// The earliest time of impact in (0, 1) of the body at solver index `k`, if any.
+    fn sweep_body(&self, k: usize, bullet: bool) -> Option<f32> {
+        let (sb, bodies, shapes) = (&self.solver, &self.bodies, &self.shapes);
+        let i = sb.slot[k] as usize;
+        let s = &sb.states[k];
+        let sweep = Sweep::from_delta(bodies.position[i], bodies.rotation[i], s.dp, s.dq);
+        let (start, end) = (sweep.at(0.0), bodies.transform(i));
+        let spin = sweep.dtheta.length();
+        let target = self.def.linear_slop;
+        let tolerance = (TOLERANCE_FRACTION * target).max(MIN_TOLERANCE);
+
+        // The swept box of the body's shapes.
+        let mut bounds: Option<Aabb> = None;
+        for id in &bodies.shapes[i] {
+            let shape = &shapes.data[id.index as usize].shape;
+            let (a, b) = (shape.aabb(&start), shape.aabb(&end));
+            let grow = target + tolerance + spin * shape.bounding_radius();
+            let bb = Aabb {
+                min: a.min.min(b.min) - glam::Vec3::splat(grow),
+                max: a.max.max(b.max) + glam::Vec3::splat(grow),
+            };
+            bounds = Some(match bounds {
+                Some(u) => Aabb {
+                    min: u.min.min(bb.min),
+                    max: u.max.max(bb.max),
+                },
+                None => bb,
+            });
+        }
+        let bounds = bounds?;
+        let mut candidates = Vec::new();
+        self.broadphase
+            .query_aabb(&bounds, bullet, |proxy| candidates.push(proxy));
+        // Query order follows the grid; sort so the scan (and its ties) never depends on it.
+        candidates.sort_unstable();
+
+        let mut t_min = 1.0f32;
+        let mut hit = false;
+        for &proxy in &candidates {
+            let other = &shapes.data[proxy as usize];
+            let j = other.body as usize;
+            if j == i || self.joint_blocks(i as u32, j as u32) {
+                continue;
+            }
+            // Only bullets query movable shapes, and they skip other bullets. Movable
+            // bodies are taken at their final poses.
+            if bodies.body_type[j] != BodyType::Static && bodies.bullet[j] {
+                continue;
+            }
+            let other_sweep = Sweep::fixed(&bodies.transform(j));
+            for id in &bodies.shapes[i] {
+                let shape: &Shape = &shapes.data[id.index as usize].shape;
+                let toi = time_of_impact(
+                    shape,
+                    &sweep,
+                    &other.shape,
+                    &other_sweep,
+                    target,
+                    tolerance,
+                    t_min,
+                );
+                if toi.state == ToiState::Hit && toi.t < t_min {
+                    t_min = toi.t;
+                    hit = true;
+                }
+            }
+        }
+        hit.then_some(t_min)
+    }
+}
