@@ -274,7 +274,11 @@ impl RunResult {
                 self.median, self.mean, self.p95
             ),
         );
-        line(&mut s, "ms/step last tenth", format!("median {:.3}", self.tail));
+        line(
+            &mut s,
+            "ms/step last tenth",
+            format!("median {:.3}", self.tail),
+        );
         s.push_str("  stage medians (ms)\n");
         for (name, v) in &self.stages {
             line(&mut s, &format!("  {name}"), format!("{v:.3}"));

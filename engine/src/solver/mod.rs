@@ -224,8 +224,24 @@ fn skew(v: Vec3) -> Mat3 {
 }
 
 /// Advances the deltas by one substep: `dp += h v`, `dq ← normalize(dq + ½ h (ω, 0) ⊗ dq)`.
-pub(crate) fn integrate_positions(sb: &mut SolverBodies, h: f32, parallel: bool) {
-    let work = |s: &mut BodyState| {
+pub(crate) fn integrate_positions(
+    sb: &mut SolverBodies,
+    bodies: &BodyStore,
+    ctx: &StepContext,
+    parallel: bool,
+) {
+    let h = ctx.h;
+    let max_w = ctx.max_rotation * ctx.inv_dt;
+    let slots = &sb.slot;
+    let work = |(k, s): (usize, &mut BodyState)| {
+        // The angular speed cap of `integrate_velocities` holds after the solve too:
+        // friction can spin a body far past it within one substep (a 0.1 m ball stopped
+        // from 400 m/s by a wall: ~1,000 rad/s, 4 rad a substep), and contact anchors
+        // turned that far misread the gap (the ball sank through the wall).
+        let w2 = s.w.length_squared();
+        if w2 > max_w * max_w && !bodies.allow_fast_rotation[slots[k] as usize] {
+            s.w *= max_w / w2.sqrt();
+        }
         s.dp += h * s.v;
         let spin = Quat::from_xyzw(s.w.x, s.w.y, s.w.z, 0.0) * s.dq;
         let q = s.dq + spin * (0.5 * h);
@@ -233,9 +249,13 @@ pub(crate) fn integrate_positions(sb: &mut SolverBodies, h: f32, parallel: bool)
     };
     if parallel {
         use rayon::prelude::*;
-        sb.states.par_iter_mut().with_min_len(512).for_each(work)
+        sb.states
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(512)
+            .for_each(work)
     } else {
-        sb.states.iter_mut().for_each(work)
+        sb.states.iter_mut().enumerate().for_each(work)
     }
 }
 

@@ -509,7 +509,7 @@ impl World {
             {
                 zone!("Integrate Positions");
                 let t = Instant::now();
-                solver::integrate_positions(&mut self.solver, h, parallel);
+                solver::integrate_positions(&mut self.solver, &self.bodies, &ctx, parallel);
                 p.integrate_positions += ms_since(t);
             }
             {
