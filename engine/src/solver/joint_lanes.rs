@@ -16,12 +16,12 @@
 
 use super::contact_wide::{BodiesW, DisjointPtr, StatesPtr};
 use super::joint::{spring_softness, swing_twist_twist, twist_angle};
-use super::joint_wide::{point_mass, solve3, Broken};
-use super::wide::{FloatW, QuatW, SymMat3W, Vec3W, W};
+use super::joint_wide::{point_mass, solve3, Broken, JointBodiesW};
+use super::wide::{FloatW, QuatW, Vec3W, W};
 use super::{SolverBodies, SolverMass, StepContext};
 use crate::broadphase::NULL;
 use crate::joint::{JointData, JointImpulses, JointKind, Limits, Motor, Spring, SpringStiffness};
-use glam::{Mat3, Quat, Vec3};
+use glam::{Quat, Vec3};
 
 const ZERO: FloatW = FloatW::ZERO;
 
@@ -293,16 +293,7 @@ struct FrameW {
 /// `W` joints of one kind (not ball) from one colour.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct JointW {
-    /// The lane's joint slot, [`NULL`] for an empty lane.
-    joint: [u32; W],
-    a: [u32; W],
-    b: [u32; W],
-    write_a: [bool; W],
-    write_b: [bool; W],
-    m_a: FloatW,
-    m_b: FloatW,
-    i_a: SymMat3W,
-    i_b: SymMat3W,
+    bodies: JointBodiesW,
     /// Frame origins relative to the centres of mass and frame rotations, world, at the
     /// start of the step.
     r_a: Vec3W,
@@ -325,12 +316,7 @@ impl JointW {
         rotations: &[Quat],
         h: f32,
     ) -> Self {
-        debug_assert!(!slots.is_empty() && slots.len() <= W);
-        let mut joint = [NULL; W];
-        let (mut a, mut b) = ([NULL; W], [NULL; W]);
-        let (mut write_a, mut write_b) = ([false; W], [false; W]);
-        let (mut ia, mut ib) = ([Mat3::ZERO; W], [Mat3::ZERO; W]);
-        let (mut ma, mut mb) = ([0.0f32; W], [0.0f32; W]);
+        let (bodies, [ma, mb]) = JointBodiesW::prepare(slots, joints, sb);
         let mut vecs = [[Vec3::ZERO; W]; 5]; // r_a, r_b, delta_center, linear, angular
         let mut quats = [[Quat::IDENTITY; W]; 2];
         let mut axis = [[0.0f32; W]; 5]; // lower, upper, motor, spring, cone
@@ -338,24 +324,6 @@ impl JointW {
         for (i, &slot) in slots.iter().enumerate() {
             let j = &joints[slot as usize];
             let (ba, bb) = (j.body_a as usize, j.body_b as usize);
-            let (ka, kb) = (sb.index[ba], sb.index[bb]);
-            let mass = |k: u32| {
-                if k == NULL {
-                    SolverMass {
-                        inv_mass: 0.0,
-                        inv_inertia: Mat3::ZERO,
-                    }
-                } else {
-                    sb.mass[k as usize]
-                }
-            };
-            let (mass_a, mass_b) = (mass(ka), mass(kb));
-            joint[i] = slot;
-            (a[i], b[i]) = (ka, kb);
-            write_a[i] = mass_a.inv_mass > 0.0;
-            write_b[i] = mass_b.inv_mass > 0.0;
-            (ia[i], ib[i]) = (mass_a.inv_inertia, mass_b.inv_inertia);
-            (ma[i], mb[i]) = (mass_a.inv_mass, mass_b.inv_mass);
             let (qa, qb) = (rotations[ba], rotations[bb]);
             let def = &j.def;
             let imp = &j.impulses;
@@ -379,20 +347,10 @@ impl JointW {
             }
             kinds[i] = Some(def.kind);
         }
-        let i_a = SymMat3W::gather(&ia);
-        let i_b = SymMat3W::gather(&ib);
-        let params = Self::params(&kinds, &ma, &mb, &ia, &ib, h);
+        let params = Self::params(&kinds, &ma, &mb, h);
         let f = |k: usize| FloatW::new(axis[k]);
         Self {
-            joint,
-            a,
-            b,
-            write_a,
-            write_b,
-            m_a: FloatW::new(ma),
-            m_b: FloatW::new(mb),
-            i_a,
-            i_b,
+            bodies,
             r_a: Vec3W::gather(&vecs[0]),
             r_b: Vec3W::gather(&vecs[1]),
             q_a: QuatW::gather(&quats[0]),
@@ -414,10 +372,8 @@ impl JointW {
     /// The batch's parameters from its lanes' kinds (`None`: empty lanes).
     fn params(
         kinds: &[Option<JointKind>; W],
-        ma: &[f32; W],
-        mb: &[f32; W],
-        ia: &[Mat3; W],
-        ib: &[Mat3; W],
+        ma: &[SolverMass; W],
+        mb: &[SolverMass; W],
         h: f32,
     ) -> Params {
         let first = kinds[0].expect("a batch has at least one joint");
@@ -465,11 +421,14 @@ impl JointW {
                         },
                     )
                 };
-                let (linear_on, linear) =
-                    soft(&|i| springs[i].0.map(|s| spring_softness(&s, ma[i] + mb[i], h)));
+                let (linear_on, linear) = soft(&|i| {
+                    springs[i]
+                        .0
+                        .map(|s| spring_softness(&s, ma[i].inv_mass + mb[i].inv_mass, h))
+                });
                 let (angular_on, angular) = soft(&|i| {
                     springs[i].1.map(|s| {
-                        let k = (ia[i] + ib[i]).to_cols_array();
+                        let k = (ma[i].inv_inertia + mb[i].inv_inertia).to_cols_array();
                         spring_softness(&s, (k[0] + k[4] + k[8]) / 3.0, h)
                     })
                 });
@@ -548,17 +507,7 @@ impl JointW {
     /// Every lane's bodies with whether the lane writes them (the `validate` check).
     #[cfg(feature = "validate")]
     pub fn written(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
-        (0..W).flat_map(|i| [(self.a[i], self.write_a[i]), (self.b[i], self.write_b[i])])
-    }
-
-    #[inline(always)]
-    fn gather(&self, states: StatesPtr) -> BodiesW {
-        BodiesW::gather(states, &self.a, &self.b, true)
-    }
-
-    #[inline(always)]
-    fn scatter(&self, states: StatesPtr, l: &BodiesW) {
-        l.scatter(states, [(&self.a, &self.write_a), (&self.b, &self.write_b)]);
+        self.bodies.written()
     }
 
     #[inline(always)]
@@ -575,9 +524,9 @@ impl JointW {
 
     fn linear_row(&self, dir: Vec3W, lever_a: Vec3W, lever_b: Vec3W) -> RowW {
         let (ang_a, ang_b) = (lever_a.cross(dir), lever_b.cross(dir));
-        let k = (self.m_a + self.m_b) * dir.dot(dir)
-            + ang_a.dot(self.i_a.mul(ang_a))
-            + ang_b.dot(self.i_b.mul(ang_b));
+        let k = (self.bodies.m_a + self.bodies.m_b) * dir.dot(dir)
+            + ang_a.dot(self.bodies.i_a.mul(ang_a))
+            + ang_b.dot(self.bodies.i_b.mul(ang_b));
         RowW {
             lin: Some(dir),
             ang_a,
@@ -588,7 +537,7 @@ impl JointW {
     }
 
     fn angular_row(&self, axis: Vec3W) -> RowW {
-        let k = axis.dot(self.i_a.mul(axis)) + axis.dot(self.i_b.mul(axis));
+        let k = axis.dot(self.bodies.i_a.mul(axis)) + axis.dot(self.bodies.i_b.mul(axis));
         RowW {
             lin: None,
             ang_a: axis,
@@ -607,25 +556,21 @@ impl JointW {
     #[inline(always)]
     fn apply_row(&self, row: &RowW, l: &mut BodiesW, impulse: FloatW) {
         if let Some(d) = row.lin {
-            l.va = l.va - (self.m_a * impulse) * d;
-            l.vb = l.vb + (self.m_b * impulse) * d;
+            l.va = l.va - (self.bodies.m_a * impulse) * d;
+            l.vb = l.vb + (self.bodies.m_b * impulse) * d;
         }
-        l.wa = l.wa - self.i_a.mul(impulse * row.ang_a);
-        l.wb = l.wb + self.i_b.mul(impulse * row.ang_b);
+        l.wa = l.wa - self.bodies.i_a.mul(impulse * row.ang_a);
+        l.wb = l.wb + self.bodies.i_b.mul(impulse * row.ang_b);
     }
 
     #[inline(always)]
     fn apply_linear(&self, l: &mut BodiesW, lever_a: Vec3W, lever_b: Vec3W, p: Vec3W) {
-        l.va = l.va - self.m_a * p;
-        l.wa = l.wa - self.i_a.mul(lever_a.cross(p));
-        l.vb = l.vb + self.m_b * p;
-        l.wb = l.wb + self.i_b.mul(lever_b.cross(p));
+        self.bodies.apply_linear(l, lever_a, lever_b, p);
     }
 
     #[inline(always)]
     fn apply_angular(&self, l: &mut BodiesW, a: Vec3W) {
-        l.wa = l.wa - self.i_a.mul(a);
-        l.wb = l.wb + self.i_b.mul(a);
+        self.bodies.apply_angular(l, a);
     }
 
     /// A one-sided row `C >= 0` on the lanes `on` (speculative where `C > 0`); `sign` −1
@@ -745,7 +690,13 @@ impl JointW {
             Some(t) => (f.r_a + t, f.d - t),
             None => (f.r_a, f.d),
         };
-        let k = point_mass(self.m_a + self.m_b, lever_a, &self.i_a, f.r_b, &self.i_b);
+        let k = point_mass(
+            self.bodies.m_a + self.bodies.m_b,
+            lever_a,
+            &self.bodies.i_a,
+            f.r_b,
+            &self.bodies.i_b,
+        );
         let cdot = l.vb + l.wb.cross(f.r_b) - l.va - l.wa.cross(lever_a);
         let rhs = cdot + s.bias_rate * c;
         let p = -s.mass_scale * solve3(&k, rhs) - s.impulse_scale * *acc;
@@ -768,7 +719,7 @@ impl JointW {
         let two = q.s.simd_lt(ZERO).select(splat(-2.0), splat(2.0));
         let c = two * q.v;
         let cdot = l.wb - l.wa;
-        let k = self.i_a.add(&self.i_b);
+        let k = self.bodies.i_a.add(&self.bodies.i_b);
         let lam = -s.mass_scale * solve3(&k, cdot + s.bias_rate * c) - s.impulse_scale * *acc;
         *acc = *acc + lam;
         lam
@@ -778,7 +729,7 @@ impl JointW {
     fn solve_swing(&self, l: &mut BodiesW, f: &FrameW, s: ScalesW, acc: &mut Vec3W) {
         let [x, y, z] = f.q_a.axes();
         let ab = z.cross(f.q_b.axes()[2]);
-        let i = self.i_a.add(&self.i_b);
+        let i = self.bodies.i_a.add(&self.bodies.i_b);
         let (ix, iy) = (i.mul(x), i.mul(y));
         let cdot = l.wb - l.wa;
         let r = [
@@ -801,7 +752,8 @@ impl JointW {
             self.linear_row(x, lever_a, f.r_b),
             self.linear_row(y, lever_a, f.r_b),
         );
-        let k12 = rx.ang_a.dot(self.i_a.mul(ry.ang_a)) + rx.ang_b.dot(self.i_b.mul(ry.ang_b));
+        let k12 = rx.ang_a.dot(self.bodies.i_a.mul(ry.ang_a))
+            + rx.ang_b.dot(self.bodies.i_b.mul(ry.ang_b));
         let r = [
             -(Self::cdot(&rx, l) + s.bias_rate * x.dot(f.d)),
             -(Self::cdot(&ry, l) + s.bias_rate * y.dot(f.d)),
@@ -849,17 +801,17 @@ impl JointW {
 
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&self, states: StatesPtr) {
-        let mut l = self.gather(states);
+        let mut l = self.bodies.gather(states);
         let f = self.frame(&l);
         let (lin, ang, lever_a) = self.reaction(&f);
         self.apply_linear(&mut l, lever_a, f.r_b, lin);
         self.apply_angular(&mut l, ang);
-        self.scatter(states, &l);
+        self.bodies.scatter(states, &l);
     }
 
     /// One pass over the joints' rows (`use_bias`: solve, else relax).
     pub fn solve(&mut self, states: StatesPtr, ctx: &StepContext, use_bias: bool) {
-        let mut l = self.gather(states);
+        let mut l = self.bodies.gather(states);
         let f = self.frame(&l);
         let soft = ScalesW::of(ctx, use_bias);
         let mut j = self.imp;
@@ -960,7 +912,7 @@ impl JointW {
             }
         }
         self.imp = j;
-        self.scatter(states, &l);
+        self.bodies.scatter(states, &l);
     }
 
     /// Writes each lane's impulses, reactions and break test into its joint slot; returns
@@ -972,14 +924,14 @@ impl JointW {
         substeps: f32,
         inv_h: f32,
     ) -> Broken {
-        let l = self.gather(states);
+        let l = self.bodies.gather(states);
         let (lin, ang, _) = self.reaction(&self.frame(&l));
         let (lin, ang) = (lin.scatter(), ang.scatter());
         let j = &self.imp;
         let (linear, angular) = (j.linear.scatter(), j.angular.scatter());
         let axis = [j.lower, j.upper, j.motor, j.spring, j.cone].map(|x| x.to_array());
         let mut broken = Broken::default();
-        for (i, &slot) in self.joint.iter().enumerate() {
+        for (i, &slot) in self.bodies.joint.iter().enumerate() {
             if slot == NULL {
                 continue;
             }

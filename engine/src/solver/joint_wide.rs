@@ -18,19 +18,97 @@ use crate::broadphase::NULL;
 use crate::joint::{JointData, JointImpulses};
 use glam::{Mat3, Quat, Vec3};
 
+/// The two bodies of `W` joints of one colour: slots, solver indices, which sides the
+/// lanes write (dynamic bodies only), inverse masses and world inverse inertias. Shared by
+/// every lane batch of joints.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JointBodiesW {
+    /// The lane's joint slot, [`NULL`] for an empty lane.
+    pub joint: [u32; W],
+    pub a: [u32; W],
+    pub b: [u32; W],
+    pub write_a: [bool; W],
+    pub write_b: [bool; W],
+    pub m_a: FloatW,
+    pub m_b: FloatW,
+    pub i_a: SymMat3W,
+    pub i_b: SymMat3W,
+}
+
+impl JointBodiesW {
+    /// The bodies of the joints `slots` (at most `W`), with each lane's scalar masses.
+    pub fn prepare(
+        slots: &[u32],
+        joints: &[JointData],
+        sb: &SolverBodies,
+    ) -> (Self, [[SolverMass; W]; 2]) {
+        debug_assert!(!slots.is_empty() && slots.len() <= W);
+        let zero = SolverMass {
+            inv_mass: 0.0,
+            inv_inertia: Mat3::ZERO,
+        };
+        let mass = |k: u32| if k == NULL { zero } else { sb.mass[k as usize] };
+        let mut joint = [NULL; W];
+        let (mut a, mut b) = ([NULL; W], [NULL; W]);
+        let mut masses = [[zero; W]; 2];
+        for (i, &slot) in slots.iter().enumerate() {
+            let j = &joints[slot as usize];
+            joint[i] = slot;
+            (a[i], b[i]) = (sb.index[j.body_a as usize], sb.index[j.body_b as usize]);
+            (masses[0][i], masses[1][i]) = (mass(a[i]), mass(b[i]));
+        }
+        let [ma, mb] = &masses;
+        let bodies = Self {
+            joint,
+            a,
+            b,
+            write_a: ma.map(|m| m.inv_mass > 0.0),
+            write_b: mb.map(|m| m.inv_mass > 0.0),
+            m_a: FloatW::new(ma.map(|m| m.inv_mass)),
+            m_b: FloatW::new(mb.map(|m| m.inv_mass)),
+            i_a: SymMat3W::gather(&ma.map(|m| m.inv_inertia)),
+            i_b: SymMat3W::gather(&mb.map(|m| m.inv_inertia)),
+        };
+        (bodies, masses)
+    }
+
+    /// Every lane's bodies with whether the lane writes them (the `validate` check).
+    #[cfg(feature = "validate")]
+    pub fn written(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
+        (0..W).flat_map(|i| [(self.a[i], self.write_a[i]), (self.b[i], self.write_b[i])])
+    }
+
+    #[inline(always)]
+    pub fn gather(&self, states: StatesPtr) -> BodiesW {
+        BodiesW::gather(states, &self.a, &self.b, true)
+    }
+
+    #[inline(always)]
+    pub fn scatter(&self, states: StatesPtr, l: &BodiesW) {
+        l.scatter(states, [(&self.a, &self.write_a), (&self.b, &self.write_b)]);
+    }
+
+    /// Applies the linear impulse `p` on B at lever `lever_b` (and `−p` on A at `lever_a`).
+    #[inline(always)]
+    pub fn apply_linear(&self, l: &mut BodiesW, lever_a: Vec3W, lever_b: Vec3W, p: Vec3W) {
+        l.va = l.va - self.m_a * p;
+        l.wa = l.wa - self.i_a.mul(lever_a.cross(p));
+        l.vb = l.vb + self.m_b * p;
+        l.wb = l.wb + self.i_b.mul(lever_b.cross(p));
+    }
+
+    /// Applies the angular impulse `a` on B (and `−a` on A).
+    #[inline(always)]
+    pub fn apply_angular(&self, l: &mut BodiesW, a: Vec3W) {
+        l.wa = l.wa - self.i_a.mul(a);
+        l.wb = l.wb + self.i_b.mul(a);
+    }
+}
+
 /// `W` ball joints of one colour.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BallJointW {
-    /// The lane's joint slot, [`NULL`] for an empty lane.
-    joint: [u32; W],
-    a: [u32; W],
-    b: [u32; W],
-    write_a: [bool; W],
-    write_b: [bool; W],
-    m_a: FloatW,
-    m_b: FloatW,
-    i_a: SymMat3W,
-    i_b: SymMat3W,
+    bodies: JointBodiesW,
     /// Frame origins relative to the centres of mass, world, at the start of the step.
     r_a: Vec3W,
     r_b: Vec3W,
@@ -49,34 +127,11 @@ impl BallJointW {
         positions: &[Vec3],
         rotations: &[Quat],
     ) -> Self {
-        debug_assert!(!slots.is_empty() && slots.len() <= W);
-        let mut joint = [NULL; W];
-        let (mut a, mut b) = ([NULL; W], [NULL; W]);
-        let (mut write_a, mut write_b) = ([false; W], [false; W]);
-        let (mut ia, mut ib) = ([Mat3::ZERO; W], [Mat3::ZERO; W]);
-        let mut f = [[0.0f32; W]; 2];
+        let (bodies, _) = JointBodiesW::prepare(slots, joints, sb);
         let mut vecs = [[Vec3::ZERO; W]; 4]; // r_a, r_b, delta_center, impulse
         for (i, &slot) in slots.iter().enumerate() {
             let j = &joints[slot as usize];
             let (ba, bb) = (j.body_a as usize, j.body_b as usize);
-            let (ka, kb) = (sb.index[ba], sb.index[bb]);
-            let mass = |k: u32| {
-                if k == NULL {
-                    SolverMass {
-                        inv_mass: 0.0,
-                        inv_inertia: Mat3::ZERO,
-                    }
-                } else {
-                    sb.mass[k as usize]
-                }
-            };
-            let (mass_a, mass_b) = (mass(ka), mass(kb));
-            joint[i] = slot;
-            (a[i], b[i]) = (ka, kb);
-            write_a[i] = mass_a.inv_mass > 0.0;
-            write_b[i] = mass_b.inv_mass > 0.0;
-            (ia[i], ib[i]) = (mass_a.inv_inertia, mass_b.inv_inertia);
-            (f[0][i], f[1][i]) = (mass_a.inv_mass, mass_b.inv_mass);
             let row = [
                 rotations[ba] * j.def.frame_a.p,
                 rotations[bb] * j.def.frame_b.p,
@@ -88,15 +143,7 @@ impl BallJointW {
             }
         }
         Self {
-            joint,
-            a,
-            b,
-            write_a,
-            write_b,
-            m_a: FloatW::new(f[0]),
-            m_b: FloatW::new(f[1]),
-            i_a: SymMat3W::gather(&ia),
-            i_b: SymMat3W::gather(&ib),
+            bodies,
             r_a: Vec3W::gather(&vecs[0]),
             r_b: Vec3W::gather(&vecs[1]),
             delta_center: Vec3W::gather(&vecs[2]),
@@ -107,38 +154,20 @@ impl BallJointW {
     /// Every lane's bodies with whether the lane writes them (the `validate` check).
     #[cfg(feature = "validate")]
     pub fn written(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
-        (0..W).flat_map(|i| [(self.a[i], self.write_a[i]), (self.b[i], self.write_b[i])])
-    }
-
-    #[inline(always)]
-    fn gather(&self, states: StatesPtr) -> BodiesW {
-        BodiesW::gather(states, &self.a, &self.b, true)
-    }
-
-    #[inline(always)]
-    fn scatter(&self, states: StatesPtr, l: &BodiesW) {
-        l.scatter(states, [(&self.a, &self.write_a), (&self.b, &self.write_b)]);
-    }
-
-    #[inline(always)]
-    fn apply(&self, l: &mut BodiesW, r_a: Vec3W, r_b: Vec3W, p: Vec3W) {
-        l.va = l.va - self.m_a * p;
-        l.wa = l.wa - self.i_a.mul(r_a.cross(p));
-        l.vb = l.vb + self.m_b * p;
-        l.wb = l.wb + self.i_b.mul(r_b.cross(p));
+        self.bodies.written()
     }
 
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&self, states: StatesPtr) {
-        let mut l = self.gather(states);
+        let mut l = self.bodies.gather(states);
         let (r_a, r_b) = (l.dqa.rotate(self.r_a), l.dqb.rotate(self.r_b));
-        self.apply(&mut l, r_a, r_b, self.impulse);
-        self.scatter(states, &l);
+        self.bodies.apply_linear(&mut l, r_a, r_b, self.impulse);
+        self.bodies.scatter(states, &l);
     }
 
     /// One pass: soft with bias (`use_bias`) or rigid without (relax).
     pub fn solve(&mut self, states: StatesPtr, ctx: &StepContext, use_bias: bool) {
-        let mut l = self.gather(states);
+        let mut l = self.bodies.gather(states);
         let (r_a, r_b) = (l.dqa.rotate(self.r_a), l.dqb.rotate(self.r_b));
         let (bias_rate, mass_scale, impulse_scale) = if use_bias {
             let s = ctx.joint_softness;
@@ -148,13 +177,14 @@ impl BallJointW {
         };
         let d = self.delta_center + l.dp + (r_b - r_a);
         let cdot = l.vb + l.wb.cross(r_b) - l.va - l.wa.cross(r_a);
-        let k = point_mass(self.m_a + self.m_b, r_a, &self.i_a, r_b, &self.i_b);
+        let m = &self.bodies;
+        let k = point_mass(m.m_a + m.m_b, r_a, &m.i_a, r_b, &m.i_b);
         let rhs = cdot + FloatW::splat(bias_rate) * d;
         let p = FloatW::splat(-mass_scale) * solve3(&k, rhs)
             - FloatW::splat(impulse_scale) * self.impulse;
         self.impulse = self.impulse + p;
-        self.apply(&mut l, r_a, r_b, p);
-        self.scatter(states, &l);
+        self.bodies.apply_linear(&mut l, r_a, r_b, p);
+        self.bodies.scatter(states, &l);
     }
 
     /// Writes each lane's impulses, reaction and break test into its joint slot; returns
@@ -162,7 +192,7 @@ impl BallJointW {
     pub fn store(&self, joints: DisjointPtr<JointData>, substeps: f32, inv_h: f32) -> Broken {
         let lin = self.impulse.scatter();
         let mut broken = Broken::default();
-        for (i, &slot) in self.joint.iter().enumerate() {
+        for (i, &slot) in self.bodies.joint.iter().enumerate() {
             if slot == NULL {
                 continue;
             }
