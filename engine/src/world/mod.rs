@@ -9,7 +9,13 @@ pub(crate) mod shapes;
 pub(crate) mod sleep;
 mod step;
 
-pub use shapes::ShapeDef;
+pub use shapes::{Filter, ShapeDef};
+
+/// A custom pair filter: called (from the stepping thread, in a deterministic order)
+/// when the bounds of two shapes that the [`Filter`]s let collide begin to overlap;
+/// `false` keeps them from colliding until their bounds part and meet again (or the
+/// filter is reset). Must be deterministic for the results to be.
+pub type PairFilter = Box<dyn Fn(ShapeId, ShapeId) -> bool + Send + Sync>;
 
 use crate::body::{BodyDef, BodyStore, BodyType};
 use crate::broadphase::BroadPhase;
@@ -226,6 +232,8 @@ pub struct World {
     pub(crate) fluids: crate::forces::FluidStore,
     /// Kinematic targets set since the last step (see `kinematic`).
     pub(crate) kinematic_targets: crate::kinematic::KinematicTargets,
+    /// The host's pair filter, if any (see [`World::set_pair_filter`]).
+    pub(crate) pair_filter: Option<PairFilter>,
 }
 
 impl World {
@@ -283,6 +291,7 @@ impl World {
             driven_joints: Vec::new(),
             fluids: Default::default(),
             kinematic_targets: Default::default(),
+            pair_filter: None,
         })
     }
 
@@ -355,6 +364,7 @@ impl World {
             friction: def.friction,
             restitution: def.restitution,
             inner_radius: def.inner_radius,
+            filter: def.filter,
             aabb,
         };
         if fresh {
@@ -388,8 +398,55 @@ impl World {
         Ok(())
     }
 
+    /// A shape's collision filter.
+    pub fn shape_filter(&self, id: ShapeId) -> Result<Filter, Error> {
+        let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
+        Ok(self.shapes.data[s].filter)
+    }
+
+    /// Changes a shape's collision filter. Its contacts end now (with end records for the
+    /// touching ones) and come back at the next step for the pairs the new filter allows.
+    pub fn set_shape_filter(&mut self, id: ShapeId, filter: Filter) -> Result<(), Error> {
+        let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
+        self.shapes.data[s].filter = filter;
+        self.refresh_shape_pairs(s as u32);
+        Ok(())
+    }
+
+    /// Sets (or clears, with `None`) the host's pair filter. Pairs that overlap now are
+    /// filtered again at the next step.
+    pub fn set_pair_filter(&mut self, filter: Option<PairFilter>) {
+        self.pair_filter = filter;
+        for s in 0..self.shapes.data.len() {
+            if self.shapes.pool.is_alive(s) {
+                self.refresh_shape_pairs(s as u32);
+            }
+        }
+    }
+
+    /// Drops shape `index`'s proxy with its contacts and puts it back, so the broadphase
+    /// reports its overlaps as new pairs (and the filters decide afresh) at the next step.
+    fn refresh_shape_pairs(&mut self, index: u32) {
+        let (body, aabb) = {
+            let d = &self.shapes.data[index as usize];
+            (d.body, d.aabb)
+        };
+        self.destroy_proxy_contacts(index);
+        let is_static = self.bodies.body_type[body as usize] == BodyType::Static;
+        self.broadphase
+            .create_proxy(index, aabb.expanded(self.def.aabb_margin), is_static, body);
+        self.wake_body(body as usize);
+    }
+
     /// Removes a shape's proxy, contacts and slot (the body's list is the caller's).
     fn detach_shape(&mut self, index: u32) {
+        self.destroy_proxy_contacts(index);
+        self.shapes.pool.release(index);
+    }
+
+    /// Removes a shape's proxy and its contacts (end records for the touching ones, whose
+    /// bodies wake).
+    fn destroy_proxy_contacts(&mut self, index: u32) {
         for c in self.broadphase.destroy_proxy(index) {
             let contact = &self.contacts.contacts[c as usize];
             let (a, b) = (contact.body_a, contact.body_b);
@@ -413,7 +470,6 @@ impl World {
             );
             self.contacts.destroy(c);
         }
-        self.shapes.pool.release(index);
     }
 
     /// Sum of the masses and inertias of body `b`'s shapes, plus `extra` if given.

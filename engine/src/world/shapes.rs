@@ -5,6 +5,45 @@ use crate::id::SlotPool;
 use crate::shape::{Aabb, Shape};
 use glam::Vec3;
 
+/// Which shapes collide, as in Box2D. Two shapes collide when
+///
+/// - they share a non-zero `group`: always if it is positive, never if negative;
+/// - otherwise when each one's `category` bits meet the other's `mask`:
+///   `(a.mask & b.category) != 0 && (b.mask & a.category) != 0`.
+///
+/// Shapes that do not collide get no contact (and no contact events). Queries filter on
+/// the categories too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Filter {
+    /// The categories the shape belongs to (usually one bit). Default: 1.
+    pub category: u64,
+    /// The categories it collides with. Default: all.
+    pub mask: u64,
+    /// Same positive group: always collide; same negative group: never (a ragdoll's
+    /// limbs); 0: no group. Default: 0.
+    pub group: i32,
+}
+
+impl Default for Filter {
+    fn default() -> Self {
+        Self {
+            category: 1,
+            mask: u64::MAX,
+            group: 0,
+        }
+    }
+}
+
+impl Filter {
+    /// Whether shapes with filters `self` and `other` collide.
+    pub fn collides_with(&self, other: &Filter) -> bool {
+        if self.group == other.group && self.group != 0 {
+            return self.group > 0;
+        }
+        self.mask & other.category != 0 && other.mask & self.category != 0
+    }
+}
+
 /// Everything needed to attach a shape to a body.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShapeDef {
@@ -19,6 +58,9 @@ pub struct ShapeDef {
     /// For spheres only: the radius of a hollow core, in m (0 = solid). A ball of
     /// radius 0.1 with inner radius 0.09 is a thin shell. Default: 0.
     pub inner_radius: f32,
+    /// Which other shapes this one collides with. Default: [`Filter::default`] (every
+    /// shape).
+    pub filter: Filter,
 }
 
 impl ShapeDef {
@@ -30,6 +72,7 @@ impl ShapeDef {
             friction: 0.6,
             restitution: 0.0,
             inner_radius: 0.0,
+            filter: Filter::default(),
         }
     }
 
@@ -63,6 +106,12 @@ impl ShapeDef {
     /// Sets the coefficient of restitution.
     pub fn with_restitution(mut self, restitution: f32) -> Self {
         self.restitution = restitution;
+        self
+    }
+
+    /// Sets the collision filter.
+    pub fn with_filter(mut self, filter: Filter) -> Self {
+        self.filter = filter;
         self
     }
 
@@ -127,6 +176,7 @@ pub(crate) struct ShapeData {
     pub friction: f32,
     pub restitution: f32,
     pub inner_radius: f32,
+    pub filter: Filter,
     /// Tight bounds at the last pose, grown by the speculative distance.
     pub aabb: Aabb,
 }

@@ -144,6 +144,7 @@ impl World {
         );
         let (ka, kb) = (da.shape.kind(), db.shape.kind());
         if !can_collide(ka, kb)
+            || !da.filter.collides_with(&db.filter)
             || self.joint_blocks(da.body, db.body)
             || !needs_solving(
                 self.bodies.body_type[da.body as usize],
@@ -151,6 +152,15 @@ impl World {
             )
         {
             return None;
+        }
+        if let Some(filter) = &self.pair_filter {
+            let id = |s: u32| crate::id::ShapeId {
+                index: s,
+                generation: self.shapes.pool.generation(s as usize),
+            };
+            if !filter(id(pa), id(pb)) {
+                return None;
+            }
         }
         // Dispatch wants kind(a) <= kind(b); equal kinds keep slot order.
         let (sa, sb) = if ka <= kb { (pa, pb) } else { (pb, pa) };
