@@ -7,6 +7,14 @@ use crate::math::Transform;
 use crate::world::shapes::ShapeStore;
 use glam::Vec3;
 
+/// The contact is between a sensor and a visitor: `touching` means overlapping, and it
+/// is never solved.
+pub(crate) const SENSOR: u8 = 1;
+/// Its begin and end are published as contact events.
+pub(crate) const CONTACT_EVENTS: u8 = 2;
+/// Its beginning is published as a hit event when fast enough.
+pub(crate) const HIT_EVENTS: u8 = 4;
+
 /// A contact between shapes `shape_a` and `shape_b` (slot indices, ordered so that
 /// `kind(a) <= kind(b)`; the manifold normal points from A to B).
 ///
@@ -33,6 +41,8 @@ pub(crate) struct Contact {
     pub color: u8,
     /// Which bodies hold a bit in `color` (see [`crate::solver::color::Coloring::assign`]).
     pub color_sides: u8,
+    /// [`SENSOR`], [`CONTACT_EVENTS`], [`HIT_EVENTS`]: fixed when the contact is created.
+    pub flags: u8,
     /// Mixed friction coefficient: sqrt(μa μb).
     pub friction: f32,
     /// Mixed restitution: max(ea, eb).

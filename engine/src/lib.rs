@@ -29,4 +29,7 @@ pub use profile::Profile;
 pub use shape::{Aabb, MassProperties, Shape, ShapeKind};
 pub use stepper::thread::{Frame, FrameReader, PendingBody, PhysicsCommands, PhysicsThread};
 pub use stepper::{Advance, Stepper};
-pub use world::{ContactTouch, ContactView, Filter, PairFilter, ShapeDef, World, WorldDef};
+pub use world::{
+    BodyMove, ContactHit, ContactTouch, ContactView, Filter, PairFilter, SensorEvent, ShapeDef,
+    World, WorldDef,
+};

@@ -386,7 +386,7 @@ impl World {
         self.contacts
             .contacts
             .iter()
-            .filter(|c| c.alive && c.touching)
+            .filter(|c| c.alive && c.touching && c.flags & crate::contact::SENSOR == 0)
             .map(move |c| {
                 let ids = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
                 ContactView {

@@ -1,7 +1,7 @@
 //! The joints of a world: creation, removal, queries, and their part of the step
 //! (prepared with the contacts, coloured with them, stored and broken after the solve).
 
-use super::{ContactTouch, World};
+use super::World;
 use crate::body::BodyType;
 use crate::broadphase::{pair_key, NULL};
 use crate::error::Error;
@@ -127,14 +127,8 @@ impl World {
                 if contact == NULL {
                     continue;
                 }
+                self.end_touch(contact, true);
                 let c = &self.contacts.contacts[contact as usize];
-                if c.touching {
-                    self.removed_touches.push(ContactTouch::of(
-                        c,
-                        &self.shapes.pool,
-                        &self.body_pool,
-                    ));
-                }
                 self.batches
                     .coloring
                     .release(c.color, c.color_sides, c.body_a, c.body_b);

@@ -5,8 +5,10 @@ mod bench_hooks;
 mod continuous;
 mod joints;
 pub use api::{ContactTouch, ContactView};
+mod events;
 pub(crate) mod shapes;
 pub(crate) mod sleep;
+pub use events::{BodyMove, ContactHit, SensorEvent};
 mod step;
 
 pub use shapes::{Filter, ShapeDef};
@@ -80,6 +82,9 @@ pub struct WorldDef {
     /// Worker threads; 0 means all cores, 1 runs everything on the calling thread.
     /// Results are bit-identical for every count. Default: 0.
     pub worker_count: usize,
+    /// Contacts of shapes with hit events on publish a hit event when they begin touching
+    /// with the surfaces approaching faster than this, in m/s. Default: 1.
+    pub hit_event_threshold: f32,
     /// Let islands of resting bodies fall asleep: a sleeping body costs nothing per step
     /// until something wakes it. Default: true.
     pub enable_sleep: bool,
@@ -110,6 +115,7 @@ impl Default for WorldDef {
             air_density: 1.225,
             sweep_fast_bodies: true,
             worker_count: 0,
+            hit_event_threshold: 1.0,
             enable_sleep: true,
             sleep_threshold: 0.05,
             time_to_sleep: 0.5,
@@ -152,6 +158,7 @@ impl WorldDef {
                 self.restitution_threshold,
             ),
             ("WorldDef::sleep_threshold", self.sleep_threshold),
+            ("WorldDef::hit_event_threshold", self.hit_event_threshold),
             ("WorldDef::time_to_sleep", self.time_to_sleep),
             ("WorldDef::air_density", self.air_density),
         ];
@@ -234,6 +241,10 @@ pub struct World {
     pub(crate) kinematic_targets: crate::kinematic::KinematicTargets,
     /// The host's pair filter, if any (see [`World::set_pair_filter`]).
     pub(crate) pair_filter: Option<PairFilter>,
+    /// Sensor, hit and move events of the last step.
+    pub(crate) events: events::Events,
+    /// Scratch: the contacts of pairs the broadphase ended.
+    pub(crate) ended_scratch: Vec<u32>,
 }
 
 impl World {
@@ -292,6 +303,8 @@ impl World {
             fluids: Default::default(),
             kinematic_targets: Default::default(),
             pair_filter: None,
+            events: Default::default(),
+            ended_scratch: Vec::new(),
         })
     }
 
@@ -365,6 +378,10 @@ impl World {
             restitution: def.restitution,
             inner_radius: def.inner_radius,
             filter: def.filter,
+            is_sensor: def.is_sensor,
+            enable_contact_events: def.enable_contact_events,
+            enable_hit_events: def.enable_hit_events,
+            enable_sensor_events: def.enable_sensor_events,
             aabb,
         };
         if fresh {
@@ -450,14 +467,10 @@ impl World {
         for c in self.broadphase.destroy_proxy(index) {
             let contact = &self.contacts.contacts[c as usize];
             let (a, b) = (contact.body_a, contact.body_b);
-            if contact.touching {
-                self.removed_touches.push(ContactTouch::of(
-                    contact,
-                    &self.shapes.pool,
-                    &self.body_pool,
-                ));
+            let solid_touch = contact.touching && contact.flags & crate::contact::SENSOR == 0;
+            self.end_touch(c, true);
+            if solid_touch {
                 // What rested on the shape falls (or drifts) now: wake it.
-                self.unlink_bodies(a, b);
                 self.wake_body(a as usize);
                 self.wake_body(b as usize);
             }

@@ -61,6 +61,18 @@ pub struct ShapeDef {
     /// Which other shapes this one collides with. Default: [`Filter::default`] (every
     /// shape).
     pub filter: Filter,
+    /// A sensor detects the shapes that overlap it (sensor begin/end events) and pushes
+    /// nothing: it has no contact response. Sensors do not detect other sensors.
+    /// Default: false.
+    pub is_sensor: bool,
+    /// Publish contact begin/end events for this shape's contacts (either shape asking is
+    /// enough). Default: true.
+    pub enable_contact_events: bool,
+    /// Publish a hit event when one of this shape's contacts begins touching faster than
+    /// [`WorldDef::hit_event_threshold`](crate::WorldDef). Default: false.
+    pub enable_hit_events: bool,
+    /// Let sensors detect this shape. Default: true.
+    pub enable_sensor_events: bool,
 }
 
 impl ShapeDef {
@@ -73,6 +85,10 @@ impl ShapeDef {
             restitution: 0.0,
             inner_radius: 0.0,
             filter: Filter::default(),
+            is_sensor: false,
+            enable_contact_events: true,
+            enable_hit_events: false,
+            enable_sensor_events: true,
         }
     }
 
@@ -112,6 +128,18 @@ impl ShapeDef {
     /// Sets the collision filter.
     pub fn with_filter(mut self, filter: Filter) -> Self {
         self.filter = filter;
+        self
+    }
+
+    /// Makes the shape a sensor (see [`ShapeDef::is_sensor`]).
+    pub fn sensor(mut self) -> Self {
+        self.is_sensor = true;
+        self
+    }
+
+    /// Turns hit events on (see [`ShapeDef::enable_hit_events`]).
+    pub fn with_hit_events(mut self) -> Self {
+        self.enable_hit_events = true;
         self
     }
 
@@ -177,6 +205,10 @@ pub(crate) struct ShapeData {
     pub restitution: f32,
     pub inner_radius: f32,
     pub filter: Filter,
+    pub is_sensor: bool,
+    pub enable_contact_events: bool,
+    pub enable_hit_events: bool,
+    pub enable_sensor_events: bool,
     /// Tight bounds at the last pose, grown by the speculative distance.
     pub aabb: Aabb,
 }

@@ -298,6 +298,12 @@ impl World {
             } else {
                 self.put_island_to_sleep(i);
                 slept = true;
+                for &b in &self.islands.list[i as usize].bodies {
+                    let k = self.solver.index[b as usize];
+                    if let Some(m) = self.events.moves.get_mut(k as usize) {
+                        m.fell_asleep = true;
+                    }
+                }
             }
         }
         self.islands.candidates = candidates;
@@ -401,11 +407,11 @@ impl World {
         let woken = self.islands.woken;
         let chunks = std::mem::take(&mut self.narrow_chunks);
         for out in &chunks {
-            for r in &out.begin {
-                self.link_bodies(r.body_a.index, r.body_b.index);
+            for &[a, b] in &out.links {
+                self.link_bodies(a, b);
             }
-            for r in &out.end {
-                self.unlink_bodies(r.body_a.index, r.body_b.index);
+            for &[a, b] in &out.unlinks {
+                self.unlink_bodies(a, b);
             }
             for &k in &out.wake {
                 let c = &self.contacts.contacts[k as usize];
@@ -430,7 +436,8 @@ impl World {
                 if !c.alive {
                     continue;
                 }
-                if c.touching && (awake(c.body_a) || awake(c.body_b)) {
+                let solid = c.flags & crate::contact::SENSOR == 0;
+                if solid && c.touching && (awake(c.body_a) || awake(c.body_b)) {
                     points += c.manifold.count;
                     self.touching.push(k as u32);
                     self.touching_pairs.push([c.body_a, c.body_b]);

@@ -1,10 +1,13 @@
 //! `World::step`: the stages of one fixed step, in order.
 
+use super::events::{approach, ContactHit, SensorEvent};
 use super::{ContactTouch, World};
 use crate::body::BodyType;
 use crate::broadphase::{pair_ids, pair_key, NULL};
 use crate::collision::can_collide;
-use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
+use crate::contact::{
+    needs_solving, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS, SENSOR,
+};
 use crate::error::Error;
 use crate::math::prefetch;
 use crate::shape::Aabb;
@@ -32,8 +35,14 @@ pub(crate) struct NarrowChunk {
     colors: Vec<u8>,
     /// Contacts that stopped touching but still hold a colour.
     uncolor: Vec<u32>,
-    pub(super) begin: Vec<ContactTouch>,
-    pub(super) end: Vec<ContactTouch>,
+    begin: Vec<ContactTouch>,
+    end: Vec<ContactTouch>,
+    /// Solid contacts that began / stopped touching (their islands join / may split).
+    pub(super) links: Vec<[u32; 2]>,
+    pub(super) unlinks: Vec<[u32; 2]>,
+    sensor_begin: Vec<SensorEvent>,
+    sensor_end: Vec<SensorEvent>,
+    hits: Vec<ContactHit>,
     /// Touching contacts with a sleeping body (their islands wake).
     pub(super) wake: Vec<u32>,
     points: usize,
@@ -48,6 +57,11 @@ impl NarrowChunk {
         self.uncolor.clear();
         self.begin.clear();
         self.end.clear();
+        self.links.clear();
+        self.unlinks.clear();
+        self.sensor_begin.clear();
+        self.sensor_end.clear();
+        self.hits.clear();
         self.wake.clear();
         self.points = 0;
         self.recycled = 0;
@@ -71,6 +85,11 @@ impl World {
         self.touch_begin.clear();
         self.touch_end.clear();
         self.touch_end.append(&mut self.removed_touches);
+        let events = &mut self.events;
+        events.sensor_begin.clear();
+        events.sensor_end.clear();
+        events.sensor_end.append(&mut events.removed_sensor_ends);
+        events.hits.clear();
         self.apply_environment_forces(dt); // forces.rs: drag, buoyancy
         self.aim_kinematic_targets(dt); // kinematic.rs: velocities to the targets
         self.update_broadphase();
@@ -100,14 +119,12 @@ impl World {
         zone!("Broadphase");
         let t = Instant::now();
         self.broadphase.update(self.pool.as_ref());
-        for &(_, contact) in self.broadphase.ended() {
+        let mut ended = std::mem::take(&mut self.ended_scratch);
+        ended.clear();
+        ended.extend(self.broadphase.ended().iter().map(|e| e.1));
+        for &contact in &ended {
             if contact != NULL {
-                let c = &self.contacts.contacts[contact as usize];
-                if c.touching {
-                    self.touch_end
-                        .push(ContactTouch::of(c, &self.shapes.pool, &self.body_pool));
-                    self.islands.unlink(&self.bodies.island, c.body_a, c.body_b);
-                }
+                self.end_touch(contact, false);
                 let c = &self.contacts.contacts[contact as usize];
                 self.batches
                     .coloring
@@ -115,6 +132,7 @@ impl World {
                 self.contacts.destroy(contact);
             }
         }
+        self.ended_scratch = ended;
         let mut begun = std::mem::take(&mut self.begun_scratch);
         begun.clear();
         begun.extend_from_slice(self.broadphase.begun());
@@ -143,6 +161,15 @@ impl World {
             &self.shapes.data[pb as usize],
         );
         let (ka, kb) = (da.shape.kind(), db.shape.kind());
+        // Sensors detect non-sensor shapes that let them.
+        let sensor = da.is_sensor || db.is_sensor;
+        if sensor
+            && (da.is_sensor && db.is_sensor
+                || !(da.is_sensor || da.enable_sensor_events)
+                || !(db.is_sensor || db.enable_sensor_events))
+        {
+            return None;
+        }
         if !can_collide(ka, kb)
             || !da.filter.collides_with(&db.filter)
             || self.joint_blocks(da.body, db.body)
@@ -183,6 +210,17 @@ impl World {
             alive: true,
             color: NO_COLOR,
             color_sides: 0,
+            flags: if sensor { SENSOR } else { 0 }
+                | if a.enable_contact_events || b.enable_contact_events {
+                    CONTACT_EVENTS
+                } else {
+                    0
+                }
+                | if a.enable_hit_events || b.enable_hit_events {
+                    HIT_EVENTS
+                } else {
+                    0
+                },
         })
     }
 
@@ -208,6 +246,7 @@ impl World {
             recycling: self.def.contact_recycling,
         };
         let sleep = self.def.enable_sleep;
+        let hit_threshold = self.def.hit_event_threshold;
         // With sleep on, a contact is updated when one of its bodies is an awake dynamic
         // or a moving kinematic body; the others keep their manifolds (their bodies have
         // not moved). One byte per body, so the test of 100k contacts stays in L1.
@@ -258,13 +297,48 @@ impl World {
                 }
                 let j = j as usize;
                 let c = &mut chunk[j];
+                let before = c.touching;
                 update_contact(c, shapes, bodies, &params);
+                if c.flags & SENSOR != 0 {
+                    // A sensor's contact touches while the shapes overlap (speculative
+                    // points do not count) and is never solved.
+                    let overlap =
+                        c.touching && c.manifold.points().iter().any(|p| p.separation < 0.0);
+                    c.touching = overlap;
+                    if overlap != before {
+                        let e = SensorEvent::of(c, shapes, body_pool);
+                        if overlap {
+                            out.sensor_begin.push(e);
+                        } else {
+                            out.sensor_end.push(e);
+                        }
+                    }
+                    continue;
+                }
                 if c.touch_changed {
-                    let record = ContactTouch::of(c, shape_pool, body_pool);
                     if c.touching {
-                        out.begin.push(record);
+                        out.links.push([c.body_a, c.body_b]);
                     } else {
-                        out.end.push(record);
+                        out.unlinks.push([c.body_a, c.body_b]);
+                    }
+                    if c.flags & CONTACT_EVENTS != 0 {
+                        let record = ContactTouch::of(c, shape_pool, body_pool);
+                        if c.touching {
+                            out.begin.push(record);
+                        } else {
+                            out.end.push(record);
+                        }
+                    }
+                    if c.touching && c.flags & HIT_EVENTS != 0 {
+                        let (speed, point) = approach(c, bodies);
+                        if speed > hit_threshold {
+                            out.hits.push(ContactHit {
+                                touch: ContactTouch::of(c, shape_pool, body_pool),
+                                point,
+                                normal: c.manifold.normal,
+                                approach_speed: speed,
+                            });
+                        }
                     }
                 }
                 if c.touching {
@@ -312,6 +386,11 @@ impl World {
             self.uncolor.extend_from_slice(&out.uncolor);
             self.touch_begin.extend_from_slice(&out.begin);
             self.touch_end.extend_from_slice(&out.end);
+            self.events
+                .sensor_begin
+                .extend_from_slice(&out.sensor_begin);
+            self.events.sensor_end.extend_from_slice(&out.sensor_end);
+            self.events.hits.extend_from_slice(&out.hits);
         }
         if sleep {
             points = self.update_islands(points);
@@ -549,6 +628,18 @@ impl World {
         solver::finalize(&self.solver, &mut self.bodies);
         self.continuous(parallel);
         self.refit_moved();
+        let (bodies, pool) = (&self.bodies, &self.body_pool);
+        self.events.moves.clear();
+        self.events
+            .moves
+            .extend(self.solver.slot.iter().map(|&b| super::BodyMove {
+                body: crate::id::BodyId {
+                    index: b,
+                    generation: pool.generation(b as usize),
+                },
+                transform: bodies.transform(b as usize),
+                fell_asleep: false,
+            }));
         self.profile.finalize = ms_since(t) - self.profile.continuous;
     }
 
