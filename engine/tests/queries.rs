@@ -3,7 +3,7 @@
 
 use glam::{DQuat, DVec3};
 use impetus::{
-    BodyDef, BodyId, BodyType, Error, Quat, QueryFilter, RayHit, Shape, ShapeDef, ShapeId,
+    Aabb, BodyDef, BodyId, BodyType, Error, Quat, QueryFilter, RayHit, Shape, ShapeDef, ShapeId,
     Transform, Vec3, World, WorldDef,
 };
 
@@ -551,4 +551,299 @@ fn filters_exclude_what_they_should() {
     }
     assert!(checked > 40);
     let _ = shapes;
+}
+
+/// A separation of two solids in f64 whose sign is exact: ≤ 0 when they meet. For sphere
+/// pairs, sphere-box and anything against a plane it is the distance (0 inside a box for a
+/// sphere's centre); for box pairs the largest separation over the 15 SAT axes. Each is a
+/// convex function of a translation applied to `a`.
+fn sep(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> f64 {
+    let (pa, qa, pb, qb) = (d3(xa.p), dq(xa.q), d3(xb.p), dq(xb.q));
+    match (*a, *b) {
+        (_, Shape::Plane { normal, offset }) => {
+            let n = qb * d3(normal);
+            let depth = match *a {
+                Shape::Sphere { radius } => radius as f64,
+                Shape::Box { half_extents } => {
+                    let e = d3(half_extents);
+                    (0..3)
+                        .map(|i| e[i] * (qa * DVec3::AXES[i]).dot(n).abs())
+                        .sum()
+                }
+                Shape::Plane { .. } => unreachable!(),
+            };
+            n.dot(pa - pb) - depth - offset as f64
+        }
+        (Shape::Sphere { radius: ra }, Shape::Sphere { radius: rb }) => {
+            (pa - pb).length() - ra as f64 - rb as f64
+        }
+        (Shape::Sphere { radius }, Shape::Box { half_extents })
+        | (Shape::Box { half_extents }, Shape::Sphere { radius }) => {
+            let (c, p, q) = if matches!(a, Shape::Sphere { .. }) {
+                (pa, pb, qb)
+            } else {
+                (pb, pa, qa)
+            };
+            let e = d3(half_extents);
+            let l = q.conjugate() * (c - p);
+            (l - l.clamp(-e, e)).length() - radius as f64
+        }
+        (Shape::Box { half_extents: ea }, Shape::Box { half_extents: eb }) => {
+            let (ea, eb) = (d3(ea), d3(eb));
+            let ax = DVec3::AXES.map(|v| qa * v);
+            let bx = DVec3::AXES.map(|v| qb * v);
+            let t = pb - pa;
+            let mut axes: Vec<DVec3> = ax.iter().chain(bx.iter()).copied().collect();
+            for u in ax {
+                for v in bx {
+                    let c = u.cross(v);
+                    if c.length() > 1e-6 {
+                        axes.push(c.normalize());
+                    }
+                }
+            }
+            axes.iter()
+                .map(|l| {
+                    let ra: f64 = (0..3).map(|i| ea[i] * ax[i].dot(*l).abs()).sum();
+                    let rb: f64 = (0..3).map(|i| eb[i] * bx[i].dot(*l).abs()).sum();
+                    t.dot(*l).abs() - ra - rb
+                })
+                .fold(f64::NEG_INFINITY, f64::max)
+        }
+        (Shape::Plane { .. }, _) => unreachable!("query shapes are never planes"),
+    }
+}
+
+/// Bounding radius of a shape about its origin (infinite for a plane).
+fn reach(s: &Shape) -> f32 {
+    match *s {
+        Shape::Sphere { radius } => radius,
+        Shape::Box { half_extents } => half_extents.length(),
+        Shape::Plane { .. } => f32::INFINITY,
+    }
+}
+
+/// Whether `other` might meet `shape` moving from `p` by `v`: the bounding spheres' test.
+fn near_path(shape: &Shape, p: Vec3, v: Vec3, other: &Shape, xf: &Transform) -> bool {
+    let r = reach(shape) + reach(other) + 0.1;
+    if !r.is_finite() {
+        return true;
+    }
+    let t = ((xf.p - p).dot(v) / v.length_squared()).clamp(0.0, 1.0);
+    (p + v * t - xf.p).length() <= r
+}
+
+/// Brute-force first contact of `shape` moving from `xf` by `v` with `other`: the
+/// separation is convex in t, so a ternary search finds its minimum and a bisection the
+/// first root before it.
+fn first_contact(
+    shape: &Shape,
+    xf: &Transform,
+    v: Vec3,
+    other: &Shape,
+    oxf: &Transform,
+) -> Option<f64> {
+    let at = |t: f64| {
+        let p = (d3(xf.p) + d3(v) * t).as_vec3();
+        sep(shape, &Transform::new(p, xf.q), other, oxf)
+    };
+    if at(0.0) <= 0.0 {
+        return Some(0.0);
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..100 {
+        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if at(m1) < at(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    let tmin = 0.5 * (lo + hi);
+    if at(tmin) > 0.0 {
+        return None;
+    }
+    let (mut lo, mut hi) = (0.0f64, tmin);
+    for _ in 0..60 {
+        let m = 0.5 * (lo + hi);
+        if at(m) > 0.0 {
+            lo = m;
+        } else {
+            hi = m;
+        }
+    }
+    Some(hi)
+}
+
+#[test]
+fn overlap_queries_match_brute_force() {
+    let w = pile();
+    let shapes = all_shapes(&w);
+    let mut rng = Rng::new(21);
+    let f = QueryFilter::default();
+    let (mut points_in, mut shapes_in, mut boxes_in) = (0, 0, 0);
+    for _ in 0..300 {
+        // Points: near a random shape, so that many are inside one.
+        let (_, _, xf) = shapes[(rng.unit() * 10_000.0) as usize];
+        let p = xf.p + rng.vec(Vec3::splat(-0.35), Vec3::splat(0.35));
+        let got = w.overlap_point(p, &f).unwrap();
+        let want: Vec<ShapeId> = shapes
+            .iter()
+            .filter(|(_, s, xf)| {
+                let probe = Shape::Sphere { radius: 1e-30 };
+                sep(&probe, &Transform::new(p, Quat::IDENTITY), s, xf) <= 0.0
+            })
+            .map(|x| x.0)
+            .collect();
+        assert_eq!(got, want, "point {p}");
+        points_in += got.len();
+
+        // Boxes: bounding-box overlap for spheres and boxes, the half-space for the plane.
+        let c = xf.p + rng.vec(Vec3::splat(-3.0), Vec3::splat(3.0));
+        let half = rng.vec(Vec3::splat(0.1), Vec3::splat(3.0));
+        let bb = Aabb {
+            min: c - half,
+            max: c + half,
+        };
+        let got = w.overlap_aabb(&bb, &f).unwrap();
+        let want: Vec<ShapeId> = shapes
+            .iter()
+            .filter(|(_, s, xf)| match s {
+                Shape::Plane { .. } => {
+                    let probe = Shape::Box { half_extents: half };
+                    sep(&probe, &Transform::new(c, Quat::IDENTITY), s, xf) <= 0.0
+                }
+                _ => s.aabb(xf).overlaps(&bb),
+            })
+            .map(|x| x.0)
+            .collect();
+        assert_eq!(got, want, "aabb {bb:?}");
+        let mut visited = Vec::new();
+        w.overlap_aabb_with(&bb, &f, |s| visited.push(s)).unwrap();
+        visited.sort();
+        assert_eq!(visited, want);
+        boxes_in += got.len();
+
+        // Shapes, exact, skipping near-touching pairs (rounding decides those).
+        let query = if rng.unit() < 0.5 {
+            Shape::Sphere {
+                radius: rng.range(0.1, 2.0),
+            }
+        } else {
+            Shape::Box {
+                half_extents: rng.vec(Vec3::splat(0.1), Vec3::splat(2.0)),
+            }
+        };
+        let qxf = Transform::new(c, rng.rotation());
+        let got = w.overlap_shape(&query, &qxf, &f).unwrap();
+        for (id, s, xf) in &shapes {
+            let d = sep(&query, &qxf, s, xf);
+            if d.abs() > 1e-4 {
+                assert_eq!(
+                    got.contains(id),
+                    d <= 0.0,
+                    "{query:?} at {qxf:?} vs {s:?} at {xf:?}: {d}"
+                );
+            }
+        }
+        assert!(got.windows(2).all(|p| p[0] < p[1]));
+        shapes_in += got.len();
+    }
+    assert!(
+        points_in > 100 && boxes_in > 500 && shapes_in > 300,
+        "{points_in} {boxes_in} {shapes_in}"
+    );
+}
+
+#[test]
+fn overlap_filters_and_errors() {
+    let mut w = world();
+    let a = body(&mut w, BodyType::Static, Vec3::ZERO, Quat::IDENTITY);
+    let sa = w.add_shape(a, &ShapeDef::sphere(1.0)).unwrap();
+    let b = body(
+        &mut w,
+        BodyType::Dynamic,
+        Vec3::new(0.5, 0.0, 0.0),
+        Quat::IDENTITY,
+    );
+    let sb = w.add_shape(b, &ShapeDef::cuboid(Vec3::splat(0.5))).unwrap();
+    w.step(1.0 / 60.0).unwrap();
+    let p = Vec3::new(0.4, 0.0, 0.0);
+    let all = QueryFilter::default();
+    assert_eq!(w.overlap_point(p, &all).unwrap(), vec![sa, sb]);
+    assert_eq!(
+        w.overlap_point(p, &all.excluding_body(a)).unwrap(),
+        vec![sb]
+    );
+    assert!(w.overlap_point(p, &all.with_mask(0)).unwrap().is_empty());
+    let not_a = |s: ShapeId| s != sa;
+    assert_eq!(
+        w.overlap_point(p, &all.with_predicate(&not_a)).unwrap(),
+        vec![sb]
+    );
+    let ball = Shape::Sphere { radius: 0.1 };
+    let at = Transform::new(p, Quat::IDENTITY);
+    assert_eq!(
+        w.overlap_shape(&ball, &at, &all.excluding_body(b)).unwrap(),
+        vec![sa]
+    );
+    let bb = Aabb { min: p, max: p };
+    assert_eq!(
+        w.overlap_aabb(&bb, &all.with_predicate(&not_a)).unwrap(),
+        vec![sb]
+    );
+
+    let nan = Vec3::new(f32::NAN, 0.0, 0.0);
+    assert_eq!(field_of(w.overlap_point(nan, &all).unwrap_err()), "point");
+    let bad_box = Aabb {
+        min: Vec3::ONE,
+        max: Vec3::ZERO,
+    };
+    assert_eq!(
+        field_of(w.overlap_aabb(&bad_box, &all).unwrap_err()),
+        "aabb"
+    );
+    let nan_box = Aabb {
+        min: nan,
+        max: Vec3::ZERO,
+    };
+    assert_eq!(
+        field_of(w.overlap_aabb(&nan_box, &all).unwrap_err()),
+        "aabb.min"
+    );
+    let flat = Shape::Box {
+        half_extents: Vec3::new(1.0, 0.0, 1.0),
+    };
+    assert_eq!(
+        field_of(w.overlap_shape(&flat, &at, &all).unwrap_err()),
+        "Shape::Box::half_extents"
+    );
+    let neg = Shape::Sphere { radius: -1.0 };
+    assert_eq!(
+        field_of(w.overlap_shape(&neg, &at, &all).unwrap_err()),
+        "Shape::Sphere::radius"
+    );
+    let plane = Shape::Plane {
+        normal: Vec3::Y,
+        offset: 0.0,
+    };
+    assert_eq!(
+        field_of(w.overlap_shape(&plane, &at, &all).unwrap_err()),
+        "shape"
+    );
+    let nan_xf = Transform::new(nan, Quat::IDENTITY);
+    assert_eq!(
+        field_of(w.overlap_shape(&ball, &nan_xf, &all).unwrap_err()),
+        "transform.p"
+    );
+    let zero_q = Transform::new(p, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0));
+    assert_eq!(
+        field_of(w.overlap_shape(&ball, &zero_q, &all).unwrap_err()),
+        "transform.q"
+    );
+    w.remove_body(b).unwrap();
+    assert_eq!(
+        w.overlap_point(p, &all.excluding_body(b)).unwrap_err(),
+        Error::StaleHandle { kind: "BodyId" }
+    );
 }
