@@ -526,14 +526,16 @@ fn filters_exclude_what_they_should() {
         let (o, d, max) = pile_ray(&mut rng);
         let all = w.cast_ray_all(o, d, max, &QueryFilter::default()).unwrap();
         let Some(first) = all.first() else { continue };
-        // No category has bit 0 cleared yet (every shape is in every category): a zero
-        // mask sees nothing, any other mask sees everything.
-        assert!(w
-            .cast_ray(o, d, max, &QueryFilter::default().with_mask(0))
-            .unwrap()
-            .is_none());
+        // Every pile shape has the default filter, category 1: a mask without bit 0 sees
+        // nothing, a mask with it sees everything.
+        for mask in [0, 1 << 40] {
+            assert!(w
+                .cast_ray(o, d, max, &QueryFilter::default().with_mask(mask))
+                .unwrap()
+                .is_none());
+        }
         assert_eq!(
-            w.cast_ray(o, d, max, &QueryFilter::default().with_mask(1 << 40))
+            w.cast_ray(o, d, max, &QueryFilter::default().with_mask(1 | 1 << 40))
                 .unwrap()
                 .as_ref(),
             Some(first)
@@ -1132,4 +1134,64 @@ fn shape_cast_filters_and_errors() {
             .unwrap_err(),
         Error::StaleHandle { kind: "BodyId" }
     );
+}
+
+/// Queries see a shape through its filter's category, and never see sensors.
+#[test]
+fn queries_read_the_shape_categories_and_skip_sensors() {
+    let mut w = World::new(WorldDef {
+        worker_count: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let near = body(
+        &mut w,
+        BodyType::Static,
+        Vec3::new(2.0, 0.0, 0.0),
+        Quat::IDENTITY,
+    );
+    w.add_shape(
+        near,
+        &ShapeDef::sphere(0.5).with_filter(impetus::Filter {
+            category: 2,
+            ..Default::default()
+        }),
+    )
+    .unwrap();
+    let sensor = body(
+        &mut w,
+        BodyType::Static,
+        Vec3::new(4.0, 0.0, 0.0),
+        Quat::IDENTITY,
+    );
+    w.add_shape(sensor, &ShapeDef::sphere(0.5).sensor())
+        .unwrap();
+    let far = body(
+        &mut w,
+        BodyType::Static,
+        Vec3::new(6.0, 0.0, 0.0),
+        Quat::IDENTITY,
+    );
+    w.add_shape(far, &ShapeDef::sphere(0.5)).unwrap();
+    let ray = |mask: u64| {
+        w.cast_ray(
+            Vec3::ZERO,
+            Vec3::X,
+            10.0,
+            &QueryFilter::default().with_mask(mask),
+        )
+        .unwrap()
+        .map(|h| h.body)
+    };
+    assert_eq!(ray(u64::MAX), Some(near));
+    assert_eq!(
+        ray(1),
+        Some(far),
+        "category 2 masked out, the sensor skipped"
+    );
+    assert_eq!(ray(2), Some(near));
+    assert!(w
+        .overlap_point(Vec3::new(4.0, 0.0, 0.0), &QueryFilter::default())
+        .unwrap()
+        .is_empty());
 }

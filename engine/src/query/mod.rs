@@ -5,6 +5,8 @@
 //! broadphase, and writes nothing, so any number of threads may query one world at once
 //! while it is not being stepped (`World` is `Sync`). Results depend only on the world and
 //! the arguments: the same query on the same world gives the same answer, bit for bit.
+//! A shape passes a [`QueryFilter`] when its [`Filter`](crate::Filter) category shares a
+//! bit with the query's mask; sensor shapes are never reported.
 //!
 //! # Example
 //! ```
@@ -185,16 +187,10 @@ pub struct ShapeHit {
     pub normal: Vec3,
 }
 
-/// The category bits of shape slot `slot` as queries see them.
-///
-/// MERGE: shapes have no collision filter on this branch, so every shape is in every
-/// category. When `ShapeDef` gains `filter: Filter { category, mask, group }` (kept in
-/// `ShapeData`), return `world.shapes.data[slot].filter.category` here; nothing else in the
-/// queries reads shape categories.
+/// The category bits of shape slot `slot` as queries see them: its filter's.
 #[inline]
 pub(crate) fn shape_category(world: &World, slot: usize) -> u64 {
-    let _ = (world, slot);
-    u64::MAX
+    world.shapes.data[slot].filter.category
 }
 
 /// A [`QueryFilter`] with its body id checked and resolved to a slot.
@@ -221,7 +217,8 @@ impl World {
     #[inline]
     fn accepts(&self, filter: &Filter<'_>, slot: u32) -> bool {
         let s = slot as usize;
-        if shape_category(self, s) & filter.mask == 0 {
+        // Sensors detect; they are not hit (as in Box2D).
+        if self.shapes.data[s].is_sensor || shape_category(self, s) & filter.mask == 0 {
             return false;
         }
         if filter.exclude_body == Some(self.shapes.data[s].body) {
