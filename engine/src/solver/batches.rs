@@ -13,16 +13,19 @@ use super::wide::W;
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::broadphase::NULL;
-use crate::contact::Contact;
+use crate::contact::{Contact, ContactStore, SolverManifold};
 use crate::joint::JointData;
 use crate::math::prefetch_head;
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// The bytes of a [`Contact`] that `prepare` reads: the bodies, the coefficients and the
-/// manifold, which its layout puts first.
-const HOT_BYTES: usize = std::mem::offset_of!(Contact, shape_a);
+/// The bytes of a [`Contact`] that `prepare` reads: the bodies, the coefficients, the
+/// normal, the point count and the separations, which its layout puts in the first line.
+const HOT_BYTES: usize = std::mem::offset_of!(Contact, relative);
+
+/// `prepare` reads all of a [`SolverManifold`]; `store` writes most of it.
+const COLD_BYTES: usize = std::mem::size_of::<SolverManifold>();
 
 #[derive(Default)]
 pub(crate) struct ContactBatches {
@@ -53,7 +56,7 @@ impl ContactBatches {
         &mut self,
         touching: &[u32],
         pairs: &[[u32; 2]],
-        contacts: &[Contact],
+        contacts: &ContactStore,
         sb: &SolverBodies,
         bodies: &BodyStore,
         ctx: &StepContext,
@@ -77,7 +80,9 @@ impl ContactBatches {
                 // batch's while this one is prepared.
                 if c + 1 < chunks {
                     for &k in chunk(c + 1) {
-                        prefetch_head(&contacts[touching[k as usize] as usize], HOT_BYTES);
+                        let id = touching[k as usize] as usize;
+                        prefetch_head(&contacts.contacts[id], HOT_BYTES);
+                        prefetch_head(&contacts.solver[id], COLD_BYTES);
                     }
                 }
                 let chunk = chunk(c);
@@ -97,7 +102,8 @@ impl ContactBatches {
         self.overflow
             .extend(self.coloring.overflow.iter().map(|&k| {
                 let id = touching[k as usize];
-                cs::prepare(&contacts[id as usize], id, sb, bodies)
+                let i = id as usize;
+                cs::prepare(&contacts.contacts[i], &contacts.solver[i], id, sb, bodies)
             }));
     }
 
@@ -377,14 +383,14 @@ impl ContactBatches {
     }
 
     /// Copies the impulses into the manifolds for the next step's warm start.
-    pub fn store(&self, contacts: &mut [Contact], parallel: bool) {
+    pub fn store(&self, contacts: &mut [SolverManifold], parallel: bool) {
         cs::store_impulses(&self.overflow, contacts);
         let contacts = DisjointPtr::new(contacts);
         let wide = &self.wide;
         let store = |i: usize| {
             // As in `build`: load the next batch's contacts while this one is written.
             if let Some(next) = wide.get(i + 1) {
-                next.prefetch_sources(contacts, HOT_BYTES);
+                next.prefetch_sources(contacts, COLD_BYTES);
             }
             wide[i].store(contacts);
         };

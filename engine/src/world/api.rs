@@ -2,7 +2,7 @@
 
 use super::World;
 use crate::body::{check_damping, BodyType};
-use crate::collision::ManifoldPoint;
+use crate::collision::{Manifold, ManifoldPoint};
 use crate::contact::Contact;
 use crate::error::Error;
 use crate::id::{BodyId, ShapeId, SlotPool};
@@ -46,8 +46,11 @@ impl ContactTouch {
 }
 
 /// A touching contact, as seen from outside: the two shapes and their manifold.
+///
+/// A copy: the engine keeps a manifold in two parts (what the narrowphase touches every
+/// step and what only the solver reads), so there is no stored manifold to borrow.
 #[derive(Clone, Copy, Debug)]
-pub struct ContactView<'a> {
+pub struct ContactView {
     /// Shape A (the normal points away from it).
     pub shape_a: ShapeId,
     /// Shape B.
@@ -58,8 +61,14 @@ pub struct ContactView<'a> {
     pub body_b: BodyId,
     /// World-space unit normal from A to B.
     pub normal: Vec3,
+    manifold: Manifold,
+}
+
+impl ContactView {
     /// The manifold points with their last impulses.
-    pub points: &'a [ManifoldPoint],
+    pub fn points(&self) -> &[ManifoldPoint] {
+        self.manifold.points()
+    }
 }
 
 fn check_vec(field: &'static str, v: Vec3) -> Result<(), Error> {
@@ -336,20 +345,23 @@ impl World {
     }
 
     /// Touching contacts (with at least one point), in contact order.
-    pub fn contacts(&self) -> impl Iterator<Item = ContactView<'_>> + '_ {
-        self.contacts
+    pub fn contacts(&self) -> impl Iterator<Item = ContactView> + '_ {
+        let store = &self.contacts;
+        store
             .contacts
             .iter()
-            .filter(|c| c.alive && c.touching)
-            .map(move |c| {
+            .zip(&store.solver)
+            .filter(|(c, _)| c.alive && c.touching)
+            .map(move |(c, cold)| {
                 let ids = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
+                let manifold = c.manifold(cold);
                 ContactView {
                     shape_a: ids.shape_a,
                     shape_b: ids.shape_b,
                     body_a: ids.body_a,
                     body_b: ids.body_b,
-                    normal: c.manifold.normal,
-                    points: c.manifold.points(),
+                    normal: manifold.normal,
+                    manifold,
                 }
             })
     }
