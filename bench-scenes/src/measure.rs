@@ -108,7 +108,7 @@ pub fn stability(world: &World, start: &[(BodyId, Vec3)]) -> Stability {
         }
     }
     for c in world.contacts() {
-        for p in c.points() {
+        for p in c.points {
             s.max_penetration = s.max_penetration.max(-p.separation);
         }
     }

@@ -188,7 +188,7 @@ fn removing_bodies_mid_simulation_keeps_the_world_consistent() {
     for c in w.contacts() {
         assert!(w.contains_body(c.body_a) && w.contains_body(c.body_b));
         assert!(c
-            .points()
+            .points
             .iter()
             .all(|p| p.separation.is_finite() && p.point.is_finite()));
     }
@@ -397,7 +397,7 @@ fn ragdolls_start_apart_and_thrown_boxes_start_moving() {
     let recipe = (find("ragdolls").unwrap().recipe)(&Params::default());
     let mut w = build_recipe(&recipe, 0);
     w.step(DT).unwrap();
-    let points: usize = w.contacts().map(|c| c.points().len()).sum();
+    let points: usize = w.contacts().map(|c| c.points.len()).sum();
     assert_eq!(points, 0, "ragdolls touch as built");
     // The door's boxes carry their initial velocities in both engines.
     let recipe = (find("door").unwrap().recipe)(&Params::default());
@@ -447,7 +447,7 @@ fn ragdolls_fall_into_a_pile_without_coming_apart_or_through_the_ground() {
     let ragdoll = |id| start.iter().position(|s| s.0 == id).unwrap() / RAGDOLL_BONES;
     let between = w
         .contacts()
-        .filter(|c| !c.points().is_empty())
+        .filter(|c| !c.points.is_empty())
         .filter(|c| {
             let (a, b) = (c.body_a, c.body_b);
             start.iter().any(|s| s.0 == a)

@@ -2,32 +2,29 @@
 //! manifold and the impulses carried from step to step.
 
 use crate::body::{BodyStore, BodyType};
-use crate::collision::{collide, Manifold, ManifoldPoint, MAX_POINTS};
+use crate::collision::{collide, Manifold, MAX_POINTS};
 use crate::math::Transform;
-use crate::solver::color::NO_COLOR;
 use crate::world::shapes::ShapeStore;
 use glam::Vec3;
 
 /// A contact between shapes `shape_a` and `shape_b` (slot indices, ordered so that
-/// `kind(a) <= kind(b)`; the manifold normal points from A to B): the part the narrowphase
-/// reads and writes every step. The rest of the manifold (world lever arms, feature ids,
-/// impulses), which only the solver and full recomputes use, lives in a parallel
-/// [`SolverManifold`] column; [`Contact::manifold`] joins the two.
+/// `kind(a) <= kind(b)`; the manifold normal points from A to B).
 ///
-/// Hot/cold split: a recycled manifold (most of `large_world`'s 102k contacts rest) touches
-/// only these four cache lines, where the unsplit 448-byte contact (manifold and cache in
-/// one struct) had it touch all seven; the solver's `prepare` reads the first line here
-/// and the three of the [`SolverManifold`] (five before), `store` only the latter.
-/// Measured with `impetus-bench run <scene> --steps 200 --threads 1`, three runs alternated
-/// with the unsplit build, ms/step: `large_world` prepare 15.8 -> 13.6, store impulses
-/// 4.5 -> 2.6, narrowphase 11.3 -> 11.9 (within the noise: the recycled path is bound by
-/// its arithmetic, not by these lines); `pile` (300 steps) narrowphase 4.6 -> 3.1;
-/// `many_pyramids` (120 steps) unchanged.
+/// Laid out for the solver: what `prepare` and `store` touch (bodies, mixed coefficients,
+/// manifold) comes first and starts on a cache line, the recycling cache last. The solver
+/// visits contacts colour by colour, out of memory order, so each visit is a cache miss
+/// per line touched; with the hot fields first the lines are adjacent and the prefetch in
+/// `prepare` covers them.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Contact {
     pub body_a: u32,
     pub body_b: u32,
+    /// Mixed friction coefficient: sqrt(μa μb).
+    pub friction: f32,
+    /// Mixed restitution: max(ea, eb).
+    pub restitution: f32,
+    pub manifold: Manifold,
     pub shape_a: u32,
     pub shape_b: u32,
     /// The manifold was recycled this step rather than recomputed.
@@ -41,143 +38,20 @@ pub(crate) struct Contact {
     pub color: u8,
     /// Which bodies hold a bit in `color` (see [`crate::solver::color::Coloring::assign`]).
     pub color_sides: u8,
-    /// The recycling cache (`relative`, `tolerance`, `local_a`, `local_b`) holds a fully
-    /// computed manifold.
-    pub cache_valid: bool,
-    /// Number of manifold points.
-    pub count: u8,
-    /// World-space unit normal from A to B.
-    pub normal: Vec3,
+    /// What recycling needs of the last full manifold.
+    pub cache: ManifoldCache,
+}
+
+/// The last fully computed manifold, in the bodies' own frames: B's pose in A's frame and
+/// each point's anchors on A's and B's surfaces in their own frames.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ManifoldCache {
+    pub valid: bool,
+    pub relative: Transform,
+    pub anchor_a: [Vec3; MAX_POINTS],
+    pub anchor_b: [Vec3; MAX_POINTS],
     /// Largest distance a point may drift (m) before the manifold is recomputed.
     pub tolerance: f32,
-    /// Each point's signed distance along the normal, in m.
-    pub separation: [f32; MAX_POINTS],
-    /// Mixed friction coefficient: sqrt(μa μb).
-    pub friction: f32,
-    /// Mixed restitution: max(ea, eb).
-    pub restitution: f32,
-    /// B's pose in A's frame when the manifold was last computed in full.
-    pub relative: Transform,
-    /// Each point in world space, halfway between the surfaces, in m.
-    pub point: [Vec3; MAX_POINTS],
-    /// Each point's anchor on A's surface in A's frame at the last full computation.
-    pub local_a: [Vec3; MAX_POINTS],
-    /// Each point's anchor on B's surface in B's frame.
-    pub local_b: [Vec3; MAX_POINTS],
-}
-
-const _: () = assert!(std::mem::size_of::<Contact>() == 256);
-const _: () = assert!(std::mem::offset_of!(Contact, restitution) < 64);
-
-/// The cold part of a contact's manifold (see [`Contact`]): meaningful for the first
-/// `Contact::count` points. 160 bytes, 32-aligned, so three cache lines.
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, align(32))]
-pub(crate) struct SolverManifold {
-    /// See [`Manifold::friction_impulse`].
-    pub friction_impulse: Vec3,
-    /// See [`Manifold::twist_impulse`].
-    pub twist_impulse: f32,
-    pub points: [SolverPoint; MAX_POINTS],
-}
-
-const _: () = assert!(std::mem::size_of::<SolverManifold>() == 160);
-
-/// The cold part of a manifold point (see [`ManifoldPoint`] for the fields).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SolverPoint {
-    pub anchor_a: Vec3,
-    pub anchor_b: Vec3,
-    pub normal_impulse: f32,
-    pub max_normal_impulse: f32,
-    pub id: u32,
-}
-
-impl Contact {
-    /// A new contact with no manifold.
-    pub fn new(
-        shape_a: u32,
-        shape_b: u32,
-        body_a: u32,
-        body_b: u32,
-        friction: f32,
-        restitution: f32,
-    ) -> Self {
-        Contact {
-            body_a,
-            body_b,
-            shape_a,
-            shape_b,
-            recycled: false,
-            touching: false,
-            touch_changed: false,
-            alive: true,
-            color: NO_COLOR,
-            color_sides: 0,
-            cache_valid: false,
-            count: 0,
-            normal: Vec3::ZERO,
-            tolerance: 0.0,
-            separation: [0.0; MAX_POINTS],
-            friction,
-            restitution,
-            relative: Transform::IDENTITY,
-            point: [Vec3::ZERO; MAX_POINTS],
-            local_a: [Vec3::ZERO; MAX_POINTS],
-            local_b: [Vec3::ZERO; MAX_POINTS],
-        }
-    }
-
-    /// The manifold, joined from this hot part and its cold part `cold`.
-    pub fn manifold(&self, cold: &SolverManifold) -> Manifold {
-        let mut m = Manifold {
-            normal: self.normal,
-            count: self.count as usize,
-            ..Default::default()
-        };
-        if m.count > 0 {
-            m.friction_impulse = cold.friction_impulse;
-            m.twist_impulse = cold.twist_impulse;
-        }
-        for k in 0..m.count {
-            let s = &cold.points[k];
-            m.points[k] = ManifoldPoint {
-                point: self.point[k],
-                separation: self.separation[k],
-                id: s.id,
-                anchor_a: s.anchor_a,
-                anchor_b: s.anchor_b,
-                normal_impulse: s.normal_impulse,
-                max_normal_impulse: s.max_normal_impulse,
-            };
-        }
-        m
-    }
-
-    /// Stores `m` into this hot part and `cold`.
-    fn set_manifold(&mut self, cold: &mut SolverManifold, m: &Manifold) {
-        self.normal = m.normal;
-        self.count = m.count as u8;
-        cold.friction_impulse = m.friction_impulse;
-        cold.twist_impulse = m.twist_impulse;
-        for (k, p) in m.points().iter().enumerate() {
-            self.point[k] = p.point;
-            self.separation[k] = p.separation;
-            cold.points[k] = SolverPoint {
-                anchor_a: p.anchor_a,
-                anchor_b: p.anchor_b,
-                normal_impulse: p.normal_impulse,
-                max_normal_impulse: p.max_normal_impulse,
-                id: p.id,
-            };
-        }
-    }
-
-    /// Drops the manifold (and the recycling cache); the cold part is then meaningless.
-    fn clear_manifold(&mut self) {
-        self.count = 0;
-        self.cache_valid = false;
-    }
 }
 
 /// Narrowphase settings shared by every contact of a step.
@@ -201,12 +75,10 @@ pub(crate) struct NarrowParams {
 const RECYCLE_MIN_QUAT_DOT: f32 = 0.996_39;
 
 /// Contacts in a slot array with a free list; iteration is in index order, so whatever
-/// depends on contact order is reproducible. `solver[i]` is the cold part of
-/// `contacts[i]`'s manifold.
+/// depends on contact order is reproducible.
 #[derive(Default)]
 pub(crate) struct ContactStore {
     pub contacts: Vec<Contact>,
-    pub solver: Vec<SolverManifold>,
     free: Vec<u32>,
 }
 
@@ -214,11 +86,9 @@ impl ContactStore {
     pub fn create(&mut self, c: Contact) -> u32 {
         if let Some(i) = self.free.pop() {
             self.contacts[i as usize] = c;
-            self.solver[i as usize] = SolverManifold::default();
             i
         } else {
             self.contacts.push(c);
-            self.solver.push(SolverManifold::default());
             (self.contacts.len() - 1) as u32
         }
     }
@@ -228,7 +98,7 @@ impl ContactStore {
         debug_assert!(c.alive);
         c.alive = false;
         c.touching = false;
-        c.clear_manifold();
+        c.manifold = Manifold::default();
         self.free.push(i);
     }
 
@@ -245,7 +115,6 @@ impl ContactStore {
         for h in 0..self.free.len() {
             while self.contacts.last().is_some_and(|c| !c.alive) {
                 self.contacts.pop();
-                self.solver.pop();
             }
             let hole = self.free[h] as usize;
             if hole >= self.contacts.len() {
@@ -257,7 +126,6 @@ impl ContactStore {
                 .pop()
                 .expect("a live contact lies above the hole");
             self.contacts[hole] = c;
-            self.solver[hole] = self.solver.pop().expect("one cold part per contact");
             moved(&self.contacts[hole], hole as u32);
         }
         self.free.clear();
@@ -283,19 +151,17 @@ impl ContactStore {
 /// recycling off leans 0.18 m in the same time.) Skipping the clipping also saves time.
 pub(crate) fn update_contact(
     c: &mut Contact,
-    cold: &mut SolverManifold,
     shapes: &ShapeStore,
     bodies: &BodyStore,
     params: &NarrowParams,
 ) {
     let before = c.touching;
-    update_manifold(c, cold, shapes, bodies, params);
+    update_manifold(c, shapes, bodies, params);
     c.touch_changed = c.touching != before;
 }
 
 fn update_manifold(
     c: &mut Contact,
-    cold: &mut SolverManifold,
     shapes: &ShapeStore,
     bodies: &BodyStore,
     params: &NarrowParams,
@@ -304,7 +170,8 @@ fn update_manifold(
     let sb = &shapes.data[c.shape_b as usize];
     if !sa.aabb.overlaps(&sb.aabb) {
         c.recycled = false;
-        c.clear_manifold();
+        c.manifold = Manifold::default();
+        c.cache.valid = false;
         c.touching = false;
         return;
     }
@@ -320,8 +187,8 @@ fn update_manifold(
     let xb = bodies.transform(bb);
     c.recycled = params.recycling
         && motion < params.slop
-        && c.cache_valid
-        && c.count > 0
+        && c.cache.valid
+        && c.manifold.count > 0
         && recycle(c, &xa, &xb);
     if c.recycled {
         return;
@@ -343,14 +210,13 @@ fn update_manifold(
         p.anchor_a = p.point - xa.p;
         p.anchor_b = p.point - xb.p;
     }
-    let old = c.manifold(cold);
-    if c.cache_valid {
-        keep_frozen_arms(&old, &mut m, 0.2 * params.slop);
+    if c.cache.valid {
+        keep_frozen_arms(&c.manifold, &mut m, 0.2 * params.slop);
     }
-    carry_impulses(&old, &mut m, params.match_distance);
-    set_cache(c, &m, &xa, &xb, params.slop);
+    carry_impulses(&c.manifold, &mut m, params.match_distance);
+    c.cache = cache_of(&m, &xa, &xb, params.slop);
     c.touching = m.count > 0;
-    c.set_manifold(cold, &m);
+    c.manifold = m;
 }
 
 /// Anchor freezing in a recomputed manifold: a point whose feature id was in the old
@@ -379,49 +245,55 @@ fn keep_frozen_arms(old: &Manifold, new: &mut Manifold, tolerance: f32) {
 /// Refreshes the manifold from its anchors if B stayed close to where it was relative to A
 /// when the manifold was computed; returns false (and changes nothing) otherwise.
 fn recycle(c: &mut Contact, xa: &Transform, xb: &Transform) -> bool {
+    let cache = &c.cache;
     let relative = xa.inv_mul(xb);
-    if relative.q.dot(c.relative.q).abs() < RECYCLE_MIN_QUAT_DOT {
+    if relative.q.dot(cache.relative.q).abs() < RECYCLE_MIN_QUAT_DOT {
         return false;
     }
-    let count = c.count as usize;
-    for k in 0..count {
-        let now = relative.transform_point(c.local_b[k]);
-        let then = c.relative.transform_point(c.local_b[k]);
-        if (now - then).length_squared() > c.tolerance * c.tolerance {
+    let m = &mut c.manifold;
+    for k in 0..m.count {
+        let now = relative.transform_point(cache.anchor_b[k]);
+        let then = cache.relative.transform_point(cache.anchor_b[k]);
+        if (now - then).length_squared() > cache.tolerance * cache.tolerance {
             return false;
         }
     }
     // Anchor freezing: the world normal and the lever arms stay as the full update left
     // them; only separations (from body-local anchors at the current poses) and the
     // reported points move.
-    let n = c.normal;
-    for k in 0..count {
-        let pa = xa.transform_point(c.local_a[k]);
-        let pb = xb.transform_point(c.local_b[k]);
-        c.separation[k] = (pb - pa).dot(n);
-        c.point[k] = 0.5 * (pa + pb);
+    let n = m.normal;
+    for k in 0..m.count {
+        let pa = xa.transform_point(cache.anchor_a[k]);
+        let pb = xb.transform_point(cache.anchor_b[k]);
+        let p = &mut m.points[k];
+        p.separation = (pb - pa).dot(n);
+        p.point = 0.5 * (pa + pb);
     }
     true
 }
 
-/// Sets the recycling cache of a freshly computed manifold. Touching manifolds may drift
-/// ten slops before recomputing (5 cm by default); speculative ones only one, since a new
+/// The recycling cache of a freshly computed manifold. Touching manifolds may drift ten
+/// slops before recomputing (5 cm by default); speculative ones only one, since a new
 /// feature may be about to touch.
-fn set_cache(c: &mut Contact, m: &Manifold, xa: &Transform, xb: &Transform, slop: f32) {
-    c.cache_valid = m.count > 0;
+fn cache_of(m: &Manifold, xa: &Transform, xb: &Transform, slop: f32) -> ManifoldCache {
     if m.count == 0 {
-        return;
+        return ManifoldCache::default();
     }
-    c.relative = xa.inv_mul(xb);
-    c.tolerance = slop;
+    let mut cache = ManifoldCache {
+        valid: true,
+        relative: xa.inv_mul(xb),
+        tolerance: slop,
+        ..Default::default()
+    };
     for (k, p) in m.points().iter().enumerate() {
         let half = 0.5 * p.separation * m.normal;
-        c.local_a[k] = xa.inv_transform_point(p.point - half);
-        c.local_b[k] = xb.inv_transform_point(p.point + half);
+        cache.anchor_a[k] = xa.inv_transform_point(p.point - half);
+        cache.anchor_b[k] = xb.inv_transform_point(p.point + half);
         if p.separation <= 0.0 {
-            c.tolerance = 10.0 * slop;
+            cache.tolerance = 10.0 * slop;
         }
     }
+    cache
 }
 
 /// Carries warm-start impulses from `old` to `new`: the manifold's friction and twist

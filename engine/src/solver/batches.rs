@@ -13,19 +13,16 @@ use super::wide::W;
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::broadphase::NULL;
-use crate::contact::{Contact, ContactStore, SolverManifold};
+use crate::contact::Contact;
 use crate::joint::JointData;
 use crate::math::prefetch_head;
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// The bytes of a [`Contact`] that `prepare` reads: the bodies, the coefficients, the
-/// normal, the point count and the separations, which its layout puts in the first line.
-const HOT_BYTES: usize = std::mem::offset_of!(Contact, relative);
-
-/// `prepare` reads all of a [`SolverManifold`]; `store` writes most of it.
-const COLD_BYTES: usize = std::mem::size_of::<SolverManifold>();
+/// The bytes of a [`Contact`] that `prepare` reads: the bodies, the coefficients and the
+/// manifold, which its layout puts first.
+const HOT_BYTES: usize = std::mem::offset_of!(Contact, shape_a);
 
 #[derive(Default)]
 pub(crate) struct ContactBatches {
@@ -56,7 +53,7 @@ impl ContactBatches {
         &mut self,
         touching: &[u32],
         pairs: &[[u32; 2]],
-        contacts: &ContactStore,
+        contacts: &[Contact],
         sb: &SolverBodies,
         bodies: &BodyStore,
         ctx: &StepContext,
@@ -80,9 +77,7 @@ impl ContactBatches {
                 // batch's while this one is prepared.
                 if c + 1 < chunks {
                     for &k in chunk(c + 1) {
-                        let id = touching[k as usize] as usize;
-                        prefetch_head(&contacts.contacts[id], HOT_BYTES);
-                        prefetch_head(&contacts.solver[id], COLD_BYTES);
+                        prefetch_head(&contacts[touching[k as usize] as usize], HOT_BYTES);
                     }
                 }
                 let chunk = chunk(c);
@@ -102,8 +97,7 @@ impl ContactBatches {
         self.overflow
             .extend(self.coloring.overflow.iter().map(|&k| {
                 let id = touching[k as usize];
-                let i = id as usize;
-                cs::prepare(&contacts.contacts[i], &contacts.solver[i], id, sb, bodies)
+                cs::prepare(&contacts[id as usize], id, sb, bodies)
             }));
     }
 
@@ -383,14 +377,14 @@ impl ContactBatches {
     }
 
     /// Copies the impulses into the manifolds for the next step's warm start.
-    pub fn store(&self, contacts: &mut [SolverManifold], parallel: bool) {
+    pub fn store(&self, contacts: &mut [Contact], parallel: bool) {
         cs::store_impulses(&self.overflow, contacts);
         let contacts = DisjointPtr::new(contacts);
         let wide = &self.wide;
         let store = |i: usize| {
             // As in `build`: load the next batch's contacts while this one is written.
             if let Some(next) = wide.get(i + 1) {
-                next.prefetch_sources(contacts, COLD_BYTES);
+                next.prefetch_sources(contacts, HOT_BYTES);
             }
             wide[i].store(contacts);
         };

@@ -27,7 +27,7 @@ use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::broadphase::NULL;
 use crate::collision::MAX_POINTS;
-use crate::contact::{Contact, SolverManifold};
+use crate::contact::Contact;
 use crate::math::perpendicular;
 use glam::{Mat3, Vec3};
 
@@ -76,7 +76,6 @@ pub(crate) struct ContactConstraint {
 /// Builds the constraint of a touching contact.
 pub(crate) fn prepare(
     c: &Contact,
-    cold: &SolverManifold,
     contact_index: u32,
     sb: &SolverBodies,
     bodies: &BodyStore,
@@ -100,7 +99,7 @@ pub(crate) fn prepare(
             sb.mass[b as usize].inv_inertia,
         )
     };
-    let m = &c.manifold(cold);
+    let m = &c.manifold;
     let n = m.normal;
     let t1 = perpendicular(n);
     let t2 = n.cross(t1);
@@ -375,9 +374,9 @@ pub(crate) fn restitution(
 }
 
 /// Copies the accumulated impulses back into the manifolds for the next step's warm start.
-pub(crate) fn store_impulses(cs: &[ContactConstraint], contacts: &mut [SolverManifold]) {
+pub(crate) fn store_impulses(cs: &[ContactConstraint], contacts: &mut [Contact]) {
     for c in cs {
-        let m = &mut contacts[c.contact as usize];
+        let m = &mut contacts[c.contact as usize].manifold;
         for (mp, cp) in m.points.iter_mut().zip(&c.points[..c.count]) {
             mp.normal_impulse = cp.normal_impulse;
             mp.max_normal_impulse = cp.max_normal_impulse;

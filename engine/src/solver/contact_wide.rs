@@ -13,7 +13,7 @@ use super::wide::{transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
 use super::{BodyState, SolverBodies, SolverMass, StepContext};
 use crate::broadphase::NULL;
 use crate::collision::MAX_POINTS;
-use crate::contact::{ContactStore, SolverManifold};
+use crate::contact::Contact;
 use crate::math::{perpendicular, prefetch_head};
 use glam::{Mat3, Vec3};
 
@@ -260,7 +260,7 @@ impl ContactConstraintW {
     /// the same quantities as the scalar [`prepare`](super::contact::prepare), with the
     /// per-lane inputs gathered first and the arithmetic done in lanes.
     pub fn prepare(
-        contacts: &ContactStore,
+        contacts: &[Contact],
         ids: &[u32],
         sb: &SolverBodies,
         ctx: &StepContext,
@@ -280,8 +280,7 @@ impl ContactConstraintW {
         let mut points_used = 0;
         let mut any_restitution = false;
         for (i, &id) in ids.iter().enumerate() {
-            let c = &contacts.contacts[id as usize];
-            let cold = &contacts.solver[id as usize];
+            let c = &contacts[id as usize];
             let (ba, bb) = (c.body_a as usize, c.body_b as usize);
             let (ka, kb) = (sb.index[ba], sb.index[bb]);
             // Masses and velocities from the dense solver arrays (indexed by solver body),
@@ -310,21 +309,22 @@ impl ContactConstraintW {
             (a[i], b[i], source[i]) = (ka, kb, id);
             write_a[i] = ka != NULL && m_a > 0.0;
             write_b[i] = kb != NULL && m_b > 0.0;
-            let t1 = perpendicular(c.normal);
+            let m = &c.manifold;
+            let t1 = perpendicular(m.normal);
             let soft = if m_a == 0.0 || m_b == 0.0 {
                 ctx.static_softness
             } else {
                 ctx.contact_softness
             };
             let row = [
-                c.normal,
+                m.normal,
                 t1,
-                c.normal.cross(t1),
+                m.normal.cross(t1),
                 sa.v,
                 sa.w,
                 sb_.v,
                 sb_.w,
-                cold.friction_impulse,
+                m.friction_impulse,
             ];
             for (field, v) in vecs.iter_mut().zip(row) {
                 field[i] = v;
@@ -337,21 +337,20 @@ impl ContactConstraintW {
                 soft.bias_rate,
                 soft.mass_scale,
                 soft.impulse_scale,
-                cold.twist_impulse,
-                c.count as f32,
+                m.twist_impulse,
+                m.count as f32,
             ];
             for (field, v) in f.iter_mut().zip(row) {
                 field[i] = v;
             }
-            let count = c.count as usize;
-            for (j, p) in cold.points[..count].iter().enumerate() {
+            for (j, p) in m.points().iter().enumerate() {
                 pts_v[j][0][i] = p.anchor_a;
                 pts_v[j][1][i] = p.anchor_b;
-                pts_f[j][0][i] = c.separation[j];
+                pts_f[j][0][i] = p.separation;
                 pts_f[j][1][i] = p.normal_impulse;
                 pts_f[j][2][i] = 1.0;
             }
-            points_used = points_used.max(count);
+            points_used = points_used.max(m.count);
             any_restitution |= c.restitution > 0.0;
         }
 
@@ -445,8 +444,9 @@ impl ContactConstraintW {
         }
     }
 
-    /// Starts loading the first `bytes` bytes of each lane's cold manifold.
-    pub fn prefetch_sources(&self, contacts: DisjointPtr<SolverManifold>, bytes: usize) {
+    /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
+    /// Starts loading the first `bytes` bytes of each lane's contact.
+    pub fn prefetch_sources(&self, contacts: DisjointPtr<Contact>, bytes: usize) {
         for &k in &self.source {
             if k != NULL {
                 contacts.prefetch(k, bytes);
@@ -454,10 +454,7 @@ impl ContactConstraintW {
         }
     }
 
-    /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
-    /// Every lane gets the first `points_used` points: a lane with fewer points writes
-    /// zeros past its count, where nothing reads (see [`SolverManifold`]).
-    pub fn store(&self, contacts: DisjointPtr<SolverManifold>) {
+    pub fn store(&self, contacts: DisjointPtr<Contact>) {
         let f = (self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * self.t2).scatter();
         let twist = self.twist_impulse.to_array();
         let pts: [([f32; W], [f32; W]); MAX_POINTS] = std::array::from_fn(|j| {
@@ -468,10 +465,10 @@ impl ContactConstraintW {
             if k == NULL {
                 continue;
             }
-            let m = contacts.get_mut(k);
+            let m = &mut contacts.get_mut(k).manifold;
             m.friction_impulse = f[i];
             m.twist_impulse = twist[i];
-            for (j, p) in m.points[..self.points_used].iter_mut().enumerate() {
+            for (j, p) in m.points[..m.count].iter_mut().enumerate() {
                 p.normal_impulse = pts[j].0[i];
                 p.max_normal_impulse = pts[j].1[i];
             }

@@ -2,7 +2,7 @@
 
 use super::World;
 use crate::body::{check_damping, BodyType};
-use crate::collision::{Manifold, ManifoldPoint};
+use crate::collision::ManifoldPoint;
 use crate::contact::Contact;
 use crate::error::Error;
 use crate::id::{BodyId, ShapeId, SlotPool};
@@ -46,11 +46,8 @@ impl ContactTouch {
 }
 
 /// A touching contact, as seen from outside: the two shapes and their manifold.
-///
-/// A copy: the engine keeps a manifold in two parts (what the narrowphase touches every
-/// step and what only the solver reads), so there is no stored manifold to borrow.
 #[derive(Clone, Copy, Debug)]
-pub struct ContactView {
+pub struct ContactView<'a> {
     /// Shape A (the normal points away from it).
     pub shape_a: ShapeId,
     /// Shape B.
@@ -61,14 +58,8 @@ pub struct ContactView {
     pub body_b: BodyId,
     /// World-space unit normal from A to B.
     pub normal: Vec3,
-    manifold: Manifold,
-}
-
-impl ContactView {
     /// The manifold points with their last impulses.
-    pub fn points(&self) -> &[ManifoldPoint] {
-        self.manifold.points()
-    }
+    pub points: &'a [ManifoldPoint],
 }
 
 fn check_vec(field: &'static str, v: Vec3) -> Result<(), Error> {
@@ -345,23 +336,20 @@ impl World {
     }
 
     /// Touching contacts (with at least one point), in contact order.
-    pub fn contacts(&self) -> impl Iterator<Item = ContactView> + '_ {
-        let store = &self.contacts;
-        store
+    pub fn contacts(&self) -> impl Iterator<Item = ContactView<'_>> + '_ {
+        self.contacts
             .contacts
             .iter()
-            .zip(&store.solver)
-            .filter(|(c, _)| c.alive && c.touching)
-            .map(move |(c, cold)| {
+            .filter(|c| c.alive && c.touching)
+            .map(move |c| {
                 let ids = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
-                let manifold = c.manifold(cold);
                 ContactView {
                     shape_a: ids.shape_a,
                     shape_b: ids.shape_b,
                     body_a: ids.body_a,
                     body_b: ids.body_b,
-                    normal: manifold.normal,
-                    manifold,
+                    normal: c.manifold.normal,
+                    points: c.manifold.points(),
                 }
             })
     }

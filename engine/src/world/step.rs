@@ -4,7 +4,7 @@ use super::{ContactTouch, World};
 use crate::body::BodyType;
 use crate::broadphase::{pair_ids, pair_key, NULL};
 use crate::collision::can_collide;
-use crate::contact::{needs_solving, update_contact, Contact, NarrowParams, SolverManifold};
+use crate::contact::{needs_solving, update_contact, Contact, NarrowParams};
 use crate::error::Error;
 use crate::math::prefetch;
 use crate::shape::Aabb;
@@ -142,14 +142,22 @@ impl World {
             &self.shapes.data[sa as usize],
             &self.shapes.data[sb as usize],
         );
-        Some(Contact::new(
-            sa,
-            sb,
-            a.body,
-            b.body,
-            (a.friction * b.friction).sqrt(),
-            a.restitution.max(b.restitution),
-        ))
+        Some(Contact {
+            shape_a: sa,
+            shape_b: sb,
+            body_a: a.body,
+            body_b: b.body,
+            friction: (a.friction * b.friction).sqrt(),
+            restitution: a.restitution.max(b.restitution),
+            manifold: Default::default(),
+            cache: Default::default(),
+            recycled: false,
+            touching: false,
+            touch_changed: false,
+            alive: true,
+            color: NO_COLOR,
+            color_sides: 0,
+        })
     }
 
     /// Stage 2: the manifold of every contact, in parallel; each contact is written only
@@ -174,22 +182,13 @@ impl World {
             recycling: self.def.contact_recycling,
         };
         let contacts = &mut self.contacts.contacts;
-        let cold = &mut self.contacts.solver;
         let chunks = contacts.len().div_ceil(NARROW_CHUNK);
         let outs = &mut self.narrow_chunks;
         outs.resize_with(chunks, Default::default);
-        type Work<'a> = (
-            usize,
-            (
-                (&'a mut [Contact], &'a mut [SolverManifold]),
-                &'a mut NarrowChunk,
-            ),
-        );
-        let work = |(k, ((chunk, cold), out)): Work| {
+        let work = |(k, (chunk, out)): (usize, (&mut [Contact], &mut NarrowChunk))| {
             out.clear();
             let base = k * NARROW_CHUNK;
             for j in 0..chunk.len() {
-                // Only the hot part: a recycled manifold never reads the cold one.
                 if let Some(ahead) = chunk.get(j + PREFETCH_AHEAD) {
                     prefetch(ahead);
                 }
@@ -197,7 +196,7 @@ impl World {
                 if !c.alive {
                     continue;
                 }
-                update_contact(c, &mut cold[j], shapes, bodies, &params);
+                update_contact(c, shapes, bodies, &params);
                 if c.touch_changed {
                     let record = ContactTouch::of(c, shape_pool, body_pool);
                     if c.touching {
@@ -207,7 +206,7 @@ impl World {
                     }
                 }
                 if c.touching {
-                    out.points += c.count as usize;
+                    out.points += c.manifold.count;
                     out.recycled += c.recycled as usize;
                     out.touching.push((base + j) as u32);
                     out.pairs.push([c.body_a, c.body_b]);
@@ -221,14 +220,12 @@ impl World {
             Some(pool) => pool.install(|| {
                 contacts
                     .par_chunks_mut(NARROW_CHUNK)
-                    .zip(cold.par_chunks_mut(NARROW_CHUNK))
                     .zip(outs.par_iter_mut())
                     .enumerate()
                     .for_each(work)
             }),
             None => contacts
                 .chunks_mut(NARROW_CHUNK)
-                .zip(cold.chunks_mut(NARROW_CHUNK))
                 .zip(outs.iter_mut())
                 .enumerate()
                 .for_each(work),
@@ -333,7 +330,7 @@ impl World {
         self.batches.build(
             &self.touching,
             &self.touching_pairs,
-            &self.contacts,
+            &self.contacts.contacts,
             &self.solver,
             &self.bodies,
             ctx,
@@ -465,7 +462,7 @@ impl World {
         {
             zone!("Store Impulses");
             let t = Instant::now();
-            self.batches.store(&mut self.contacts.solver, parallel);
+            self.batches.store(&mut self.contacts.contacts, parallel);
             self.store_joints(substeps, h, parallel);
             self.profile.store_impulses = ms_since(t);
         }
