@@ -14,6 +14,10 @@ pub(crate) const SENSOR: u8 = 1;
 pub(crate) const CONTACT_EVENTS: u8 = 2;
 /// Its beginning is published as a hit event when fast enough.
 pub(crate) const HIT_EVENTS: u8 = 4;
+/// The host's contact modifier sees it every step it touches.
+pub(crate) const MODIFY: u8 = 8;
+/// The modifier gave it a tangent velocity (in [`ContactStore::tangent`]).
+pub(crate) const TANGENT: u8 = 16;
 
 /// A contact between shapes `shape_a` and `shape_b` (slot indices, ordered so that
 /// `kind(a) <= kind(b)`; the manifold normal points from A to B).
@@ -96,6 +100,9 @@ pub(crate) struct ContactStore {
     /// contact of sleeping bodies is skipped (pile asleep: 1.2 ms a step reading the
     /// contacts' first lines, 60k cache misses).
     pub ends: Vec<[u32; 2]>,
+    /// The relative surface velocity a contact modifier set (contacts flagged
+    /// [`TANGENT`]; zero otherwise), a side column so `Contact` does not grow for it.
+    pub tangent: Vec<Vec3>,
     free: Vec<u32>,
 }
 
@@ -105,10 +112,12 @@ impl ContactStore {
         if let Some(i) = self.free.pop() {
             self.contacts[i as usize] = c;
             self.ends[i as usize] = ends;
+            self.tangent[i as usize] = Vec3::ZERO;
             i
         } else {
             self.contacts.push(c);
             self.ends.push(ends);
+            self.tangent.push(Vec3::ZERO);
             (self.contacts.len() - 1) as u32
         }
     }
@@ -137,6 +146,7 @@ impl ContactStore {
             while self.contacts.last().is_some_and(|c| !c.alive) {
                 self.contacts.pop();
                 self.ends.pop();
+                self.tangent.pop();
             }
             let hole = self.free[h] as usize;
             if hole >= self.contacts.len() {
@@ -149,6 +159,7 @@ impl ContactStore {
                 .expect("a live contact lies above the hole");
             self.contacts[hole] = c;
             self.ends[hole] = self.ends.pop().expect("ends match the contacts");
+            self.tangent[hole] = self.tangent.pop().expect("tangents match the contacts");
             moved(&self.contacts[hole], hole as u32);
         }
         self.free.clear();

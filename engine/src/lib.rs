@@ -32,6 +32,6 @@ pub use shape::{Aabb, MassProperties, Shape, ShapeKind};
 pub use stepper::thread::{Frame, FrameReader, PendingBody, PhysicsCommands, PhysicsThread};
 pub use stepper::{Advance, Stepper};
 pub use world::{
-    BodyMove, ContactHit, ContactTouch, ContactView, Filter, PairFilter, SensorEvent, ShapeDef,
-    World, WorldDef,
+    BodyMove, ContactHit, ContactInfo, ContactModifier, ContactSettings, ContactTouch, ContactView,
+    Filter, PairFilter, SensorEvent, ShapeDef, World, WorldDef,
 };

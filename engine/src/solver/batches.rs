@@ -59,6 +59,7 @@ impl ContactBatches {
         touching: &[u32],
         pairs: &[[u32; 2]],
         contacts: &[Contact],
+        tangents: &[Vec3],
         sb: &SolverBodies,
         bodies: &BodyStore,
         ctx: &StepContext,
@@ -88,7 +89,7 @@ impl ContactBatches {
                 let chunk = chunk(c);
                 let ids: [u32; W] =
                     std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
-                ContactConstraintW::prepare(contacts, &ids[..chunk.len()], sb, ctx)
+                ContactConstraintW::prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx)
             };
             if parallel {
                 self.wide
@@ -102,7 +103,13 @@ impl ContactBatches {
         self.overflow
             .extend(self.coloring.overflow.iter().map(|&k| {
                 let id = touching[k as usize];
-                cs::prepare(&contacts[id as usize], id, sb, bodies)
+                let c = &contacts[id as usize];
+                let tangent = if c.flags & crate::contact::TANGENT != 0 {
+                    tangents[id as usize]
+                } else {
+                    Vec3::ZERO
+                };
+                cs::prepare(c, id, tangent, sb, bodies)
             }));
     }
 

@@ -67,6 +67,8 @@ pub(crate) struct ContactConstraint {
     /// Inverse of the 2x2 tangent effective-mass matrix: [k11, k12, k22].
     pub friction_mass: [f32; 3],
     pub friction_impulse: [f32; 2],
+    /// The relative surface velocity friction drives towards, along the tangents.
+    pub tangent_speed: [f32; 2],
     pub twist_mass: f32,
     pub twist_impulse: f32,
     pub points: [ConstraintPoint; MAX_POINTS],
@@ -77,6 +79,7 @@ pub(crate) struct ContactConstraint {
 pub(crate) fn prepare(
     c: &Contact,
     contact_index: u32,
+    tangent: Vec3,
     sb: &SolverBodies,
     bodies: &BodyStore,
 ) -> ContactConstraint {
@@ -162,6 +165,7 @@ pub(crate) fn prepare(
         center_b,
         friction_mass,
         friction_impulse: [m.friction_impulse.dot(t1), m.friction_impulse.dot(t2)],
+        tangent_speed: [tangent.dot(t1), tangent.dot(t2)],
         twist_mass: inv(n.dot(i_a * n) + n.dot(i_b * n)),
         twist_impulse: m.twist_impulse,
         points,
@@ -312,7 +316,10 @@ pub(crate) fn solve(
         // pyramid fell apart within 600 steps here, and stood with it in both.
         let [t1, t2] = c.tangent;
         let dv = p.relative_velocity(c.center_a, c.center_b);
-        let (vt1, vt2) = (dv.dot(t1), dv.dot(t2));
+        let (vt1, vt2) = (
+            dv.dot(t1) - c.tangent_speed[0],
+            dv.dot(t2) - c.tangent_speed[1],
+        );
         let [k11, k12, k22] = c.friction_mass;
         let old = c.friction_impulse;
         let mut new = [

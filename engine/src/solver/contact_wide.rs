@@ -13,7 +13,7 @@ use super::wide::{transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
 use super::{BodyState, SolverBodies, SolverMass, StepContext};
 use crate::broadphase::NULL;
 use crate::collision::MAX_POINTS;
-use crate::contact::Contact;
+use crate::contact::{Contact, TANGENT};
 use crate::math::{perpendicular, prefetch_head};
 use glam::{Mat3, Vec3};
 
@@ -57,6 +57,9 @@ pub(crate) struct ContactConstraintW {
     k12: FloatW,
     k22: FloatW,
     friction_impulse: [FloatW; 2],
+    /// The relative surface velocity friction drives towards, along t1 and t2 (a contact
+    /// modifier's conveyor belt; zero otherwise).
+    tangent_speed: [FloatW; 2],
     twist_mass: FloatW,
     twist_impulse: FloatW,
     restitution: FloatW,
@@ -261,10 +264,12 @@ impl ContactConstraintW {
     /// per-lane inputs gathered first and the arithmetic done in lanes.
     pub fn prepare(
         contacts: &[Contact],
+        tangents: &[Vec3],
         ids: &[u32],
         sb: &SolverBodies,
         ctx: &StepContext,
     ) -> Self {
+        let mut speeds = [[0.0f32; W]; 2];
         debug_assert!(!ids.is_empty() && ids.len() <= W);
         // Gather: scalar loads per lane into plain arrays.
         let mut a = [NULL; W];
@@ -352,6 +357,10 @@ impl ContactConstraintW {
             }
             points_used = points_used.max(m.count);
             any_restitution |= c.restitution > 0.0;
+            if c.flags & TANGENT != 0 {
+                let tv = tangents[id as usize];
+                (speeds[0][i], speeds[1][i]) = (tv.dot(t1), tv.dot(m.normal.cross(t1)));
+            }
         }
 
         // Compute in lanes.
@@ -436,6 +445,7 @@ impl ContactConstraintW {
             k12: regular.select(-k12 * inv_det, zero),
             k22: regular.select(k11 * inv_det, inv(k22)),
             friction_impulse: [fi.dot(t1), fi.dot(t2)],
+            tangent_speed: speeds.map(FloatW::new),
             twist_mass: inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n))),
             twist_impulse: fl(7),
             restitution: fl(3),
@@ -589,7 +599,10 @@ impl ContactConstraintW {
         }
 
         let dv = Self::relative_velocity(&b, self.center_a, self.center_b);
-        let (vt1, vt2) = (dv.dot(self.t1), dv.dot(self.t2));
+        let (vt1, vt2) = (
+            dv.dot(self.t1) - self.tangent_speed[0],
+            dv.dot(self.t2) - self.tangent_speed[1],
+        );
         let old = self.friction_impulse;
         let mut new = [
             old[0] - (self.k11 * vt1 + self.k12 * vt2),

@@ -9,6 +9,8 @@ mod events;
 pub(crate) mod shapes;
 pub(crate) mod sleep;
 pub use events::{BodyMove, ContactHit, SensorEvent};
+pub(crate) mod modifier;
+pub use modifier::{ContactInfo, ContactModifier, ContactSettings};
 mod step;
 
 pub use shapes::{Filter, ShapeDef};
@@ -245,6 +247,8 @@ pub struct World {
     pub(crate) events: events::Events,
     /// Scratch: the contacts of pairs the broadphase ended.
     pub(crate) ended_scratch: Vec<u32>,
+    /// The host's contact modifier, if any (see [`World::set_contact_modifier`]).
+    pub(crate) contact_modifier: Option<ContactModifier>,
 }
 
 impl World {
@@ -305,6 +309,7 @@ impl World {
             pair_filter: None,
             events: Default::default(),
             ended_scratch: Vec::new(),
+            contact_modifier: None,
         })
     }
 
@@ -382,6 +387,7 @@ impl World {
             enable_contact_events: def.enable_contact_events,
             enable_hit_events: def.enable_hit_events,
             enable_sensor_events: def.enable_sensor_events,
+            enable_contact_modifier: def.enable_contact_modifier,
             aabb,
         };
         if fresh {

@@ -73,6 +73,9 @@ pub struct ShapeDef {
     pub enable_hit_events: bool,
     /// Let sensors detect this shape. Default: true.
     pub enable_sensor_events: bool,
+    /// Show this shape's touching contacts to the contact modifier every step (see
+    /// [`World::set_contact_modifier`](crate::World::set_contact_modifier)). Default: false.
+    pub enable_contact_modifier: bool,
 }
 
 impl ShapeDef {
@@ -89,6 +92,7 @@ impl ShapeDef {
             enable_contact_events: true,
             enable_hit_events: false,
             enable_sensor_events: true,
+            enable_contact_modifier: false,
         }
     }
 
@@ -209,6 +213,7 @@ pub(crate) struct ShapeData {
     pub enable_contact_events: bool,
     pub enable_hit_events: bool,
     pub enable_sensor_events: bool,
+    pub enable_contact_modifier: bool,
     /// Tight bounds at the last pose, grown by the speculative distance.
     pub aabb: Aabb,
 }

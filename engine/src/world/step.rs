@@ -6,7 +6,8 @@ use crate::body::BodyType;
 use crate::broadphase::{pair_ids, pair_key, NULL};
 use crate::collision::can_collide;
 use crate::contact::{
-    needs_solving, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS, SENSOR,
+    needs_solving, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS, MODIFY,
+    SENSOR,
 };
 use crate::error::Error;
 use crate::math::prefetch;
@@ -220,6 +221,11 @@ impl World {
                     HIT_EVENTS
                 } else {
                     0
+                }
+                | if a.enable_contact_modifier || b.enable_contact_modifier {
+                    MODIFY
+                } else {
+                    0
                 },
         })
     }
@@ -269,16 +275,21 @@ impl World {
             |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && !bodies.awake[b as usize];
         let updated =
             |[a, b]: [u32; 2]| a != NULL && (!sleep || active[a as usize] || active[b as usize]);
+        let modifier = self.contact_modifier.as_ref();
         let contacts = &mut self.contacts.contacts;
         let ends = &self.contacts.ends;
+        let tangents = &mut self.contacts.tangent;
         let chunks = contacts.len().div_ceil(NARROW_CHUNK);
         let outs = &mut self.narrow_chunks;
         outs.resize_with(chunks, Default::default);
         type Work<'a> = (
             usize,
-            ((&'a mut [Contact], &'a [[u32; 2]]), &'a mut NarrowChunk),
+            (
+                ((&'a mut [Contact], &'a [[u32; 2]]), &'a mut [glam::Vec3]),
+                &'a mut NarrowChunk,
+            ),
         );
-        let work = |(k, ((chunk, ends), out)): Work| {
+        let work = |(k, (((chunk, ends), tangents), out)): Work| {
             out.clear();
             let base = k * NARROW_CHUNK;
             // Dead contacts and, with sleep on, contacts without an awake body are
@@ -341,6 +352,12 @@ impl World {
                         }
                     }
                 }
+                if c.touching && c.flags & MODIFY != 0 {
+                    if let Some(m) = modifier {
+                        let touch = ContactTouch::of(c, shape_pool, body_pool);
+                        super::modifier::modify(m, c, &mut tangents[j], touch, shapes);
+                    }
+                }
                 if c.touching {
                     if sleep && (asleep(c.body_a) || asleep(c.body_b)) {
                         out.wake.push((base + j) as u32);
@@ -360,6 +377,7 @@ impl World {
                 contacts
                     .par_chunks_mut(NARROW_CHUNK)
                     .zip(ends.par_chunks(NARROW_CHUNK))
+                    .zip(tangents.par_chunks_mut(NARROW_CHUNK))
                     .zip(outs.par_iter_mut())
                     .enumerate()
                     .for_each(work)
@@ -367,6 +385,7 @@ impl World {
             None => contacts
                 .chunks_mut(NARROW_CHUNK)
                 .zip(ends.chunks(NARROW_CHUNK))
+                .zip(tangents.chunks_mut(NARROW_CHUNK))
                 .zip(outs.iter_mut())
                 .enumerate()
                 .for_each(work),
@@ -481,6 +500,7 @@ impl World {
             &self.touching,
             &self.touching_pairs,
             &self.contacts.contacts,
+            &self.contacts.tangent,
             &self.solver,
             &self.bodies,
             ctx,
