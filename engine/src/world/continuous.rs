@@ -9,7 +9,9 @@
 //! 1. lists the dynamic bodies to sweep: bullets (`BodyDef::bullet`), and, when
 //!    `WorldDef::sweep_fast_bodies` is on, every dynamic body whose displacement `|Δp|` in
 //!    the step exceeds half its smallest extent (the least of its shapes'
-//!    [`Shape::min_extent`]: sphere radius, smallest box half extent);
+//!    [`Shape::min_extent`]: sphere radius, smallest box half extent) and that no joint
+//!    holds (moving a jointed body back alone tears its joints: flag it as a bullet to
+//!    sweep it anyway);
 //! 2. sweeps each from its start pose `(p₁ − Δp, Δq⁻¹ q₁)` to its end pose `(p₁, q₁)`
 //!    ([`Sweep::from_delta`], from the solver's deltas) against the shapes whose fat boxes
 //!    overlap the swept box (start box ∪ end box, grown by `|Δθ| r` for the rotation) found
@@ -114,6 +116,13 @@ impl World {
                 continue;
             }
             if !bullets {
+                // Bodies held by joints are left to the solver: placing one at its time
+                // of impact without its partners tears the joint (ragdolls: max joint
+                // error 14 -> 54 mm, max penetration 0.050 -> 0.108 m). Bullets are
+                // swept whatever holds them.
+                if self.body_joints.get(i).is_some_and(|j| !j.is_empty()) {
+                    continue;
+                }
                 // Infinite without shapes.
                 let half = 0.5 * b.min_extent[i];
                 if s.dp.length_squared() <= half * half {
