@@ -170,6 +170,10 @@ impl Submersion {
 pub fn submerged_volume(shape: &Shape, xf: &Transform, n: Vec3, offset: f32) -> (f32, Vec3) {
     match *shape {
         Shape::Sphere { radius } => submerged_sphere(radius, xf.p, n, offset),
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => submerged_capsule(half_height, radius, xf, n, offset),
         Shape::Box { half_extents } => submerged_box(half_extents, xf, n, offset),
         Shape::Plane { .. } => (0.0, xf.p),
     }
@@ -184,6 +188,79 @@ fn submerged_sphere(r: f32, c: Vec3, n: Vec3, offset: f32) -> (f32, Vec3) {
     let volume = PI * h * h * (3.0 * r - h) / 3.0;
     let below = 3.0 * (2.0 * r - h) * (2.0 * r - h) / (4.0 * (3.0 * r - h));
     (volume, c - n * below)
+}
+
+/// Slices per part of a capsule (each hemisphere and the cylinder) in
+/// [`submerged_capsule`]: the midpoint rule's volume error on a hemisphere is
+/// `1 / (8 N²)` of it (0.05% at 16).
+const CAPSULE_SLICES: usize = 16;
+
+/// The submerged part of a capsule, approximately: a documented trade-off against the exact
+/// but long case analysis of a plane cutting a cylinder capped by spheres. The capsule is
+/// cut into thin disks perpendicular to its axis (midpoint rule, [`CAPSULE_SLICES`] per
+/// hemisphere and for the cylinder); the submerged part of each disk is a circular segment
+/// whose area and centroid are closed form. Exact when the capsule is fully in or out, and
+/// when its axis is vertical the disks are fully in or out, so only the slice through the
+/// surface is approximate. Relative volume error below 0.1% on a hemisphere.
+fn submerged_capsule(h: f32, r: f32, xf: &Transform, n: Vec3, offset: f32) -> (f32, Vec3) {
+    let u = xf.q * Vec3::Y;
+    // Height of the centre above the surface, and of the axis's slope.
+    let d = n.dot(xf.p) - offset;
+    let nu = n.dot(u);
+    let reach = h * nu.abs() + r;
+    if d >= reach {
+        return (0.0, xf.p);
+    }
+    let full = PI * r * r * (2.0 * h + 4.0 / 3.0 * r);
+    if d <= -reach {
+        return (full, xf.p);
+    }
+    // In a disk at axial coordinate `y` (radius `rho`), the height of a point `c + y u + w`
+    // (`w ⟂ u`) is `d + y nu + e·w` with `e` the part of `n` across the axis, `|e| = s`.
+    let e = n - u * nu;
+    let s = e.length();
+    let e_dir = if s > 1.0e-6 { e / s } else { Vec3::ZERO };
+    let (mut volume, mut moment) = (0.0f32, Vec3::ZERO);
+    let mut slice = |y: f32, rho: f32, dy: f32| {
+        let hc = d + y * nu;
+        let (area, shift) = if s <= 1.0e-6 {
+            // The disk is level: all in or all out.
+            (if hc < 0.0 { PI * rho * rho } else { 0.0 }, 0.0)
+        } else {
+            // Submerged: `e_dir · w < a` with `a = -hc / s`.
+            let a = (-hc / s).clamp(-rho, rho);
+            let chord = (rho * rho - a * a).max(0.0).sqrt();
+            let area = rho * rho * (-a / rho).clamp(-1.0, 1.0).acos() + a * chord;
+            let shift = if area > 0.0 {
+                -2.0 * chord * chord * chord / (3.0 * area)
+            } else {
+                0.0
+            };
+            (area, shift)
+        };
+        let dv = area * dy;
+        volume += dv;
+        moment += (u * y + e_dir * shift) * dv;
+    };
+    let k = CAPSULE_SLICES;
+    let dh = r / k as f32;
+    for i in 0..k {
+        // Hemisphere slices at distance z from the end's centre.
+        let z = (i as f32 + 0.5) * dh;
+        let rho = (r * r - z * z).max(0.0).sqrt();
+        slice(h + z, rho, dh);
+        slice(-h - z, rho, dh);
+    }
+    if h > 0.0 {
+        let dc = 2.0 * h / k as f32;
+        for i in 0..k {
+            slice(-h + (i as f32 + 0.5) * dc, r, dc);
+        }
+    }
+    if volume <= 0.0 {
+        return (0.0, xf.p);
+    }
+    (volume.min(full), xf.p + moment / volume)
 }
 
 /// The faces of a box, as corner indices (bit 0: +x, bit 1: +y, bit 2: +z), counter-
@@ -255,6 +332,15 @@ fn submerged_box(e: Vec3, xf: &Transform, n: Vec3, offset: f32) -> (f32, Vec3) {
 pub fn projected_area(shape: &Shape, q: Quat, u: Vec3) -> f32 {
     match *shape {
         Shape::Sphere { radius } => PI * radius * radius,
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => {
+            // A stadium: the disk plus the rectangle swept by the axis's projection.
+            let along = (q * Vec3::Y).dot(u);
+            let across = (1.0 - along * along).max(0.0).sqrt();
+            PI * radius * radius + 4.0 * radius * half_height * across
+        }
         Shape::Box { half_extents: e } => {
             let l = (q.conjugate() * u).abs();
             4.0 * (l.x * e.y * e.z + l.y * e.x * e.z + l.z * e.x * e.y)
@@ -266,6 +352,10 @@ pub fn projected_area(shape: &Shape, q: Quat, u: Vec3) -> f32 {
 fn shape_volume(shape: &Shape) -> f32 {
     match *shape {
         Shape::Sphere { radius } => 4.0 / 3.0 * PI * radius * radius * radius,
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => PI * radius * radius * (2.0 * half_height + 4.0 / 3.0 * radius),
         Shape::Box { half_extents: e } => 8.0 * e.x * e.y * e.z,
         Shape::Plane { .. } => 0.0,
     }

@@ -112,6 +112,54 @@ pub(crate) fn ray_shape(
             let n = if n == Vec3::ZERO { -d } else { n };
             Some((t, n))
         }
+        Shape::Capsule {
+            half_height: h,
+            radius: r,
+        } => {
+            // In the capsule frame: the first entry into the union of the finite cylinder
+            // `x² + z² <= r², |y| <= h` and the two end spheres is the entry into the capsule
+            // (the cylinder's end disks lie inside the spheres, so they are never entered
+            // first). Each candidate is closed form; the smallest wins.
+            let lo = xf.inv_transform_point(o);
+            let ld = xf.inv_transform_vector(d);
+            let axis_point = Vec3::new(0.0, lo.y.clamp(-h, h), 0.0);
+            if (lo - axis_point).length_squared() <= r * r {
+                return Some((0.0, -d));
+            }
+            let mut best: Option<(f32, Vec3)> = None;
+            let mut consider = |t: f32, n: Vec3| {
+                if t >= 0.0 && t <= max && best.is_none_or(|(bt, _)| t < bt) {
+                    best = Some((t, n));
+                }
+            };
+            // Lateral surface: |(o + t d)_xz|² = r².
+            let a = ld.x * ld.x + ld.z * ld.z;
+            if a > 0.0 {
+                let b = lo.x * ld.x + lo.z * ld.z;
+                let c = lo.x * lo.x + lo.z * lo.z - r * r;
+                let disc = b * b - a * c;
+                if disc >= 0.0 {
+                    let t = (-b - disc.sqrt()) / a;
+                    let y = lo.y + ld.y * t;
+                    if y.abs() <= h {
+                        let x = lo + ld * t;
+                        consider(t, Vec3::new(x.x, 0.0, x.z).normalize_or(-ld));
+                    }
+                }
+            }
+            // End spheres, as for a sphere (closest approach, then half the chord).
+            for end in [-h, h] {
+                let m = lo - Vec3::new(0.0, end, 0.0);
+                let tc = -m.dot(ld);
+                let closest = m + ld * tc;
+                let h2 = r * r - closest.length_squared();
+                if tc > 0.0 && h2 >= 0.0 {
+                    let t = tc - h2.sqrt();
+                    consider(t, (m + ld * t).normalize_or(-ld));
+                }
+            }
+            best.map(|(t, n)| (t, xf.transform_vector(n)))
+        }
         Shape::Box { half_extents: e } => {
             // Slab method (Kay and Kajiya 1986) in the box frame; the entered face is the
             // one of the slab entered last.
