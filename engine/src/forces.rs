@@ -625,4 +625,69 @@ mod tests {
         let expected = (0.5 + 1.0) * std::f32::consts::FRAC_1_SQRT_2;
         assert!((projected_area(&s, Quat::IDENTITY, diag) - expected).abs() < 1e-6);
     }
+
+    /// The capsule's sliced volume and centroid against a 96³ grid over its bounding box.
+    #[test]
+    fn capsule_volume_matches_sampling() {
+        let (h, r) = (0.6f32, 0.3f32);
+        let shape = Shape::Capsule {
+            half_height: h,
+            radius: r,
+        };
+        let full = shape_volume(&shape);
+        let xf = Transform::new(
+            Vec3::new(3.0, 0.1, -2.0),
+            Quat::from_euler(glam::EulerRot::XYZ, 0.4, 0.9, -0.3),
+        );
+        let k = 96;
+        let e = Vec3::new(r, h + r, r);
+        let cell = 8.0 * (e.x * e.y * e.z) as f64 / (k * k * k) as f64;
+        for n in [Vec3::new(0.1, 1.0, 0.2).normalize(), Vec3::Y] {
+            for offset in [-0.9, -0.5, -0.2, 0.0, 0.3, 0.7, 1.0] {
+                let offset = offset + n.dot(xf.p);
+                let (mut vs, mut moment) = (0.0f64, glam::DVec3::ZERO);
+                for i in 0..k {
+                    for j in 0..k {
+                        for l in 0..k {
+                            let u = (Vec3::new(i as f32, j as f32, l as f32) + 0.5) / k as f32;
+                            let local = (u * 2.0 - 1.0) * e;
+                            let axis = Vec3::new(0.0, local.y.clamp(-h, h), 0.0);
+                            let x = xf.transform_point(local);
+                            if (local - axis).length_squared() <= r * r && n.dot(x) < offset {
+                                vs += cell;
+                                moment += cell * x.as_dvec3();
+                            }
+                        }
+                    }
+                }
+                let (v, c) = submerged_volume(&shape, &xf, n, offset);
+                assert!(
+                    (v as f64 - vs).abs() < 0.01 * full as f64,
+                    "{offset}: {v} vs {vs}"
+                );
+                if vs > 0.01 * full as f64 {
+                    let cs = (moment / vs).as_vec3();
+                    assert!((c - cs).length() < 0.01, "{offset}: {c} vs {cs}");
+                }
+            }
+        }
+        // Fully under: the exact volume at the centre.
+        let (v, c) = submerged_volume(&shape, &xf, Vec3::Y, 10.0);
+        assert!((v - full).abs() < 1e-6 && c == xf.p);
+    }
+
+    #[test]
+    fn capsule_cross_section() {
+        let s = Shape::Capsule {
+            half_height: 1.0,
+            radius: 0.5,
+        };
+        let disk = PI * 0.25;
+        // Along the axis: the disk; across it: the disk plus a 2 x 1 rectangle.
+        assert!((projected_area(&s, Quat::IDENTITY, Vec3::Y) - disk).abs() < 1e-6);
+        assert!((projected_area(&s, Quat::IDENTITY, Vec3::X) - (disk + 2.0)).abs() < 1e-6);
+        let diag = Vec3::new(1.0, 1.0, 0.0).normalize();
+        let expected = disk + 2.0 * std::f32::consts::FRAC_1_SQRT_2;
+        assert!((projected_area(&s, Quat::IDENTITY, diag) - expected).abs() < 1e-6);
+    }
 }

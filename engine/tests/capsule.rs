@@ -326,3 +326,55 @@ fn capsule_pile_is_deterministic_across_threads() {
     assert_eq!(h1, h2);
     assert!(low > 0.14, "a capsule sank to {low}");
 }
+
+/// Point and shape overlaps against a capsule lying along x at the origin (radius 0.5,
+/// core from x = -1 to 1), and a capsule query shape against a box.
+#[test]
+fn overlap_queries_see_capsules() {
+    let mut w = world(1);
+    let c = body(
+        &mut w,
+        BodyType::Static,
+        Vec3::ZERO,
+        Quat::from_rotation_z(FRAC_PI_2),
+        ShapeDef::capsule(1.0, 0.5),
+    );
+    let f = QueryFilter::default();
+    let shape = w.body_shapes(c).unwrap()[0];
+    let inside = [
+        Vec3::new(1.3, 0.2, 0.0),
+        Vec3::new(0.0, 0.0, 0.49),
+        Vec3::ZERO,
+    ];
+    for p in inside {
+        assert_eq!(w.overlap_point(p, &f).unwrap(), vec![shape], "{p}");
+    }
+    let outside = [
+        Vec3::new(1.4, 0.4, 0.0),
+        Vec3::new(0.0, 0.51, 0.0),
+        Vec3::X * 1.51,
+    ];
+    for p in outside {
+        assert!(w.overlap_point(p, &f).unwrap().is_empty(), "{p}");
+    }
+    // A capsule query: upright above the cap, touching or not.
+    let probe = Shape::Capsule {
+        half_height: 0.5,
+        radius: 0.2,
+    };
+    let near = impetus::Transform::new(Vec3::new(1.0, 1.19, 0.0), Quat::IDENTITY);
+    let far = impetus::Transform::new(Vec3::new(1.0, 1.21, 0.0), Quat::IDENTITY);
+    assert_eq!(w.overlap_shape(&probe, &near, &f).unwrap(), vec![shape]);
+    assert!(w.overlap_shape(&probe, &far, &f).unwrap().is_empty());
+    // A capsule swept down onto the lying capsule: first touch when its lower end sphere
+    // meets the top of the cylinder, 0.5 + 0.2 above the axis.
+    let start = impetus::Transform::new(Vec3::new(0.2, 3.0, 0.0), Quat::IDENTITY);
+    let hit = w
+        .cast_shape(&probe, &start, Vec3::new(0.0, -4.0, 0.0), &f)
+        .unwrap()
+        .unwrap();
+    let travelled = 4.0 * hit.fraction;
+    let expected = 3.0 - 0.5 - 0.7;
+    assert!((travelled - expected).abs() < 0.01, "{hit:?}");
+    assert!(hit.normal.y > 0.99, "{hit:?}");
+}
