@@ -42,7 +42,8 @@ pub(crate) fn meets_aabb(shape: &Shape, xf: &Transform, bb: &Aabb) -> bool {
 }
 
 /// Whether two solids meet (touching counts): closed forms for sphere-sphere, sphere-box and
-/// anything against a plane, GJK for the other pairs (capsules, boxes). `b` may be a plane, `a` may not.
+/// anything against a plane, GJK for the other pairs (capsules, boxes). `b` may be a plane,
+/// `a` may not.
 pub(crate) fn shapes_overlap(a: &Shape, xf_a: &Transform, b: &Shape, xf_b: &Transform) -> bool {
     match (*a, *b) {
         (Shape::Sphere { radius: ra }, Shape::Sphere { radius: rb }) => {
@@ -131,9 +132,9 @@ impl World {
         Ok(out)
     }
 
-    /// The shapes kept by `filter` that meet the solid `shape` (a sphere or a box) placed
-    /// at `transform` (touching counts), sorted by id. Exact: closed forms for spheres and
-    /// planes, GJK distance `<= 0` between boxes.
+    /// The shapes kept by `filter` that meet the solid `shape` (a sphere, a capsule or a box)
+    /// placed at `transform` (touching counts), sorted by id. Exact: closed forms for
+    /// spheres and planes, GJK distance `<= 0` for pairs with a capsule or between boxes.
     ///
     /// Errors: an invalid shape (non-positive radius or extents: `InvalidInput` naming the
     /// shape's field), a plane (`InvalidInput` naming `shape`), a non-finite
