@@ -355,7 +355,8 @@ fn face_points(
     f[k] = side;
     out.normal = xf_b.transform_vector(-f);
     let face_id = ((2 * k) as u32 + u32::from(side > 0.0)) << 4;
-    let ends: &[(f32, u32)] = if hi - lo > 1.0e-6 {
+    // Two ends only when they are distinct points (a capsule of zero length has one).
+    let ends: &[(f32, u32)] = if (hi - lo) * seg.length() > 1.0e-6 {
         &[(lo, lo_id), (hi, hi_id)]
     } else {
         &[(lo, lo_id)]
@@ -392,7 +393,13 @@ pub(crate) fn capsule_plane(
     let Some((n, d)) = super::plane::plane_in_frame(b, xf_a, xf_b) else {
         return;
     };
-    for (id, end) in [(0u32, -h), (1, h)] {
+    // A capsule of zero length is a sphere: one end.
+    let ends: &[(u32, f32)] = if h > 0.0 {
+        &[(0, -h), (1, h)]
+    } else {
+        &[(0, 0.0)]
+    };
+    for &(id, end) in ends {
         let c = Vec3::new(0.0, end, 0.0);
         let separation = n.dot(c) - d - radius;
         if separation < speculative {
@@ -777,6 +784,31 @@ mod tests {
         let m = run(capsule_box, &a, &over, &ground, &Transform::IDENTITY);
         assert_eq!(m.count, 2);
         assert!(m.points().iter().any(|p| (p.point.x - 5.0).abs() < 1e-5));
+    }
+
+    /// A capsule of zero length touches like a sphere: one point, never two coincident ones.
+    #[test]
+    fn zero_length_capsule_gives_one_point() {
+        let a = capsule(0.0, 0.5);
+        let xa = Transform::new(Vec3::new(0.2, 0.499, -0.1), Quat::from_rotation_x(0.3));
+        let ground = Shape::Box {
+            half_extents: Vec3::new(2.0, 0.5, 2.0),
+        };
+        let xg = Transform::new(Vec3::new(0.0, -0.5, 0.0), Quat::IDENTITY);
+        let m = run(capsule_box, &a, &xa, &ground, &xg);
+        assert_eq!(m.count, 1);
+        assert!((m.points[0].separation + 0.001).abs() < 1e-5);
+        let plane = Shape::Plane {
+            normal: Vec3::Y,
+            offset: 0.0,
+        };
+        let m = run(capsule_plane, &a, &xa, &plane, &Transform::IDENTITY);
+        assert_eq!(m.count, 1);
+        assert!((m.points[0].separation + 0.001).abs() < 1e-5);
+        let xb = Transform::new(Vec3::new(0.2, -0.25, -0.1), Quat::IDENTITY);
+        let m = run(capsule_capsule, &a, &xa, &capsule(0.0, 0.25), &xb);
+        assert_eq!(m.count, 1);
+        assert!((m.points[0].separation + 0.001).abs() < 1e-5);
     }
 
     #[test]
