@@ -170,6 +170,10 @@ impl Submersion {
 pub fn submerged_volume(shape: &Shape, xf: &Transform, n: Vec3, offset: f32) -> (f32, Vec3) {
     match *shape {
         Shape::Sphere { radius } => submerged_sphere(radius, xf.p, n, offset),
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => submerged_capsule(half_height, radius, xf, n, offset),
         Shape::Box { half_extents } => submerged_box(half_extents, xf, n, offset),
         Shape::Plane { .. } => (0.0, xf.p),
     }
@@ -184,6 +188,79 @@ fn submerged_sphere(r: f32, c: Vec3, n: Vec3, offset: f32) -> (f32, Vec3) {
     let volume = PI * h * h * (3.0 * r - h) / 3.0;
     let below = 3.0 * (2.0 * r - h) * (2.0 * r - h) / (4.0 * (3.0 * r - h));
     (volume, c - n * below)
+}
+
+/// Slices per part of a capsule (each hemisphere and the cylinder) in
+/// [`submerged_capsule`]: the midpoint rule's volume error on a hemisphere is
+/// `1 / (8 N²)` of it (0.05% at 16).
+const CAPSULE_SLICES: usize = 16;
+
+/// The submerged part of a capsule, approximately: a documented trade-off against the exact
+/// but long case analysis of a plane cutting a cylinder capped by spheres. The capsule is
+/// cut into thin disks perpendicular to its axis (midpoint rule, [`CAPSULE_SLICES`] per
+/// hemisphere and for the cylinder); the submerged part of each disk is a circular segment
+/// whose area and centroid are closed form. Exact when the capsule is fully in or out, and
+/// when its axis is vertical the disks are fully in or out, so only the slice through the
+/// surface is approximate. Relative volume error below 0.1% on a hemisphere.
+fn submerged_capsule(h: f32, r: f32, xf: &Transform, n: Vec3, offset: f32) -> (f32, Vec3) {
+    let u = xf.q * Vec3::Y;
+    // Height of the centre above the surface, and of the axis's slope.
+    let d = n.dot(xf.p) - offset;
+    let nu = n.dot(u);
+    let reach = h * nu.abs() + r;
+    if d >= reach {
+        return (0.0, xf.p);
+    }
+    let full = PI * r * r * (2.0 * h + 4.0 / 3.0 * r);
+    if d <= -reach {
+        return (full, xf.p);
+    }
+    // In a disk at axial coordinate `y` (radius `rho`), the height of a point `c + y u + w`
+    // (`w ⟂ u`) is `d + y nu + e·w` with `e` the part of `n` across the axis, `|e| = s`.
+    let e = n - u * nu;
+    let s = e.length();
+    let e_dir = if s > 1.0e-6 { e / s } else { Vec3::ZERO };
+    let (mut volume, mut moment) = (0.0f32, Vec3::ZERO);
+    let mut slice = |y: f32, rho: f32, dy: f32| {
+        let hc = d + y * nu;
+        let (area, shift) = if s <= 1.0e-6 {
+            // The disk is level: all in or all out.
+            (if hc < 0.0 { PI * rho * rho } else { 0.0 }, 0.0)
+        } else {
+            // Submerged: `e_dir · w < a` with `a = -hc / s`.
+            let a = (-hc / s).clamp(-rho, rho);
+            let chord = (rho * rho - a * a).max(0.0).sqrt();
+            let area = rho * rho * (-a / rho).clamp(-1.0, 1.0).acos() + a * chord;
+            let shift = if area > 0.0 {
+                -2.0 * chord * chord * chord / (3.0 * area)
+            } else {
+                0.0
+            };
+            (area, shift)
+        };
+        let dv = area * dy;
+        volume += dv;
+        moment += (u * y + e_dir * shift) * dv;
+    };
+    let k = CAPSULE_SLICES;
+    let dh = r / k as f32;
+    for i in 0..k {
+        // Hemisphere slices at distance z from the end's centre.
+        let z = (i as f32 + 0.5) * dh;
+        let rho = (r * r - z * z).max(0.0).sqrt();
+        slice(h + z, rho, dh);
+        slice(-h - z, rho, dh);
+    }
+    if h > 0.0 {
+        let dc = 2.0 * h / k as f32;
+        for i in 0..k {
+            slice(-h + (i as f32 + 0.5) * dc, r, dc);
+        }
+    }
+    if volume <= 0.0 {
+        return (0.0, xf.p);
+    }
+    (volume.min(full), xf.p + moment / volume)
 }
 
 /// The faces of a box, as corner indices (bit 0: +x, bit 1: +y, bit 2: +z), counter-
@@ -255,6 +332,15 @@ fn submerged_box(e: Vec3, xf: &Transform, n: Vec3, offset: f32) -> (f32, Vec3) {
 pub fn projected_area(shape: &Shape, q: Quat, u: Vec3) -> f32 {
     match *shape {
         Shape::Sphere { radius } => PI * radius * radius,
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => {
+            // A stadium: the disk plus the rectangle swept by the axis's projection.
+            let along = (q * Vec3::Y).dot(u);
+            let across = (1.0 - along * along).max(0.0).sqrt();
+            PI * radius * radius + 4.0 * radius * half_height * across
+        }
         Shape::Box { half_extents: e } => {
             let l = (q.conjugate() * u).abs();
             4.0 * (l.x * e.y * e.z + l.y * e.x * e.z + l.z * e.x * e.y)
@@ -266,6 +352,10 @@ pub fn projected_area(shape: &Shape, q: Quat, u: Vec3) -> f32 {
 fn shape_volume(shape: &Shape) -> f32 {
     match *shape {
         Shape::Sphere { radius } => 4.0 / 3.0 * PI * radius * radius * radius,
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => PI * radius * radius * (2.0 * half_height + 4.0 / 3.0 * radius),
         Shape::Box { half_extents: e } => 8.0 * e.x * e.y * e.z,
         Shape::Plane { .. } => 0.0,
     }
@@ -533,6 +623,71 @@ mod tests {
         assert!((projected_area(&s, Quat::IDENTITY, Vec3::X) - 0.5).abs() < 1e-6);
         let diag = Vec3::new(1.0, 1.0, 0.0).normalize();
         let expected = (0.5 + 1.0) * std::f32::consts::FRAC_1_SQRT_2;
+        assert!((projected_area(&s, Quat::IDENTITY, diag) - expected).abs() < 1e-6);
+    }
+
+    /// The capsule's sliced volume and centroid against a 96³ grid over its bounding box.
+    #[test]
+    fn capsule_volume_matches_sampling() {
+        let (h, r) = (0.6f32, 0.3f32);
+        let shape = Shape::Capsule {
+            half_height: h,
+            radius: r,
+        };
+        let full = shape_volume(&shape);
+        let xf = Transform::new(
+            Vec3::new(3.0, 0.1, -2.0),
+            Quat::from_euler(glam::EulerRot::XYZ, 0.4, 0.9, -0.3),
+        );
+        let k = 96;
+        let e = Vec3::new(r, h + r, r);
+        let cell = 8.0 * (e.x * e.y * e.z) as f64 / (k * k * k) as f64;
+        for n in [Vec3::new(0.1, 1.0, 0.2).normalize(), Vec3::Y] {
+            for offset in [-0.9, -0.5, -0.2, 0.0, 0.3, 0.7, 1.0] {
+                let offset = offset + n.dot(xf.p);
+                let (mut vs, mut moment) = (0.0f64, glam::DVec3::ZERO);
+                for i in 0..k {
+                    for j in 0..k {
+                        for l in 0..k {
+                            let u = (Vec3::new(i as f32, j as f32, l as f32) + 0.5) / k as f32;
+                            let local = (u * 2.0 - 1.0) * e;
+                            let axis = Vec3::new(0.0, local.y.clamp(-h, h), 0.0);
+                            let x = xf.transform_point(local);
+                            if (local - axis).length_squared() <= r * r && n.dot(x) < offset {
+                                vs += cell;
+                                moment += cell * x.as_dvec3();
+                            }
+                        }
+                    }
+                }
+                let (v, c) = submerged_volume(&shape, &xf, n, offset);
+                assert!(
+                    (v as f64 - vs).abs() < 0.01 * full as f64,
+                    "{offset}: {v} vs {vs}"
+                );
+                if vs > 0.01 * full as f64 {
+                    let cs = (moment / vs).as_vec3();
+                    assert!((c - cs).length() < 0.01, "{offset}: {c} vs {cs}");
+                }
+            }
+        }
+        // Fully under: the exact volume at the centre.
+        let (v, c) = submerged_volume(&shape, &xf, Vec3::Y, 10.0);
+        assert!((v - full).abs() < 1e-6 && c == xf.p);
+    }
+
+    #[test]
+    fn capsule_cross_section() {
+        let s = Shape::Capsule {
+            half_height: 1.0,
+            radius: 0.5,
+        };
+        let disk = PI * 0.25;
+        // Along the axis: the disk; across it: the disk plus a 2 x 1 rectangle.
+        assert!((projected_area(&s, Quat::IDENTITY, Vec3::Y) - disk).abs() < 1e-6);
+        assert!((projected_area(&s, Quat::IDENTITY, Vec3::X) - (disk + 2.0)).abs() < 1e-6);
+        let diag = Vec3::new(1.0, 1.0, 0.0).normalize();
+        let expected = disk + 2.0 * std::f32::consts::FRAC_1_SQRT_2;
         assert!((projected_area(&s, Quat::IDENTITY, diag) - expected).abs() < 1e-6);
     }
 }

@@ -15,6 +15,14 @@ pub enum Shape {
         /// Radius, in m. Must be positive.
         radius: f32,
     },
+    /// A capsule centred on the body origin: the segment from `(0, -half_height, 0)` to
+    /// `(0, half_height, 0)` along the local y axis, swept by a sphere of `radius`.
+    Capsule {
+        /// Half the length of the core segment, in m. Must be non-negative (0 is a sphere).
+        half_height: f32,
+        /// Radius, in m. Must be positive.
+        radius: f32,
+    },
     /// A box centred on the body origin, aligned with the body axes.
     Box {
         /// Half the box's size along each local axis, in m. Each must be positive.
@@ -36,15 +44,17 @@ pub enum Shape {
 pub enum ShapeKind {
     /// [`Shape::Sphere`].
     Sphere = 0,
+    /// [`Shape::Capsule`].
+    Capsule = 1,
     /// [`Shape::Box`].
-    Box = 1,
+    Box = 2,
     /// [`Shape::Plane`].
-    Plane = 2,
+    Plane = 3,
 }
 
 impl ShapeKind {
     /// The number of shape kinds (the dispatch table's side).
-    pub const COUNT: usize = 3;
+    pub const COUNT: usize = 4;
 }
 
 /// An axis-aligned bounding box in world space.
@@ -103,6 +113,7 @@ impl Shape {
     pub fn kind(&self) -> ShapeKind {
         match self {
             Shape::Sphere { .. } => ShapeKind::Sphere,
+            Shape::Capsule { .. } => ShapeKind::Capsule,
             Shape::Box { .. } => ShapeKind::Box,
             Shape::Plane { .. } => ShapeKind::Plane,
         }
@@ -115,6 +126,23 @@ impl Shape {
                 if !radius.is_finite() || radius <= 0.0 {
                     return Err(Error::invalid(
                         "Shape::Sphere::radius",
+                        "must be finite and positive",
+                    ));
+                }
+            }
+            Shape::Capsule {
+                half_height,
+                radius,
+            } => {
+                if !half_height.is_finite() || half_height < 0.0 {
+                    return Err(Error::invalid(
+                        "Shape::Capsule::half_height",
+                        "must be finite and non-negative",
+                    ));
+                }
+                if !radius.is_finite() || radius <= 0.0 {
+                    return Err(Error::invalid(
+                        "Shape::Capsule::radius",
                         "must be finite and positive",
                     ));
                 }
@@ -149,6 +177,17 @@ impl Shape {
                 min: xf.p - Vec3::splat(radius),
                 max: xf.p + Vec3::splat(radius),
             },
+            Shape::Capsule {
+                half_height,
+                radius,
+            } => {
+                // The segment's end points are `p ± h R ŷ`.
+                let e = (xf.q * Vec3::Y).abs() * half_height + Vec3::splat(radius);
+                Aabb {
+                    min: xf.p - e,
+                    max: xf.p + e,
+                }
+            }
             Shape::Box { half_extents } => {
                 let m = glam::Mat3::from_quat(xf.q);
                 let e = m.x_axis.abs() * half_extents.x
@@ -189,6 +228,10 @@ impl Shape {
                     inertia: Vec3::splat(i),
                 }
             }
+            Shape::Capsule {
+                half_height: h,
+                radius: r,
+            } => capsule_mass(h, r, density),
             Shape::Box { half_extents: e } => {
                 let mass = density * 8.0 * e.x * e.y * e.z;
                 let (x2, y2, z2) = (e.x * e.x, e.y * e.y, e.z * e.z);
@@ -206,6 +249,10 @@ impl Shape {
     pub fn bounding_radius(&self) -> f32 {
         match *self {
             Shape::Sphere { radius } => radius,
+            Shape::Capsule {
+                half_height,
+                radius,
+            } => half_height + radius,
             Shape::Box { half_extents } => half_extents.length(),
             Shape::Plane { .. } => 0.0,
         }
@@ -216,9 +263,31 @@ impl Shape {
     pub fn min_extent(&self) -> f32 {
         match *self {
             Shape::Sphere { radius } => radius,
+            Shape::Capsule { radius, .. } => radius,
             Shape::Box { half_extents } => half_extents.min_element(),
             Shape::Plane { .. } => HUGE,
         }
+    }
+}
+
+/// Mass properties of a solid capsule (core half length `h`, radius `r`, along y): a
+/// cylinder of length `2h` plus two hemispheres. Each hemisphere (mass `m_h`) has inertia
+/// `2/5 m_h r²` about any axis through its flat face's centre; its centroid sits `3r/8`
+/// from that face, so about the capsule's centre (parallel axis twice, through the
+/// hemisphere's centroid at `h + 3r/8`) its transverse inertia is
+/// `m_h (2/5 r² + h² + 3/4 h r)`. The cylinder (mass `m_c`) adds `m_c (r²/4 + (2h)²/12)`
+/// transversally and `m_c r²/2` about the axis, where the hemispheres add `2/5 m_h r²` each.
+pub fn capsule_mass(h: f32, r: f32, density: f32) -> MassProperties {
+    let pi = std::f32::consts::PI;
+    let m_c = density * pi * r * r * 2.0 * h;
+    // Both hemispheres together: a sphere's mass.
+    let m_s = density * (4.0 / 3.0) * pi * r * r * r;
+    let r2 = r * r;
+    let axial = m_c * 0.5 * r2 + m_s * 0.4 * r2;
+    let transverse = m_c * (0.25 * r2 + h * h / 3.0) + m_s * (0.4 * r2 + h * h + 0.75 * h * r);
+    MassProperties {
+        mass: m_c + m_s,
+        inertia: Vec3::new(transverse, axial, transverse),
     }
 }
 
@@ -252,6 +321,101 @@ mod tests {
         assert!((mp.mass - 100.0).abs() < 1e-4);
         // I = m (a² + b²) / 12 for a unit cube: 100 * 2 / 12.
         assert!((mp.inertia.x - 100.0 * 2.0 / 12.0).abs() < 1e-3);
+    }
+
+    /// The capsule's closed form against a Monte Carlo-free reference: numerical
+    /// integration over a fine grid in f64 (midpoint rule over the bounding box).
+    #[test]
+    fn capsule_mass_matches_numerical_integration() {
+        let (h, r, rho) = (0.7f64, 0.3f64, 2.0f64);
+        let n = 120;
+        let (ex, ey) = (r, h + r);
+        let (dx, dy) = (2.0 * ex / n as f64, 2.0 * ey / n as f64);
+        let (mut m, mut ixx, mut iyy) = (0.0, 0.0, 0.0);
+        for i in 0..n {
+            let x = -ex + (i as f64 + 0.5) * dx;
+            for j in 0..n {
+                let y = -ey + (j as f64 + 0.5) * dy;
+                for k in 0..n {
+                    let z = -ex + (k as f64 + 0.5) * dx;
+                    let cy = y.clamp(-h, h);
+                    if x * x + (y - cy) * (y - cy) + z * z <= r * r {
+                        let dm = rho * dx * dy * dx;
+                        m += dm;
+                        ixx += dm * (y * y + z * z);
+                        iyy += dm * (x * x + z * z);
+                    }
+                }
+            }
+        }
+        let mp = Shape::Capsule {
+            half_height: h as f32,
+            radius: r as f32,
+        }
+        .mass_properties(rho as f32);
+        assert!((mp.mass as f64 / m - 1.0).abs() < 2e-3, "{mp:?} {m}");
+        assert!(
+            (mp.inertia.x as f64 / ixx - 1.0).abs() < 3e-3,
+            "{mp:?} {ixx}"
+        );
+        assert!(
+            (mp.inertia.z as f64 / ixx - 1.0).abs() < 3e-3,
+            "{mp:?} {ixx}"
+        );
+        assert!(
+            (mp.inertia.y as f64 / iyy - 1.0).abs() < 3e-3,
+            "{mp:?} {iyy}"
+        );
+        // h = 0 is a sphere.
+        let s = Shape::Capsule {
+            half_height: 0.0,
+            radius: 0.5,
+        }
+        .mass_properties(3.0);
+        let b = Shape::Sphere { radius: 0.5 }.mass_properties(3.0);
+        assert!((s.mass - b.mass).abs() < 1e-5 && (s.inertia - b.inertia).length() < 1e-5);
+    }
+
+    #[test]
+    fn capsule_aabb_and_validation() {
+        let s = Shape::Capsule {
+            half_height: 1.0,
+            radius: 0.25,
+        };
+        let xf = Transform::new(
+            Vec3::new(1.0, 2.0, 3.0),
+            glam::Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+        );
+        let bb = s.aabb(&xf);
+        assert!(
+            (bb.min - Vec3::new(-0.25, 1.75, 2.75)).length() < 1e-5,
+            "{bb:?}"
+        );
+        assert!(
+            (bb.max - Vec3::new(2.25, 2.25, 3.25)).length() < 1e-5,
+            "{bb:?}"
+        );
+        assert_eq!(s.bounding_radius(), 1.25);
+        assert_eq!(s.min_extent(), 0.25);
+        let bad = |half_height, radius| {
+            Shape::Capsule {
+                half_height,
+                radius,
+            }
+            .validate()
+            .unwrap_err()
+            .to_string()
+        };
+        assert!(bad(-1.0, 1.0).contains("Shape::Capsule::half_height"));
+        assert!(bad(f32::NAN, 1.0).contains("Shape::Capsule::half_height"));
+        assert!(bad(1.0, 0.0).contains("Shape::Capsule::radius"));
+        assert!(bad(1.0, f32::INFINITY).contains("Shape::Capsule::radius"));
+        assert!(Shape::Capsule {
+            half_height: 0.0,
+            radius: 1.0
+        }
+        .validate()
+        .is_ok());
     }
 
     #[test]

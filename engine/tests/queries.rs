@@ -106,6 +106,7 @@ fn ray_ref(shape: &Shape, xf: &Transform, o: Vec3, d: Vec3, max: f32) -> Option<
             let t = -b - disc.sqrt();
             (t, (m + d * t).normalize())
         }
+        Shape::Capsule { .. } => unreachable!("the random scenes hold no capsules"),
         Shape::Box { half_extents } => {
             let e = d3(half_extents);
             let lo = q.conjugate() * (o - p);
@@ -566,6 +567,10 @@ fn sep(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> f64 {
             let n = qb * d3(normal);
             let depth = match *a {
                 Shape::Sphere { radius } => radius as f64,
+                Shape::Capsule {
+                    half_height,
+                    radius,
+                } => radius as f64 + half_height as f64 * (qa * DVec3::Y).dot(n).abs(),
                 Shape::Box { half_extents } => {
                     let e = d3(half_extents);
                     (0..3)
@@ -613,6 +618,9 @@ fn sep(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> f64 {
                 .fold(f64::NEG_INFINITY, f64::max)
         }
         (Shape::Plane { .. }, _) => unreachable!("query shapes are never planes"),
+        (Shape::Capsule { .. }, _) | (_, Shape::Capsule { .. }) => {
+            unreachable!("the random scenes hold no capsules (see engine/tests/capsule.rs)")
+        }
     }
 }
 
@@ -620,6 +628,10 @@ fn sep(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> f64 {
 fn reach(s: &Shape) -> f32 {
     match *s {
         Shape::Sphere { radius } => radius,
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => half_height + radius,
         Shape::Box { half_extents } => half_extents.length(),
         Shape::Plane { .. } => f32::INFINITY,
     }

@@ -2,11 +2,12 @@
 //! 1988) on the shapes' cores, plus their radii; closed form against a half-space.
 //!
 //! Every convex shape here is a *core* swept by a sphere of some radius: a sphere is a point
-//! core with its radius, a box is a box core with radius 0. For cores `A` and `B` the
+//! core with its radius, a capsule a segment core with its radius, a box is a box core with radius 0. For cores `A` and `B` the
 //! distance is the distance from the origin to the Minkowski difference `A − B`, found by
 //! GJK from the support mappings alone:
 //!
-//! - support of a point `p`: `p`; of a box with half extents `e` at pose `(p, R)`, in world
+//! - support of a point `p`: `p`; of a segment `[p, q]`: whichever end point lies farther
+//!   along `d` (`p` on a tie); of a box with half extents `e` at pose `(p, R)`, in world
 //!   direction `d`: `p + R (sign(Rᵀd) ∘ e)` (sign(0) = +1);
 //! - start with `v` = any point of `A − B` (the difference of the centres);
 //! - repeat: `w = s_A(−v) − s_B(v)`; stop when `|v|² − v·w ≤ ε |v|²` (the lower bound
@@ -60,10 +61,11 @@ pub(crate) struct Distance {
     pub overlap: bool,
 }
 
-/// A convex core (a point or a box) at a pose.
+/// A convex core (a point, a segment or a box) at a pose.
 #[derive(Clone, Copy, Debug)]
 enum Core {
     Point(Vec3),
+    Segment(Vec3, Vec3),
     Box { he: Vec3, xf: Transform },
 }
 
@@ -73,6 +75,13 @@ impl Core {
         let p = xf.p - origin;
         match *shape {
             Shape::Sphere { radius } => Some((Core::Point(p), radius)),
+            Shape::Capsule {
+                half_height,
+                radius,
+            } => {
+                let axis = xf.q * Vec3::new(0.0, half_height, 0.0);
+                Some((Core::Segment(p - axis, p + axis), radius))
+            }
             Shape::Box { half_extents } => Some((
                 Core::Box {
                     he: half_extents,
@@ -88,6 +97,7 @@ impl Core {
     fn center(&self) -> Vec3 {
         match *self {
             Core::Point(p) => p,
+            Core::Segment(p, q) => (p + q) * 0.5,
             Core::Box { xf, .. } => xf.p,
         }
     }
@@ -97,6 +107,13 @@ impl Core {
     fn support(&self, d: Vec3) -> Vec3 {
         match *self {
             Core::Point(p) => p,
+            Core::Segment(p, q) => {
+                if q.dot(d) > p.dot(d) {
+                    q
+                } else {
+                    p
+                }
+            }
             Core::Box { he, xf } => xf.transform_point(box_vertex(he, xf.inv_transform_vector(d))),
         }
     }
@@ -344,6 +361,18 @@ fn gjk(ca: &Core, cb: &Core) -> (Vec3, Vec3, bool) {
 fn lowest(shape: &Shape, xf: &Transform, n: Vec3) -> Option<(Vec3, f32)> {
     let p = match *shape {
         Shape::Sphere { radius } => xf.p - n * radius,
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => {
+            let axis = xf.q * Vec3::new(0.0, half_height, 0.0);
+            let end = if axis.dot(n) > 0.0 {
+                xf.p - axis
+            } else {
+                xf.p + axis
+            };
+            end - n * radius
+        }
         Shape::Box { half_extents } => {
             xf.transform_point(box_vertex(half_extents, xf.inv_transform_vector(-n)))
         }

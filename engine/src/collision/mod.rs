@@ -8,6 +8,7 @@
 
 mod box_box;
 mod box_clip;
+mod capsule;
 pub(crate) mod gjk;
 mod plane;
 mod reduce;
@@ -93,11 +94,18 @@ const NONE: Option<CollideFn> = None;
 const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
     [
         Some(sphere::sphere_sphere),
+        Some(capsule::sphere_capsule),
         Some(sphere::sphere_box),
         Some(plane::sphere_plane),
     ],
-    [NONE, Some(box_box::box_box), Some(plane::box_plane)],
-    [NONE, NONE, NONE],
+    [
+        NONE,
+        Some(capsule::capsule_capsule),
+        Some(capsule::capsule_box),
+        Some(capsule::capsule_plane),
+    ],
+    [NONE, NONE, Some(box_box::box_box), Some(plane::box_plane)],
+    [NONE, NONE, NONE, NONE],
 ];
 
 /// True when the pair of kinds (in either order) can produce contacts.

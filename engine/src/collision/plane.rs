@@ -13,7 +13,11 @@ use glam::Vec3;
 /// The plane of `plane` (owned by the body at `xf_b`) in the frame of `xf_a`: a unit outward
 /// normal `n` and an offset `d`, the solid being `{x : n · x <= d}`. `None` for a degenerate
 /// normal (validation rejects those; this keeps unvalidated input from producing NaN).
-fn plane_in_frame(plane: &Shape, xf_a: &Transform, xf_b: &Transform) -> Option<(Vec3, f32)> {
+pub(super) fn plane_in_frame(
+    plane: &Shape,
+    xf_a: &Transform,
+    xf_b: &Transform,
+) -> Option<(Vec3, f32)> {
     let Shape::Plane { normal, offset } = *plane else {
         return None;
     };
@@ -29,7 +33,7 @@ fn plane_in_frame(plane: &Shape, xf_a: &Transform, xf_b: &Transform) -> Option<(
 
 /// The world-space manifold normal for a plane: minus its outward normal (A into the plane).
 /// Rotating the plane's own normal by its own body keeps an axis-aligned ground exact.
-fn plane_manifold_normal(plane: &Shape, xf_b: &Transform) -> Vec3 {
+pub(super) fn plane_manifold_normal(plane: &Shape, xf_b: &Transform) -> Vec3 {
     let Shape::Plane { normal, .. } = *plane else {
         return Vec3::NEG_Y;
     };

@@ -260,6 +260,38 @@ mod tests {
         assert_eq!(toi.state, ToiState::Touching);
     }
 
+    /// A spinning capsule shot through a thin wall is caught before it, at the target
+    /// distance; the same capsule passing beside the wall misses it.
+    #[test]
+    fn spinning_capsule_through_a_thin_wall_is_caught() {
+        let (w, ws) = wall();
+        let s = Shape::Capsule {
+            half_height: 0.4,
+            radius: 0.1,
+        };
+        let sweep = Sweep {
+            p0: Vec3::new(-5.0, 0.3, 0.0),
+            q0: Quat::IDENTITY,
+            dp: Vec3::new(10.0, 0.0, 0.0),
+            dtheta: Vec3::new(0.0, 0.0, 7.0),
+        };
+        let toi = time_of_impact(&s, &sweep, &w, &ws, TARGET, TOL, 1.0);
+        assert_eq!(toi.state, ToiState::Hit);
+        let d = distance_at(&s, &sweep, &w, &ws, toi.t);
+        assert!((d - TARGET).abs() <= TOL + 1.0e-4, "{d} {toi:?}");
+        // No earlier sampled time is closer than the target.
+        for k in 0..1000 {
+            let t = toi.t * k as f32 / 1000.0;
+            assert!(distance_at(&s, &sweep, &w, &ws, t) >= TARGET - TOL - 1.0e-4);
+        }
+        let past = Sweep {
+            p0: Vec3::new(-5.0, 0.0, 2.6),
+            ..sweep
+        };
+        let toi = time_of_impact(&s, &past, &w, &ws, TARGET, TOL, 1.0);
+        assert_eq!(toi.state, ToiState::Separated);
+    }
+
     /// Random spinning boxes and spheres swept against boxes and planes: a hit lands within
     /// `[target − tol, target + tol]`, and no sampled earlier time is closer than the
     /// target; a miss never comes within it at any sampled time.

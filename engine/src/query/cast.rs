@@ -1,5 +1,5 @@
-//! Shape casts: sweep a sphere or a box along a translation, without rotation, to its
-//! first contact.
+//! Shape casts: sweep a sphere, a capsule or a box along a translation, without rotation,
+//! to its first contact.
 //!
 //! Candidates are the proxies whose fat boxes the swept bounding box meets; each is first
 //! tested cheaply (the path of the cast shape's centre against the fat box grown by the
@@ -29,8 +29,8 @@ impl World {
         (0.1 * self.def.linear_slop).max(1.0e-5)
     }
 
-    /// The first shape kept by `filter` that `shape` (a sphere or a box) touches when
-    /// moved from `transform` by `translation` (m) without turning: the fraction of the
+    /// The first shape kept by `filter` that `shape` (a sphere, a capsule or a box) touches
+    /// when moved from `transform` by `translation` (m) without turning: the fraction of the
     /// translation travelled, the contact point and the hit shape's normal. Ties in
     /// fraction go to the smaller shape id. A cast shape already touching or overlapping a
     /// shape at the start hits it at fraction 0 (see the [module docs](crate::query#solids)).

@@ -13,12 +13,20 @@ use glam::Vec3;
 pub(crate) fn contains_point(shape: &Shape, xf: &Transform, p: Vec3) -> bool {
     match *shape {
         Shape::Sphere { radius } => (p - xf.p).length_squared() <= radius * radius,
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => {
+            let l = xf.inv_transform_point(p);
+            let axis_point = Vec3::new(0.0, l.y.clamp(-half_height, half_height), 0.0);
+            (l - axis_point).length_squared() <= radius * radius
+        }
         Shape::Box { half_extents } => xf.inv_transform_point(p).abs().cmple(half_extents).all(),
         Shape::Plane { normal, offset } => (xf.q * normal).dot(p - xf.p) <= offset,
     }
 }
 
-/// Whether `shape` at `xf` meets `bb`: for spheres and boxes, their bounding box overlaps
+/// Whether `shape` at `xf` meets `bb`: for spheres, capsules and boxes, their bounding box overlaps
 /// `bb`; for a plane, the half-space contains a point of `bb` (its bounds are the whole
 /// world unless it is axis-aligned).
 pub(crate) fn meets_aabb(shape: &Shape, xf: &Transform, bb: &Aabb) -> bool {
@@ -33,8 +41,9 @@ pub(crate) fn meets_aabb(shape: &Shape, xf: &Transform, bb: &Aabb) -> bool {
     }
 }
 
-/// Whether two solids meet (touching counts): closed forms for sphere pairs and anything
-/// against a plane, GJK for box pairs. `b` may be a plane, `a` may not.
+/// Whether two solids meet (touching counts): closed forms for sphere-sphere, sphere-box and
+/// anything against a plane, GJK for the other pairs (capsules, boxes). `b` may be a plane,
+/// `a` may not.
 pub(crate) fn shapes_overlap(a: &Shape, xf_a: &Transform, b: &Shape, xf_b: &Transform) -> bool {
     match (*a, *b) {
         (Shape::Sphere { radius: ra }, Shape::Sphere { radius: rb }) => {
@@ -123,9 +132,9 @@ impl World {
         Ok(out)
     }
 
-    /// The shapes kept by `filter` that meet the solid `shape` (a sphere or a box) placed
-    /// at `transform` (touching counts), sorted by id. Exact: closed forms for spheres and
-    /// planes, GJK distance `<= 0` between boxes.
+    /// The shapes kept by `filter` that meet the solid `shape` (a sphere, a capsule or a box)
+    /// placed at `transform` (touching counts), sorted by id. Exact: closed forms for
+    /// spheres and planes, GJK distance `<= 0` for pairs with a capsule or between boxes.
     ///
     /// Errors: an invalid shape (non-positive radius or extents: `InvalidInput` naming the
     /// shape's field), a plane (`InvalidInput` naming `shape`), a non-finite

@@ -101,6 +101,15 @@ impl ShapeDef {
         Self::new(Shape::Sphere { radius })
     }
 
+    /// A capsule: the segment from `(0, -half_height, 0)` to `(0, half_height, 0)` (body
+    /// frame, m) swept by `radius` (m).
+    pub fn capsule(half_height: f32, radius: f32) -> Self {
+        Self::new(Shape::Capsule {
+            half_height,
+            radius,
+        })
+    }
+
     /// A box with the given half extents (m).
     pub fn cuboid(half_extents: Vec3) -> Self {
         Self::new(Shape::Box { half_extents })
