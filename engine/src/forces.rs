@@ -175,6 +175,12 @@ pub fn submerged_volume(shape: &Shape, xf: &Transform, n: Vec3, offset: f32) -> 
             radius,
         } => submerged_capsule(half_height, radius, xf, n, offset),
         Shape::Box { half_extents } => submerged_box(half_extents, xf, n, offset),
+        Shape::Hull { ref hull } => {
+            // In the hull frame: n_l · x_l = offset - n · p.
+            let nl = xf.inv_transform_vector(n);
+            let (v, c) = hull.submerged(nl, offset - n.dot(xf.p));
+            (v.min(hull.volume()), xf.transform_point(c))
+        }
         Shape::Plane { .. } => (0.0, xf.p),
     }
 }
@@ -345,6 +351,7 @@ pub fn projected_area(shape: &Shape, q: Quat, u: Vec3) -> f32 {
             let l = (q.conjugate() * u).abs();
             4.0 * (l.x * e.y * e.z + l.y * e.x * e.z + l.z * e.x * e.y)
         }
+        Shape::Hull { ref hull } => hull.projected_area(q.conjugate() * u),
         Shape::Plane { .. } => 0.0,
     }
 }
@@ -357,6 +364,7 @@ fn shape_volume(shape: &Shape) -> f32 {
             radius,
         } => PI * radius * radius * (2.0 * half_height + 4.0 / 3.0 * radius),
         Shape::Box { half_extents: e } => 8.0 * e.x * e.y * e.z,
+        Shape::Hull { ref hull } => hull.volume(),
         Shape::Plane { .. } => 0.0,
     }
 }

@@ -6,9 +6,12 @@
 use crate::error::Error;
 use crate::math::{is_finite3, Transform};
 use glam::Vec3;
+use std::sync::Arc;
+
+pub use crate::hull::ConvexHull;
 
 /// The geometry of a shape, in the body's local frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// A sphere centred on the body origin.
     Sphere {
@@ -27,6 +30,13 @@ pub enum Shape {
     Box {
         /// Half the box's size along each local axis, in m. Each must be positive.
         half_extents: Vec3,
+    },
+    /// A convex polyhedron centred on the body origin (its volume centroid), its principal
+    /// axes along the body axes. The data is immutable and shared: cloning the shape
+    /// clones the `Arc`.
+    Hull {
+        /// The polyhedron (see [`ConvexHull::new`]).
+        hull: Arc<ConvexHull>,
     },
     /// A static half-space `{x : normal · x <= offset}` (in the body frame);
     /// its boundary is the plane `normal · x = offset`. Only static bodies may own one.
@@ -48,13 +58,15 @@ pub enum ShapeKind {
     Capsule = 1,
     /// [`Shape::Box`].
     Box = 2,
+    /// [`Shape::Hull`].
+    Hull = 3,
     /// [`Shape::Plane`].
-    Plane = 3,
+    Plane = 4,
 }
 
 impl ShapeKind {
     /// The number of shape kinds (the dispatch table's side).
-    pub const COUNT: usize = 4;
+    pub const COUNT: usize = 5;
 }
 
 /// An axis-aligned bounding box in world space.
@@ -115,6 +127,7 @@ impl Shape {
             Shape::Sphere { .. } => ShapeKind::Sphere,
             Shape::Capsule { .. } => ShapeKind::Capsule,
             Shape::Box { .. } => ShapeKind::Box,
+            Shape::Hull { .. } => ShapeKind::Hull,
             Shape::Plane { .. } => ShapeKind::Plane,
         }
     }
@@ -155,6 +168,8 @@ impl Shape {
                     ));
                 }
             }
+            // A `ConvexHull` is valid by construction.
+            Shape::Hull { .. } => {}
             Shape::Plane { normal, offset } => {
                 if !is_finite3(normal) || (normal.length() - 1.0).abs() > 1.0e-3 {
                     return Err(Error::invalid(
@@ -196,6 +211,20 @@ impl Shape {
                 Aabb {
                     min: xf.p - e,
                     max: xf.p + e,
+                }
+            }
+            Shape::Hull { ref hull } => {
+                let m = glam::Mat3::from_quat(xf.q);
+                let mut min = Vec3::splat(f32::MAX);
+                let mut max = Vec3::splat(f32::MIN);
+                for &v in hull.vertices() {
+                    let w = m * v;
+                    min = min.min(w);
+                    max = max.max(w);
+                }
+                Aabb {
+                    min: xf.p + min,
+                    max: xf.p + max,
                 }
             }
             Shape::Plane { normal, offset } => {
@@ -240,6 +269,10 @@ impl Shape {
                     inertia: Vec3::new(y2 + z2, x2 + z2, x2 + y2) * (mass / 3.0),
                 }
             }
+            Shape::Hull { ref hull } => MassProperties {
+                mass: density * hull.volume(),
+                inertia: hull.unit_inertia() * density,
+            },
             Shape::Plane { .. } => MassProperties::default(),
         }
     }
@@ -254,6 +287,7 @@ impl Shape {
                 radius,
             } => half_height + radius,
             Shape::Box { half_extents } => half_extents.length(),
+            Shape::Hull { ref hull } => hull.bounding_radius(),
             Shape::Plane { .. } => 0.0,
         }
     }
@@ -265,6 +299,7 @@ impl Shape {
             Shape::Sphere { radius } => radius,
             Shape::Capsule { radius, .. } => radius,
             Shape::Box { half_extents } => half_extents.min_element(),
+            Shape::Hull { ref hull } => hull.min_extent(),
             Shape::Plane { .. } => HUGE,
         }
     }

@@ -117,7 +117,7 @@ fn chain_with_heavy_end_mass_holds() {
     let mut chain = Vec::new();
     for k in 0..links {
         let center = top - Vec3::Y * (half + 2.0 * half * k as f32);
-        let link = body(&mut w, BodyType::Dynamic, center, Some(link_shape));
+        let link = body(&mut w, BodyType::Dynamic, center, Some(link_shape.clone()));
         joint_at(
             &mut w,
             JointKind::Ball,
@@ -194,7 +194,12 @@ fn branching_tree_with_heavy_ends_holds() {
             let mut prev = hub;
             let mut at = top + Vec3::new(x, -0.2, 0.0);
             for _ in 0..12 {
-                let b = body(&mut w, BodyType::Dynamic, at - Vec3::Y * half, Some(link));
+                let b = body(
+                    &mut w,
+                    BodyType::Dynamic,
+                    at - Vec3::Y * half,
+                    Some(link.clone()),
+                );
                 joints.push(joint_at(&mut w, JointKind::Ball, prev, b, at, Vec3::Z));
                 prev = b;
                 at -= Vec3::Y * 2.0 * half;
@@ -534,7 +539,7 @@ fn connected_bodies_do_not_collide_unless_asked() {
         })
         .unwrap();
         let shape = ShapeDef::cuboid(Vec3::splat(0.5));
-        let a = body(&mut w, BodyType::Dynamic, Vec3::ZERO, Some(shape));
+        let a = body(&mut w, BodyType::Dynamic, Vec3::ZERO, Some(shape.clone()));
         let b = body(
             &mut w,
             BodyType::Dynamic,

@@ -106,7 +106,9 @@ fn ray_ref(shape: &Shape, xf: &Transform, o: Vec3, d: Vec3, max: f32) -> Option<
             let t = -b - disc.sqrt();
             (t, (m + d * t).normalize())
         }
-        Shape::Capsule { .. } => unreachable!("the random scenes hold no capsules"),
+        Shape::Capsule { .. } | Shape::Hull { .. } => {
+            unreachable!("the random scenes hold no capsules or hulls")
+        }
         Shape::Box { half_extents } => {
             let e = d3(half_extents);
             let lo = q.conjugate() * (o - p);
@@ -215,7 +217,7 @@ fn ray_hits_each_shape_kind_as_the_analytic_answer() {
     ];
     for (shape, xf) in shapes {
         let mut w = world();
-        let id = add(&mut w, BodyType::Static, xf, shape);
+        let id = add(&mut w, BodyType::Static, xf, shape.clone());
         w.step(1.0 / 60.0).unwrap();
         let (mut hits, mut inside) = (0, 0);
         for _ in 0..2000 {
@@ -562,7 +564,7 @@ fn filters_exclude_what_they_should() {
 /// convex function of a translation applied to `a`.
 fn sep(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> f64 {
     let (pa, qa, pb, qb) = (d3(xa.p), dq(xa.q), d3(xb.p), dq(xb.q));
-    match (*a, *b) {
+    match (a.clone(), b.clone()) {
         (_, Shape::Plane { normal, offset }) => {
             let n = qb * d3(normal);
             let depth = match *a {
@@ -577,7 +579,7 @@ fn sep(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> f64 {
                         .map(|i| e[i] * (qa * DVec3::AXES[i]).dot(n).abs())
                         .sum()
                 }
-                Shape::Plane { .. } => unreachable!(),
+                Shape::Plane { .. } | Shape::Hull { .. } => unreachable!(),
             };
             n.dot(pa - pb) - depth - offset as f64
         }
@@ -621,6 +623,9 @@ fn sep(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> f64 {
         (Shape::Capsule { .. }, _) | (_, Shape::Capsule { .. }) => {
             unreachable!("the random scenes hold no capsules (see engine/tests/capsule.rs)")
         }
+        (Shape::Hull { .. }, _) | (_, Shape::Hull { .. }) => {
+            unreachable!("the random scenes hold no hulls")
+        }
     }
 }
 
@@ -633,6 +638,7 @@ fn reach(s: &Shape) -> f32 {
             radius,
         } => half_height + radius,
         Shape::Box { half_extents } => half_extents.length(),
+        Shape::Hull { ref hull } => hull.bounding_radius(),
         Shape::Plane { .. } => f32::INFINITY,
     }
 }

@@ -136,7 +136,7 @@ pub(crate) fn box_box(
     speculative: f32,
     out: &mut Manifold,
 ) {
-    let (Shape::Box { half_extents: ha }, Shape::Box { half_extents: hb }) = (*a, *b) else {
+    let (&Shape::Box { half_extents: ha }, &Shape::Box { half_extents: hb }) = (a, b) else {
         return;
     };
     // Each box seen from the other: relative transforms only, never world coordinates.

@@ -95,12 +95,12 @@ pub(crate) fn sphere_capsule(
     out: &mut Manifold,
 ) {
     let (
-        Shape::Sphere { radius: ra },
-        Shape::Capsule {
+        &Shape::Sphere { radius: ra },
+        &Shape::Capsule {
             half_height: h,
             radius: rb,
         },
-    ) = (*a, *b)
+    ) = (a, b)
     else {
         return;
     };
@@ -136,15 +136,15 @@ pub(crate) fn capsule_capsule(
     out: &mut Manifold,
 ) {
     let (
-        Shape::Capsule {
+        &Shape::Capsule {
             half_height: ha,
             radius: ra,
         },
-        Shape::Capsule {
+        &Shape::Capsule {
             half_height: hb,
             radius: rb,
         },
-    ) = (*a, *b)
+    ) = (a, b)
     else {
         return;
     };
@@ -233,12 +233,12 @@ pub(crate) fn capsule_box(
     out: &mut Manifold,
 ) {
     let (
-        Shape::Capsule {
+        &Shape::Capsule {
             half_height: hc,
             radius: r,
         },
-        Shape::Box { half_extents: h },
-    ) = (*a, *b)
+        &Shape::Box { half_extents: h },
+    ) = (a, b)
     else {
         return;
     };

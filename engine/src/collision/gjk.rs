@@ -32,6 +32,7 @@
 //! `overlap = true` and a distance `≤ −(r_A + r_B)` that is *not* the penetration depth
 //! (this module serves time of impact, which only needs to know that the shapes touch).
 
+use crate::hull::ConvexHull;
 use crate::math::Transform;
 use crate::shape::Shape;
 use glam::Vec3;
@@ -63,15 +64,16 @@ pub(crate) struct Distance {
 
 /// A convex core (a point, a segment or a box) at a pose.
 #[derive(Clone, Copy, Debug)]
-enum Core {
+enum Core<'a> {
     Point(Vec3),
     Segment(Vec3, Vec3),
     Box { he: Vec3, xf: Transform },
+    Hull { hull: &'a ConvexHull, xf: Transform },
 }
 
-impl Core {
+impl<'a> Core<'a> {
     /// The core and radius of a bounded shape at `xf`, translated by `-origin`.
-    fn of(shape: &Shape, xf: &Transform, origin: Vec3) -> Option<(Core, f32)> {
+    fn of(shape: &'a Shape, xf: &Transform, origin: Vec3) -> Option<(Core<'a>, f32)> {
         let p = xf.p - origin;
         match *shape {
             Shape::Sphere { radius } => Some((Core::Point(p), radius)),
@@ -89,6 +91,13 @@ impl Core {
                 },
                 0.0,
             )),
+            Shape::Hull { ref hull } => Some((
+                Core::Hull {
+                    hull,
+                    xf: Transform::new(p, xf.q),
+                },
+                0.0,
+            )),
             Shape::Plane { .. } => None,
         }
     }
@@ -98,7 +107,7 @@ impl Core {
         match *self {
             Core::Point(p) => p,
             Core::Segment(p, q) => (p + q) * 0.5,
-            Core::Box { xf, .. } => xf.p,
+            Core::Box { xf, .. } | Core::Hull { xf, .. } => xf.p,
         }
     }
 
@@ -115,6 +124,7 @@ impl Core {
                 }
             }
             Core::Box { he, xf } => xf.transform_point(box_vertex(he, xf.inv_transform_vector(d))),
+            Core::Hull { hull, xf } => xf.transform_point(hull.support(xf.inv_transform_vector(d))),
         }
     }
 }
@@ -376,6 +386,7 @@ fn lowest(shape: &Shape, xf: &Transform, n: Vec3) -> Option<(Vec3, f32)> {
         Shape::Box { half_extents } => {
             xf.transform_point(box_vertex(half_extents, xf.inv_transform_vector(-n)))
         }
+        Shape::Hull { ref hull } => xf.transform_point(hull.support(xf.inv_transform_vector(-n))),
         Shape::Plane { .. } => return None,
     };
     Some((p, n.dot(p)))

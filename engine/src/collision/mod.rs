@@ -10,6 +10,7 @@ mod box_box;
 mod box_clip;
 mod capsule;
 pub(crate) mod gjk;
+mod hull;
 mod plane;
 mod reduce;
 mod sphere;
@@ -96,16 +97,25 @@ const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
         Some(sphere::sphere_sphere),
         Some(capsule::sphere_capsule),
         Some(sphere::sphere_box),
+        NONE,
         Some(plane::sphere_plane),
     ],
     [
         NONE,
         Some(capsule::capsule_capsule),
         Some(capsule::capsule_box),
+        NONE,
         Some(capsule::capsule_plane),
     ],
-    [NONE, NONE, Some(box_box::box_box), Some(plane::box_plane)],
-    [NONE, NONE, NONE, NONE],
+    [
+        NONE,
+        NONE,
+        Some(box_box::box_box),
+        NONE,
+        Some(plane::box_plane),
+    ],
+    [NONE, NONE, NONE, NONE, Some(hull::hull_plane)],
+    [NONE, NONE, NONE, NONE, NONE],
 ];
 
 /// True when the pair of kinds (in either order) can produce contacts.

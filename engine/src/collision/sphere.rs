@@ -22,7 +22,7 @@ pub(crate) fn sphere_sphere(
     speculative: f32,
     out: &mut Manifold,
 ) {
-    let (Shape::Sphere { radius: ra }, Shape::Sphere { radius: rb }) = (*a, *b) else {
+    let (&Shape::Sphere { radius: ra }, &Shape::Sphere { radius: rb }) = (a, b) else {
         return;
     };
     // B's centre in A's frame (A's centre is the origin).
@@ -53,7 +53,7 @@ pub(crate) fn sphere_box(
     speculative: f32,
     out: &mut Manifold,
 ) {
-    let (Shape::Sphere { radius }, Shape::Box { half_extents: h }) = (*a, *b) else {
+    let (&Shape::Sphere { radius }, &Shape::Box { half_extents: h }) = (a, b) else {
         return;
     };
     // The sphere's centre in the box's frame.

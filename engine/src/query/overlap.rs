@@ -22,6 +22,7 @@ pub(crate) fn contains_point(shape: &Shape, xf: &Transform, p: Vec3) -> bool {
             (l - axis_point).length_squared() <= radius * radius
         }
         Shape::Box { half_extents } => xf.inv_transform_point(p).abs().cmple(half_extents).all(),
+        Shape::Hull { ref hull } => hull.contains(xf.inv_transform_point(p)),
         Shape::Plane { normal, offset } => (xf.q * normal).dot(p - xf.p) <= offset,
     }
 }
@@ -45,12 +46,12 @@ pub(crate) fn meets_aabb(shape: &Shape, xf: &Transform, bb: &Aabb) -> bool {
 /// anything against a plane, GJK for the other pairs (capsules, boxes). `b` may be a plane,
 /// `a` may not.
 pub(crate) fn shapes_overlap(a: &Shape, xf_a: &Transform, b: &Shape, xf_b: &Transform) -> bool {
-    match (*a, *b) {
-        (Shape::Sphere { radius: ra }, Shape::Sphere { radius: rb }) => {
+    match (a, b) {
+        (&Shape::Sphere { radius: ra }, &Shape::Sphere { radius: rb }) => {
             (xf_b.p - xf_a.p).length_squared() <= (ra + rb) * (ra + rb)
         }
-        (Shape::Sphere { radius }, Shape::Box { half_extents })
-        | (Shape::Box { half_extents }, Shape::Sphere { radius }) => {
+        (&Shape::Sphere { radius }, &Shape::Box { half_extents })
+        | (&Shape::Box { half_extents }, &Shape::Sphere { radius }) => {
             let (c, bxf) = if matches!(a, Shape::Sphere { .. }) {
                 (xf_a.p, xf_b)
             } else {

@@ -86,6 +86,13 @@ pub(crate) fn ray_shape(
     max: f32,
 ) -> Option<(f32, Vec3)> {
     match *shape {
+        Shape::Hull { ref hull } => {
+            let (t, n) = hull.ray(xf.inv_transform_point(o), xf.inv_transform_vector(d), max)?;
+            if t == 0.0 && hull.contains(xf.inv_transform_point(o)) {
+                return Some((0.0, -d));
+            }
+            Some((t, xf.transform_vector(n)))
+        }
         Shape::Sphere { radius } => {
             // m + t d, closest approach at t_c = -m·d; the chord's half length is
             // sqrt(r² - |m + t_c d|²). More precise than the quadratic's discriminant when

@@ -340,7 +340,7 @@ impl World {
     /// A shape's geometry.
     pub fn shape(&self, id: ShapeId) -> Result<Shape, Error> {
         let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
-        Ok(self.shapes.data[s].shape)
+        Ok(self.shapes.data[s].shape.clone())
     }
 
     /// The body a shape is attached to.

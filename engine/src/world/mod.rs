@@ -377,7 +377,7 @@ impl World {
             .expanded(self.def.speculative_distance);
         let data = ShapeData {
             body: b as u32,
-            shape: def.shape,
+            shape: def.shape.clone(),
             density: def.density,
             friction: def.friction,
             restitution: def.restitution,

@@ -45,7 +45,7 @@ impl Filter {
 }
 
 /// Everything needed to attach a shape to a body.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ShapeDef {
     /// The geometry.
     pub shape: Shape,
@@ -113,6 +113,11 @@ impl ShapeDef {
     /// A box with the given half extents (m).
     pub fn cuboid(half_extents: Vec3) -> Self {
         Self::new(Shape::Box { half_extents })
+    }
+
+    /// A convex hull (shared; see [`ConvexHull::new`](crate::ConvexHull::new)).
+    pub fn hull(hull: std::sync::Arc<crate::ConvexHull>) -> Self {
+        Self::new(Shape::Hull { hull })
     }
 
     /// A static half-space bounded by the plane `normal · x = offset` (body frame).
