@@ -381,6 +381,67 @@ impl ConvexHull {
         best
     }
 
+    /// The face whose plane the local point `x` is farthest above (least below): its index
+    /// and `normal · x - offset` (negative inside).
+    pub fn max_face_distance(&self, x: Vec3) -> (usize, f32) {
+        let mut best = (0, f32::NEG_INFINITY);
+        for (k, f) in self.faces.iter().enumerate() {
+            let d = f.normal.dot(x) - f.offset;
+            if d > best.1 {
+                best = (k, d);
+            }
+        }
+        best
+    }
+
+    /// The closest point of the hull's surface to the local point `x` outside the hull:
+    /// the nearest point of the polygons of the faces `x` is above (the closest point lies
+    /// on one of them).
+    pub fn closest_point_outside(&self, x: Vec3) -> Vec3 {
+        let mut best = x;
+        let mut best_d2 = f32::INFINITY;
+        for (k, f) in self.faces.iter().enumerate() {
+            let h = f.normal.dot(x) - f.offset;
+            if h <= 0.0 {
+                continue;
+            }
+            let poly = self.face_polygon(k);
+            let proj = x - f.normal * h;
+            let n = poly.len();
+            let inside = (0..n).all(|j| {
+                let a = self.vertices[poly[j] as usize];
+                let b = self.vertices[poly[(j + 1) % n] as usize];
+                (b - a).cross(proj - a).dot(f.normal) >= 0.0
+            });
+            let candidate = if inside {
+                proj
+            } else {
+                let mut c = proj;
+                let mut c_d2 = f32::INFINITY;
+                for j in 0..n {
+                    let a = self.vertices[poly[j] as usize];
+                    let b = self.vertices[poly[(j + 1) % n] as usize];
+                    let ab = b - a;
+                    let t = ((x - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE))
+                        .clamp(0.0, 1.0);
+                    let q = a + ab * t;
+                    let d2 = (x - q).length_squared();
+                    if d2 < c_d2 {
+                        c = q;
+                        c_d2 = d2;
+                    }
+                }
+                c
+            };
+            let d2 = (x - candidate).length_squared();
+            if d2 < best_d2 {
+                best = candidate;
+                best_d2 = d2;
+            }
+        }
+        best
+    }
+
     /// Whether the local point `x` is inside or on the hull.
     pub fn contains(&self, x: Vec3) -> bool {
         self.faces.iter().all(|f| f.normal.dot(x) <= f.offset)

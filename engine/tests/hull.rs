@@ -137,3 +137,33 @@ fn random_rocks_come_to_rest_deterministically() {
         assert!(p.y > 0.0 && p.y < 0.5, "rock at {p}");
     }
 }
+
+/// A ball dropped on a static hull slab rests on its top face at its radius.
+#[test]
+fn ball_rests_on_a_hull_slab() {
+    let mut w = world(1);
+    let slab = Arc::new(ConvexHull::new(&corners(Vec3::new(3.0, 0.5, 3.0))).unwrap());
+    body(
+        &mut w,
+        BodyType::Static,
+        Vec3::new(0.0, -0.5, 0.0),
+        Quat::IDENTITY,
+        &ShapeDef::hull(slab),
+    );
+    let ball = body(
+        &mut w,
+        BodyType::Dynamic,
+        Vec3::new(0.3, 1.0, -0.2),
+        Quat::IDENTITY,
+        &ShapeDef::sphere(0.25),
+    );
+    for _ in 0..180 {
+        w.step(DT).unwrap();
+    }
+    let p = w.body_position(ball).unwrap();
+    assert!((p.y - 0.25).abs() < 0.01, "ball at {p}");
+    assert!(
+        (p.x - 0.3).abs() < 0.01 && (p.z + 0.2).abs() < 0.01,
+        "ball at {p}"
+    );
+}

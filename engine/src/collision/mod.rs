@@ -97,7 +97,7 @@ const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
         Some(sphere::sphere_sphere),
         Some(capsule::sphere_capsule),
         Some(sphere::sphere_box),
-        NONE,
+        Some(hull::sphere_hull),
         Some(plane::sphere_plane),
     ],
     [
