@@ -167,3 +167,109 @@ fn ball_rests_on_a_hull_slab() {
         "ball at {p}"
     );
 }
+
+/// A static box whose top face is the plane y = 0.
+fn ground_box(w: &mut World) {
+    body(
+        w,
+        BodyType::Static,
+        Vec3::new(0.0, -1.0, 0.0),
+        Quat::IDENTITY,
+        &ShapeDef::cuboid(Vec3::new(20.0, 1.0, 20.0)),
+    );
+}
+
+/// On a static box: a box hull rests at its half height, a random rock dropped on it comes
+/// to rest, a stack of three hull slabs holds, two dropped tetrahedra settle; on 1 and 2
+/// threads, bit-identical.
+#[test]
+fn hulls_settle_on_a_box_and_on_each_other() {
+    let run = |workers: usize| {
+        let mut w = world(workers);
+        ground_box(&mut w);
+        let h = Vec3::new(0.3, 0.2, 0.25);
+        let cube = body(
+            &mut w,
+            BodyType::Dynamic,
+            Vec3::new(-3.0, 0.5, 0.0),
+            Quat::from_rotation_y(0.4),
+            &ShapeDef::hull(Arc::new(ConvexHull::new(&corners(h)).unwrap())),
+        );
+        let stone = body(
+            &mut w,
+            BodyType::Dynamic,
+            Vec3::new(3.0, 1.0, 0.0),
+            Quat::from_rotation_x(0.5),
+            &ShapeDef::hull(rock(77)),
+        );
+        // Three hexagonal slabs (hulls of a 12-point prism) stacked flat.
+        let prism: Vec<Vec3> = (0..12)
+            .map(|k| {
+                let a = (k % 6) as f32 * std::f32::consts::TAU / 6.0;
+                Vec3::new(0.4 * a.cos(), if k < 6 { -0.1 } else { 0.1 }, 0.4 * a.sin())
+            })
+            .collect();
+        let prism = Arc::new(ConvexHull::new(&prism).unwrap());
+        let stack: Vec<BodyId> = (0..3)
+            .map(|k| {
+                body(
+                    &mut w,
+                    BodyType::Dynamic,
+                    Vec3::new(0.0, 0.1 + 0.21 * k as f32, 0.0),
+                    Quat::IDENTITY,
+                    &ShapeDef::hull(prism.clone()),
+                )
+            })
+            .collect();
+        // Two tetrahedra dropped one above the other: the upper one lands on the lower one's
+        // apex and tumbles off; both must settle.
+        let tet = Arc::new(
+            ConvexHull::new(&[
+                Vec3::new(0.0, 0.3, 0.0),
+                Vec3::new(0.3, -0.1, 0.0),
+                Vec3::new(-0.15, -0.1, 0.26),
+                Vec3::new(-0.15, -0.1, -0.26),
+            ])
+            .unwrap(),
+        );
+        let tets: Vec<BodyId> = (0..2)
+            .map(|k| {
+                body(
+                    &mut w,
+                    BodyType::Dynamic,
+                    Vec3::new(0.0, 0.3 + 0.5 * k as f32, 3.0),
+                    Quat::IDENTITY,
+                    &ShapeDef::hull(tet.clone()),
+                )
+            })
+            .collect();
+        for _ in 0..300 {
+            w.step(DT).unwrap();
+        }
+        (w, cube, stone, stack, tets)
+    };
+    let (w, cube, stone, stack, tets) = run(1);
+    let (w2, ..) = run(2);
+    let p = w.body_position(cube).unwrap();
+    assert!(
+        (p.y - 0.2).abs() < 0.01 && (p.x + 3.0).abs() < 0.01,
+        "cube at {p}"
+    );
+    for (k, &b) in stack.iter().enumerate() {
+        let p = w.body_position(b).unwrap();
+        assert!(
+            (p.y - (0.1 + 0.2 * k as f32)).abs() < 0.01,
+            "slab {k} at {p}"
+        );
+        assert!(p.with_y(0.0).length() < 0.02, "slab {k} at {p}");
+    }
+    for &b in [stone].iter().chain(&tets).chain(&stack).chain(&[cube]) {
+        let v = w.linear_velocity(b).unwrap().length();
+        let om = w.angular_velocity(b).unwrap().length();
+        assert!(v < 0.02 && om < 0.05, "body still moving: v {v} ω {om}");
+        let p = w.body_position(b).unwrap();
+        assert!(p.y > 0.0 && p.y < 1.2, "{p}");
+        assert_eq!(p, w2.body_position(b).unwrap());
+        assert_eq!(w.body_rotation(b).unwrap(), w2.body_rotation(b).unwrap());
+    }
+}

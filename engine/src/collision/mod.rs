@@ -111,10 +111,16 @@ const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
         NONE,
         NONE,
         Some(box_box::box_box),
-        NONE,
+        Some(hull::box_hull),
         Some(plane::box_plane),
     ],
-    [NONE, NONE, NONE, NONE, Some(hull::hull_plane)],
+    [
+        NONE,
+        NONE,
+        NONE,
+        Some(hull::hull_hull),
+        Some(hull::hull_plane),
+    ],
     [NONE, NONE, NONE, NONE, NONE],
 ];
 
