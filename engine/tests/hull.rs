@@ -273,3 +273,34 @@ fn hulls_settle_on_a_box_and_on_each_other() {
         assert_eq!(w.body_rotation(b).unwrap(), w2.body_rotation(b).unwrap());
     }
 }
+
+/// A capsule lying on a static hull slab rests at its radius without rolling away.
+#[test]
+fn capsule_rests_on_a_hull_slab() {
+    let mut w = world(1);
+    let slab = Arc::new(ConvexHull::new(&corners(Vec3::new(3.0, 0.5, 3.0))).unwrap());
+    body(
+        &mut w,
+        BodyType::Static,
+        Vec3::new(0.0, -0.5, 0.0),
+        Quat::IDENTITY,
+        &ShapeDef::hull(slab),
+    );
+    let c = body(
+        &mut w,
+        BodyType::Dynamic,
+        Vec3::new(0.5, 0.3, 0.0),
+        Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+        &ShapeDef::capsule(0.5, 0.25),
+    );
+    for _ in 0..180 {
+        w.step(DT).unwrap();
+    }
+    let p = w.body_position(c).unwrap();
+    assert!((p.y - 0.25).abs() < 0.01, "capsule at {p}");
+    assert!(
+        (p.x - 0.5).abs() < 0.01 && p.z.abs() < 0.01,
+        "capsule at {p}"
+    );
+    assert!(w.linear_velocity(c).unwrap().length() < 0.01);
+}

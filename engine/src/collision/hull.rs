@@ -433,6 +433,147 @@ pub(crate) fn sphere_hull(
     out.push(xf_b.transform_point(point), separation, 0);
 }
 
+/// A capsule–hull normal counts as a face normal above this cosine with the face normal.
+const FACE_COS: f32 = 0.9995;
+
+/// Capsule A against hull B.
+pub(crate) fn capsule_hull(
+    a: &Shape,
+    xf_a: &Transform,
+    b: &Shape,
+    xf_b: &Transform,
+    speculative: f32,
+    out: &mut Manifold,
+) {
+    let (
+        &Shape::Capsule {
+            half_height: hc,
+            radius: r,
+        },
+        Shape::Hull { hull },
+    ) = (a, b)
+    else {
+        return;
+    };
+    let rel = xf_b.inv_mul(xf_a);
+    let u = rel.q * Vec3::Y;
+    let p0 = rel.p - u * hc;
+    let seg = u * (2.0 * hc);
+    let Some(dist) = super::gjk::shape_distance(a, &rel, b, &Transform::IDENTITY) else {
+        return;
+    };
+    if !dist.overlap && dist.distance >= speculative {
+        return;
+    }
+    let face = if dist.overlap {
+        let p1 = p0 + seg;
+        let mut best = (f32::NEG_INFINITY, 0usize);
+        for (k, f) in hull.faces().iter().enumerate() {
+            let sep = f.normal.dot(p0).min(f.normal.dot(p1)) - f.offset;
+            if sep > best.0 {
+                best = (sep, k);
+            }
+        }
+        Some(best.1)
+    } else {
+        let n = dist.normal;
+        hull.faces()
+            .iter()
+            .enumerate()
+            .map(|(k, f)| (k, -f.normal.dot(n)))
+            .filter(|&(_, c)| c >= FACE_COS)
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(k, _)| k)
+    };
+    if let Some(f) = face {
+        if hull_face_points(hull, f, p0, seg, r, speculative, xf_b, out) {
+            return;
+        }
+    }
+    if dist.overlap {
+        return;
+    }
+    let point = (dist.point_a + dist.point_b) * 0.5;
+    let s = if hc > 0.0 {
+        (dist.point_a + dist.normal * r - p0).dot(seg) / seg.length_squared()
+    } else {
+        0.0
+    };
+    let feature = if s <= 1.0e-4 {
+        0
+    } else if s >= 1.0 - 1.0e-4 {
+        1
+    } else {
+        2
+    };
+    out.normal = xf_b.transform_vector(dist.normal);
+    out.push(xf_b.transform_point(point), dist.distance, 0x80 | feature);
+}
+
+/// Clips the segment `p0 + τ seg` (hull frame) against the side planes of hull face `f`
+/// and pushes each clipped end closer than `speculative`. Returns whether it pushed any.
+#[allow(clippy::too_many_arguments)]
+fn hull_face_points(
+    hull: &ConvexHull,
+    f: usize,
+    p0: Vec3,
+    seg: Vec3,
+    r: f32,
+    speculative: f32,
+    xf_b: &Transform,
+    out: &mut Manifold,
+) -> bool {
+    let face = hull.faces()[f];
+    let n = face.normal;
+    let poly = hull.face_polygon(f);
+    let k = poly.len();
+    let (mut lo, mut hi) = (0.0f32, 1.0f32);
+    let (mut lo_id, mut hi_id) = (0u32, 1u32);
+    for j in 0..k {
+        let a = hull.vertices()[poly[j] as usize];
+        let b = hull.vertices()[poly[(j + 1) % k] as usize];
+        let side = (b - a).cross(n).normalize_or_zero();
+        let dist0 = side.dot(p0 - a) - super::box_clip::CLIP_SLOP;
+        let rate = side.dot(seg);
+        let id = 2 + j as u32;
+        if rate.abs() <= 1.0e-9 {
+            if dist0 > 0.0 {
+                return false;
+            }
+            continue;
+        }
+        let t = -dist0 / rate;
+        if rate > 0.0 {
+            if t < hi {
+                hi = t;
+                hi_id = id;
+            }
+        } else if t > lo {
+            lo = t;
+            lo_id = id;
+        }
+    }
+    if lo > hi {
+        return false;
+    }
+    out.normal = xf_b.transform_vector(-n);
+    let face_id = (f as u32) << 8;
+    let ends: &[(f32, u32)] = if (hi - lo) * seg.length() > 1.0e-6 {
+        &[(lo, lo_id), (hi, hi_id)]
+    } else {
+        &[(lo, lo_id)]
+    };
+    for &(tau, id) in ends {
+        let c = p0 + seg * tau;
+        let separation = n.dot(c) - face.offset - r;
+        if separation < speculative {
+            let point = c - n * (r + 0.5 * separation);
+            out.push(xf_b.transform_point(point), separation, face_id | id);
+        }
+    }
+    out.count > 0
+}
+
 /// Hull A against plane B.
 pub(crate) fn hull_plane(
     a: &Shape,
@@ -495,6 +636,59 @@ mod tests {
         Shape::Hull {
             hull: Arc::new(ConvexHull::new(&pts).unwrap()),
         }
+    }
+
+    /// Capsules against box-shaped hulls give capsule_box's manifolds on random poses:
+    /// contacts in the same cases, same normal, same deepest separation.
+    #[test]
+    fn capsule_hull_matches_capsule_box() {
+        let mut rng = Rng::new(47);
+        let mut hits = 0;
+        for _ in 0..500 {
+            let h = Vec3::new(
+                rng.range(0.1, 0.8),
+                rng.range(0.1, 0.8),
+                rng.range(0.1, 0.8),
+            );
+            let hull = Shape::Hull {
+                hull: Arc::new(ConvexHull::new(&box_points(h)).unwrap()),
+            };
+            let cap = Shape::Capsule {
+                half_height: rng.range(0.0, 0.6),
+                radius: rng.range(0.05, 0.3),
+            };
+            let xb = Transform::new(Vec3::new(0.3, -0.2, 0.1), rng.rotation());
+            // Some capsules lie flat on a face, the rest at random.
+            let q = if rng.unit() < 0.3 {
+                xb.q * Quat::from_rotation_z(std::f32::consts::FRAC_PI_2)
+            } else {
+                rng.rotation()
+            };
+            let xa = Transform::new(xb.p + rng.direction() * rng.range(0.1, 1.4), q);
+            let mut m = Manifold::default();
+            capsule_hull(&cap, &xa, &hull, &xb, SPEC, &mut m);
+            check_manifold(&m, SPEC);
+            let mut r = Manifold::default();
+            super::super::capsule::capsule_box(
+                &cap,
+                &xa,
+                &Shape::Box { half_extents: h },
+                &xb,
+                SPEC,
+                &mut r,
+            );
+            assert_eq!(m.count, r.count, "{m:?} {r:?}");
+            if m.count == 0 {
+                continue;
+            }
+            hits += 1;
+            assert!((m.normal - r.normal).length() < 1e-3, "{m:?} {r:?}");
+            for (p, q) in m.points().iter().zip(r.points()) {
+                assert!((p.separation - q.separation).abs() < 1e-3, "{m:?} {r:?}");
+                assert!((p.point - q.point).length() < 2e-3, "{m:?} {r:?}");
+            }
+        }
+        assert!(hits > 150, "{hits}");
     }
 
     /// Sphere against a random rock at random poses: the separation is the f64 distance from

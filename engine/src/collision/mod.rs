@@ -104,7 +104,7 @@ const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
         NONE,
         Some(capsule::capsule_capsule),
         Some(capsule::capsule_box),
-        NONE,
+        Some(hull::capsule_hull),
         Some(capsule::capsule_plane),
     ],
     [
