@@ -1,7 +1,10 @@
 //! Convex hulls in a world: resting on a plane like the matching box, a random rock coming
 //! to rest, buoyancy of a hull against a box, and determinism across thread counts.
 
-use impetus::{BodyDef, BodyId, BodyType, ConvexHull, Quat, ShapeDef, Vec3, World, WorldDef};
+use impetus::{
+    BodyDef, BodyId, BodyType, ConvexHull, Quat, QueryFilter, Shape, ShapeDef, Transform, Vec3,
+    World, WorldDef,
+};
 use std::sync::Arc;
 
 const DT: f32 = 1.0 / 60.0;
@@ -303,4 +306,53 @@ fn capsule_rests_on_a_hull_slab() {
         "capsule at {p}"
     );
     assert!(w.linear_velocity(c).unwrap().length() < 0.01);
+}
+
+/// Queries: a ray hits a hull's face with its normal; a box hull cast along x stops where
+/// the matching box does; a hull overlaps what it touches and a point inside it is found.
+#[test]
+fn queries_treat_a_hull_like_its_box() {
+    let mut w = world(1);
+    let h = Vec3::new(0.5, 0.4, 0.3);
+    let hull = Arc::new(ConvexHull::new(&corners(h)).unwrap());
+    let target = body(
+        &mut w,
+        BodyType::Static,
+        Vec3::new(3.0, 0.0, 0.0),
+        Quat::IDENTITY,
+        &ShapeDef::hull(hull.clone()),
+    );
+    w.step(DT).unwrap();
+    let f = QueryFilter::default();
+    let hit = w
+        .cast_ray(Vec3::new(0.0, 0.1, 0.1), Vec3::X, 10.0, &f)
+        .unwrap()
+        .unwrap();
+    assert_eq!(hit.body, target);
+    assert!((hit.point.x - 2.5).abs() < 1e-4 && (hit.normal - Vec3::NEG_X).length() < 1e-5);
+    let start = Transform::new(Vec3::new(0.0, 0.2, 0.0), Quat::from_rotation_y(0.3));
+    let as_hull = w
+        .cast_shape(
+            &Shape::Hull { hull: hull.clone() },
+            &start,
+            Vec3::X * 5.0,
+            &f,
+        )
+        .unwrap()
+        .unwrap();
+    let as_box = w
+        .cast_shape(&Shape::Box { half_extents: h }, &start, Vec3::X * 5.0, &f)
+        .unwrap()
+        .unwrap();
+    assert!(
+        (as_hull.fraction - as_box.fraction).abs() < 1e-3,
+        "{as_hull:?} {as_box:?}"
+    );
+    let touching = Transform::new(Vec3::new(2.2, 0.0, 0.0), Quat::IDENTITY);
+    assert_eq!(
+        w.overlap_shape(&Shape::Hull { hull }, &touching, &f)
+            .unwrap()
+            .len(),
+        1
+    );
 }

@@ -1,4 +1,4 @@
-//! Shape casts: sweep a sphere, a capsule or a box along a translation, without rotation,
+//! Shape casts: sweep a sphere, a capsule, a box or a hull along a translation, without rotation,
 //! to its first contact.
 //!
 //! Candidates are the proxies whose fat boxes the swept bounding box meets; each is first
@@ -29,7 +29,7 @@ impl World {
         (0.1 * self.def.linear_slop).max(1.0e-5)
     }
 
-    /// The first shape kept by `filter` that `shape` (a sphere, a capsule or a box) touches
+    /// The first shape kept by `filter` that `shape` (a sphere, a capsule, a box or a hull) touches
     /// when moved from `transform` by `translation` (m) without turning: the fraction of the
     /// translation travelled, the contact point and the hit shape's normal. Ties in
     /// fraction go to the smaller shape id. A cast shape already touching or overlapping a

@@ -272,7 +272,7 @@ fn check_query_shape(shape: &Shape, transform: &Transform) -> Result<Transform, 
     if matches!(shape, Shape::Plane { .. }) {
         return Err(Error::invalid(
             "shape",
-            "must be a sphere, a capsule or a box (a plane is unbounded)",
+            "must be a sphere, a capsule, a box or a hull (a plane is unbounded)",
         ));
     }
     check_finite("transform.p", transform.p)?;

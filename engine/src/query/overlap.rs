@@ -133,7 +133,7 @@ impl World {
         Ok(out)
     }
 
-    /// The shapes kept by `filter` that meet the solid `shape` (a sphere, a capsule or a box)
+    /// The shapes kept by `filter` that meet the solid `shape` (a sphere, a capsule, a box or a hull)
     /// placed at `transform` (touching counts), sorted by id. Exact: closed forms for
     /// spheres and planes, GJK distance `<= 0` for pairs with a capsule or between boxes.
     ///
