@@ -212,12 +212,16 @@ impl ShapeDef {
     }
 }
 
-/// An attached shape.
+/// An attached shape. `repr(C, align(64))` with what the narrowphase reads of both shapes
+/// of every contact (bounds, geometry, body) in the first cache line.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub(crate) struct ShapeData {
+    /// Tight bounds at the last pose, grown by the speculative distance.
+    pub aabb: Aabb,
+    pub shape: Shape,
     /// Body slot.
     pub body: u32,
-    pub shape: Shape,
     pub density: f32,
     pub friction: f32,
     pub restitution: f32,
@@ -228,9 +232,9 @@ pub(crate) struct ShapeData {
     pub enable_hit_events: bool,
     pub enable_sensor_events: bool,
     pub enable_contact_modifier: bool,
-    /// Tight bounds at the last pose, grown by the speculative distance.
-    pub aabb: Aabb,
 }
+
+const _: () = assert!(std::mem::offset_of!(ShapeData, body) + 4 <= 64);
 
 /// Shapes by slot index.
 #[derive(Default)]
