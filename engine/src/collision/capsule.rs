@@ -22,7 +22,7 @@
 //! face), so they stay equal while a contact persists and impulses carry over.
 //! Everything is computed from the relative transform, in the frame of one of the shapes.
 
-use super::gjk::shape_distance;
+use super::gjk::{shape_distance, Distance};
 use super::Manifold;
 use crate::math::{perpendicular, Transform};
 use crate::shape::Shape;
@@ -243,16 +243,10 @@ pub(crate) fn capsule_box(
         return;
     };
     // The capsule in the box's frame.
-    let rel = xf_b.inv_mul(xf_a);
-    let u = rel.q * Vec3::Y;
-    let p0 = rel.p - u * hc;
-    let seg = u * (2.0 * hc);
-    let Some(dist) = shape_distance(a, &rel, b, &Transform::IDENTITY) else {
+    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, speculative) else {
         return;
     };
-    if !dist.overlap && dist.distance >= speculative {
-        return;
-    }
+    let (p0, seg) = (core.p0, core.seg);
     // The face to clip against: (axis, side), side = the sign of the face's outward normal.
     let face = if dist.overlap {
         // The segment enters the box: the box face of least penetration of the segment.
@@ -284,13 +278,53 @@ pub(crate) fn capsule_box(
             return;
         }
     }
-    if dist.overlap {
-        return;
+    if !dist.overlap {
+        push_closest(&dist, &core, r, xf_b, out);
     }
+}
+
+/// A capsule's core segment `p0 + τ seg` (`τ ∈ [0, 1]`, half length `hc`) in a convex
+/// shape B's frame.
+pub(super) struct CoreInB {
+    pub hc: f32,
+    pub p0: Vec3,
+    pub seg: Vec3,
+}
+
+/// The capsule A's core in B's frame and its distance to B; `None` when farther apart
+/// than `speculative` (or GJK fails).
+pub(super) fn core_in_b(
+    a: &Shape,
+    xf_a: &Transform,
+    b: &Shape,
+    xf_b: &Transform,
+    hc: f32,
+    speculative: f32,
+) -> Option<(CoreInB, Distance)> {
+    let rel = xf_b.inv_mul(xf_a);
+    let u = rel.q * Vec3::Y;
+    let core = CoreInB {
+        hc,
+        p0: rel.p - u * hc,
+        seg: u * (2.0 * hc),
+    };
+    let dist = shape_distance(a, &rel, b, &Transform::IDENTITY)?;
+    (dist.overlap || dist.distance < speculative).then_some((core, dist))
+}
+
+/// The one-point manifold of a separated capsule A and convex B from their closest points
+/// (B's frame), with the segment feature (end 0, end 1 or interior) as id.
+pub(super) fn push_closest(
+    dist: &Distance,
+    core: &CoreInB,
+    r: f32,
+    xf_b: &Transform,
+    out: &mut Manifold,
+) {
     let point = (dist.point_a + dist.point_b) * 0.5;
     // Which part of the segment is closest: project the capsule's witness on the axis.
-    let s = if hc > 0.0 {
-        (dist.point_a + dist.normal * r - p0).dot(seg) / seg.length_squared()
+    let s = if core.hc > 0.0 {
+        (dist.point_a + dist.normal * r - core.p0).dot(core.seg) / core.seg.length_squared()
     } else {
         0.0
     };

@@ -24,7 +24,7 @@
 //! implemented yet: those pairs produce no contacts (the dispatch table has no entry).
 
 use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
-use super::capsule::closest_segment_params;
+use super::capsule::{closest_segment_params, core_in_b, push_closest};
 use super::plane::{plane_in_frame, plane_manifold_normal};
 use super::reduce::{select_four, Candidate};
 use super::Manifold;
@@ -455,16 +455,10 @@ pub(crate) fn capsule_hull(
     else {
         return;
     };
-    let rel = xf_b.inv_mul(xf_a);
-    let u = rel.q * Vec3::Y;
-    let p0 = rel.p - u * hc;
-    let seg = u * (2.0 * hc);
-    let Some(dist) = super::gjk::shape_distance(a, &rel, b, &Transform::IDENTITY) else {
+    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, speculative) else {
         return;
     };
-    if !dist.overlap && dist.distance >= speculative {
-        return;
-    }
+    let (p0, seg) = (core.p0, core.seg);
     let face = if dist.overlap {
         let p1 = p0 + seg;
         let mut best = (f32::NEG_INFINITY, 0usize);
@@ -490,24 +484,9 @@ pub(crate) fn capsule_hull(
             return;
         }
     }
-    if dist.overlap {
-        return;
+    if !dist.overlap {
+        push_closest(&dist, &core, r, xf_b, out);
     }
-    let point = (dist.point_a + dist.point_b) * 0.5;
-    let s = if hc > 0.0 {
-        (dist.point_a + dist.normal * r - p0).dot(seg) / seg.length_squared()
-    } else {
-        0.0
-    };
-    let feature = if s <= 1.0e-4 {
-        0
-    } else if s >= 1.0 - 1.0e-4 {
-        1
-    } else {
-        2
-    };
-    out.normal = xf_b.transform_vector(dist.normal);
-    out.push(xf_b.transform_point(point), dist.distance, 0x80 | feature);
 }
 
 /// Clips the segment `p0 + τ seg` (hull frame) against the side planes of hull face `f`
