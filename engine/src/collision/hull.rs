@@ -25,7 +25,7 @@
 
 use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
 use super::capsule::{closest_segment_params, core_in_b, push_closest};
-use super::plane::{plane_in_frame, plane_manifold_normal};
+use super::plane::{plane_in_frame, vertices_on_plane};
 use super::reduce::{select_four, Candidate};
 use super::Manifold;
 use crate::hull::{ConvexHull, MAX_HULL_VERTICES};
@@ -568,28 +568,17 @@ pub(crate) fn hull_plane(
     let Some((n, d)) = plane_in_frame(b, xf_a, xf_b) else {
         return;
     };
-    let mut cands = [Candidate::default(); MAX_HULL_VERTICES];
-    let mut len = 0;
-    for (v, &x) in hull.vertices().iter().enumerate() {
-        let separation = n.dot(x) - d;
-        if separation < speculative {
-            cands[len] = Candidate {
-                point: x - n * (0.5 * separation),
-                separation,
-                id: v as u32,
-            };
-            len += 1;
-        }
-    }
-    if len == 0 {
-        return;
-    }
-    out.normal = plane_manifold_normal(b, xf_b);
-    let (idx, count) = select_four(&cands[..len], n);
-    for &k in &idx[..count] {
-        let c = cands[k];
-        out.push(xf_a.transform_point(c.point), c.separation, c.id);
-    }
+    let vertices = hull.vertices().iter().enumerate();
+    vertices_on_plane::<MAX_HULL_VERTICES>(
+        vertices.map(|(v, &x)| (v as u32, x)),
+        n,
+        d,
+        speculative,
+        b,
+        xf_a,
+        xf_b,
+        out,
+    );
 }
 
 #[cfg(test)]

@@ -89,21 +89,40 @@ pub(crate) fn box_plane(
     if -d - radius >= speculative {
         return;
     }
-    let mut cands = [Candidate::default(); 8];
-    let mut len = 0;
-    for v in 0..8u32 {
+    let corners = (0..8u32).map(|v| {
         let corner = Vec3::new(
             if v & 1 != 0 { h.x } else { -h.x },
             if v & 2 != 0 { h.y } else { -h.y },
             if v & 4 != 0 { h.z } else { -h.z },
         );
-        let separation = n.dot(corner) - d;
+        (v, corner)
+    });
+    vertices_on_plane::<8>(corners, n, d, speculative, b, xf_a, xf_b, out);
+}
+
+/// The contacts of a polyhedron's vertices `(id, point)` (A's frame) with the plane
+/// `n·x = d` (also in A's frame): every vertex closer than `speculative`, at the midpoint of
+/// the vertex and its projection, reduced to four; `N` bounds the vertex count.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn vertices_on_plane<const N: usize>(
+    vertices: impl Iterator<Item = (u32, Vec3)>,
+    n: Vec3,
+    d: f32,
+    speculative: f32,
+    plane: &Shape,
+    xf_a: &Transform,
+    xf_plane: &Transform,
+    out: &mut Manifold,
+) {
+    let mut cands = [Candidate::default(); N];
+    let mut len = 0;
+    for (id, x) in vertices {
+        let separation = n.dot(x) - d;
         if separation < speculative {
-            // Midpoint of the vertex and its projection on the plane.
             cands[len] = Candidate {
-                point: corner - n * (0.5 * separation),
+                point: x - n * (0.5 * separation),
                 separation,
-                id: v,
+                id,
             };
             len += 1;
         }
@@ -111,7 +130,7 @@ pub(crate) fn box_plane(
     if len == 0 {
         return;
     }
-    out.normal = plane_manifold_normal(b, xf_b);
+    out.normal = plane_manifold_normal(plane, xf_plane);
     let (idx, count) = select_four(&cands[..len], n);
     for &k in &idx[..count] {
         let c = cands[k];
