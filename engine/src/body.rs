@@ -27,7 +27,9 @@ pub enum BodyType {
 pub struct BodyDef {
     /// Static, kinematic or dynamic. Default: dynamic.
     pub body_type: BodyType,
-    /// World position of the body origin (its centre of mass), in m. Default: origin.
+    /// World position of the body origin, in m. It is the centre of mass while every shape
+    /// sits at the body origin (see [`ShapeDef::local_pose`](crate::ShapeDef)). Default:
+    /// origin.
     pub position: Vec3,
     /// World orientation; normalised on creation, must not be zero. Default: identity.
     pub rotation: Quat,
@@ -189,6 +191,11 @@ pub(crate) struct BodyStore {
     pub extent: Vec<f32>,
     pub user_data: Vec<u64>,
     pub shapes: Vec<Vec<ShapeId>>,
+    /// The mass frame (centre of mass and principal axes) in the body's own frame: the
+    /// identity unless a dynamic body has shapes off its origin. `position` and
+    /// `rotation` are the mass frame's world pose (what the solver moves); the body's
+    /// pose as the user sees it is `transform · frame⁻¹` (see [`BodyStore::origin`]).
+    pub frame: Vec<Transform>,
 }
 
 impl BodyStore {
@@ -249,11 +256,60 @@ impl BodyStore {
         set!(extent, 0.0);
         set!(user_data, def.user_data);
         set!(shapes, Vec::new());
+        set!(frame, Transform::IDENTITY);
     }
 
     #[inline]
     pub fn transform(&self, i: usize) -> Transform {
         Transform::new(self.position[i], self.rotation[i])
+    }
+
+    /// The body's pose as the user sees it (its origin; the mass frame's pose when the
+    /// mass frame is the identity).
+    #[inline]
+    pub fn origin(&self, i: usize) -> Transform {
+        let f = &self.frame[i];
+        if *f == Transform::IDENTITY {
+            self.transform(i)
+        } else {
+            let q = self.rotation[i] * f.q.conjugate();
+            Transform::new(self.position[i] - q * f.p, q)
+        }
+    }
+
+    /// A frame given in body `i`'s own frame, expressed in its mass frame.
+    #[inline]
+    pub fn in_mass_frame(&self, i: usize, xf: &Transform) -> Transform {
+        let f = &self.frame[i];
+        if *f == Transform::IDENTITY {
+            *xf
+        } else {
+            f.inv_mul(xf)
+        }
+    }
+
+    /// A frame given in body `i`'s mass frame, expressed in its own frame.
+    #[inline]
+    pub fn in_body_frame(&self, i: usize, xf: &Transform) -> Transform {
+        let f = &self.frame[i];
+        if *f == Transform::IDENTITY {
+            *xf
+        } else {
+            f.mul(xf)
+        }
+    }
+
+    /// Places the body's origin at `xf` (its mass frame follows).
+    #[inline]
+    pub fn set_origin(&mut self, i: usize, xf: &Transform) {
+        let f = &self.frame[i];
+        let sim = if *f == Transform::IDENTITY {
+            *xf
+        } else {
+            xf.mul(f)
+        };
+        self.position[i] = sim.p;
+        self.rotation[i] = sim.q;
     }
 
     /// World inverse inertia `R I⁻¹ Rᵀ` of body `i`.

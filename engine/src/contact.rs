@@ -214,11 +214,12 @@ fn update_manifold(
     // other in this step, so a fast body is caught at the surface instead of sinking in by
     // a step's worth of motion (and a rebound keeps its height).
     let approach = (bodies.linear_velocity[bb] - bodies.linear_velocity[ba]).length()
-        + bodies.angular_velocity[ba].length() * sa.shape.bounding_radius()
-        + bodies.angular_velocity[bb].length() * sb.shape.bounding_radius();
+        + bodies.angular_velocity[ba].length() * sa.reach()
+        + bodies.angular_velocity[bb].length() * sb.reach();
     let motion = approach * params.dt;
-    let xa = bodies.transform(ba);
-    let xb = bodies.transform(bb);
+    let (ca, cb) = (bodies.position[ba], bodies.position[bb]);
+    let xa = sa.pose(&bodies.transform(ba));
+    let xb = sb.pose(&bodies.transform(bb));
     c.recycled = params.recycling
         && motion < params.slop
         && c.cache.valid
@@ -241,8 +242,8 @@ fn update_manifold(
     m.normal = xa.transform_vector(m.normal);
     for p in m.points[..m.count].iter_mut() {
         p.point = xa.transform_point(p.point);
-        p.anchor_a = p.point - xa.p;
-        p.anchor_b = p.point - xb.p;
+        p.anchor_a = p.point - ca;
+        p.anchor_b = p.point - cb;
     }
     if c.cache.valid {
         keep_frozen_arms(&c.manifold, &mut m, 0.2 * params.slop);

@@ -432,8 +432,9 @@ impl World {
         let xf = self.bodies.transform(b);
         let (mut volume, mut total, mut moment) = (0.0, 0.0, Vec3::ZERO);
         for s in &self.bodies.shapes[b] {
-            let shape = &self.shapes.data[s.index as usize].shape;
-            let (v, c) = submerged_volume(shape, &xf, f.surface_normal, f.surface_offset);
+            let d = &self.shapes.data[s.index as usize];
+            let shape = &d.shape;
+            let (v, c) = submerged_volume(shape, &d.pose(&xf), f.surface_normal, f.surface_offset);
             volume += v;
             moment += v * (c - xf.p);
             total += shape_volume(shape);
@@ -509,7 +510,11 @@ impl World {
             }
             bodies.shapes[b]
                 .iter()
-                .map(|s| projected_area(&self.shapes.data[s.index as usize].shape, q, u))
+                .map(|s| {
+                    let d = &self.shapes.data[s.index as usize];
+                    let q = if d.offset { q * d.relative.q } else { q };
+                    projected_area(&d.shape, q, u)
+                })
                 .fold(0.0, f32::max)
         };
         let (mut force, mut torque) = (Vec3::ZERO, Vec3::ZERO);

@@ -67,6 +67,16 @@ impl Transform {
         }
     }
 
+    /// The inverse transform: `self.inverse().mul(self)` is the identity.
+    #[inline]
+    pub fn inverse(&self) -> Transform {
+        let qc = self.q.conjugate();
+        Transform {
+            p: -(qc * self.p),
+            q: qc,
+        }
+    }
+
     /// `self * other`: apply `other`, then `self`.
     #[inline]
     pub fn mul(&self, other: &Transform) -> Transform {
@@ -93,6 +103,81 @@ pub fn rotate_diagonal(q: Quat, d: Vec3) -> Mat3 {
     let r = Mat3::from_quat(q);
     let rd = Mat3::from_cols(r.x_axis * d.x, r.y_axis * d.y, r.z_axis * d.z);
     rd * r.transpose()
+}
+
+/// Eigen-decomposition of a symmetric matrix by cyclic Jacobi rotations: returns the
+/// eigenvalues and a rotation whose matrix columns are the matching unit eigenvectors
+/// (`m = R diag(λ) Rᵀ`). Computed in f64; a matrix that is already diagonal returns
+/// itself and the identity exactly, so a body whose shapes all sit on their axes keeps
+/// its axes.
+// Index loops read as the matrix algebra they implement.
+#[allow(clippy::needless_range_loop)]
+pub fn symmetric_eigen(m: Mat3) -> (Vec3, Quat) {
+    let mut a = [[0.0f64; 3]; 3];
+    for (c, col) in [m.x_axis, m.y_axis, m.z_axis].iter().enumerate() {
+        for r in 0..3 {
+            a[r][c] = col[r] as f64;
+        }
+    }
+    // Symmetrise: the caller's matrix may carry rounding asymmetry.
+    for r in 0..3 {
+        for c in r + 1..3 {
+            let v = 0.5 * (a[r][c] + a[c][r]);
+            a[r][c] = v;
+            a[c][r] = v;
+        }
+    }
+    let mut v = [[1.0f64, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let scale = (0..3).map(|i| a[i][i].abs()).fold(0.0f64, f64::max);
+    for _sweep in 0..16 {
+        let off = a[0][1].abs() + a[0][2].abs() + a[1][2].abs();
+        if off <= 1.0e-15 * scale || off == 0.0 {
+            break;
+        }
+        for (p, q) in [(0usize, 1usize), (0, 2), (1, 2)] {
+            if a[p][q] == 0.0 {
+                continue;
+            }
+            // The rotation in the (p, q) plane that zeroes a[p][q] (Golub & Van Loan 8.4).
+            let theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+            let c = 1.0 / (t * t + 1.0).sqrt();
+            let s = t * c;
+            for k in 0..3 {
+                let (akp, akq) = (a[k][p], a[k][q]);
+                a[k][p] = c * akp - s * akq;
+                a[k][q] = s * akp + c * akq;
+            }
+            for k in 0..3 {
+                let (apk, aqk) = (a[p][k], a[q][k]);
+                a[p][k] = c * apk - s * aqk;
+                a[q][k] = s * apk + c * aqk;
+            }
+            for row in v.iter_mut() {
+                let (vp, vq) = (row[p], row[q]);
+                row[p] = c * vp - s * vq;
+                row[q] = s * vp + c * vq;
+            }
+        }
+    }
+    let col = |c: usize| glam::DVec3::new(v[0][c], v[1][c], v[2][c]);
+    let (x, y) = (col(0), col(1));
+    // A proper rotation: the third axis from the first two (Jacobi keeps them orthonormal
+    // up to rounding; re-orthonormalise before building the quaternion).
+    let x = x.normalize();
+    let y = (y - x * x.dot(y)).normalize();
+    let z = x.cross(y);
+    let r = glam::DMat3::from_cols(x, y, z);
+    let q = glam::DQuat::from_mat3(&r).normalize();
+    let q = Quat::from_xyzw(q.x as f32, q.y as f32, q.z as f32, q.w as f32).normalize();
+    (
+        Vec3::new(a[0][0] as f32, a[1][1] as f32, a[2][2] as f32),
+        if v == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]] {
+            Quat::IDENTITY
+        } else {
+            q
+        },
+    )
 }
 
 /// True when every component of `v` is finite.
@@ -200,6 +285,35 @@ mod tests {
             assert!(t.dot(n).abs() < 1e-6);
             assert!((t.length() - 1.0).abs() < 1e-6);
         }
+    }
+
+    #[test]
+    fn symmetric_eigen_rebuilds_the_matrix() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        };
+        for _ in 0..200 {
+            let q = Quat::from_xyzw(next(), next(), next(), next()).normalize();
+            let d = Vec3::new(next().abs() + 0.1, next().abs() + 0.1, next().abs() + 0.1);
+            let m = rotate_diagonal(q, d);
+            let (l, r) = symmetric_eigen(m);
+            let back = rotate_diagonal(r, l);
+            for (a, b) in [
+                (back.x_axis, m.x_axis),
+                (back.y_axis, m.y_axis),
+                (back.z_axis, m.z_axis),
+            ] {
+                assert!((a - b).length() < 1e-5, "{m:?} -> {l} {r:?}");
+            }
+            assert!((r.length() - 1.0).abs() < 1e-6);
+        }
+        // Diagonal in, diagonal out, exactly.
+        let (l, r) = symmetric_eigen(Mat3::from_diagonal(Vec3::new(3.0, 1.0, 2.0)));
+        assert_eq!((l, r), (Vec3::new(3.0, 1.0, 2.0), Quat::IDENTITY));
     }
 
     #[test]

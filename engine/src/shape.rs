@@ -1,7 +1,9 @@
 //! Collision shapes: a closed enum, their bounding boxes and their mass properties.
 //!
-//! Shapes sit at their body's origin, which is also the body's centre of mass.
-//! (Shapes with local offsets arrive with compound bodies.)
+//! A shape's geometry is described about its own origin; `ShapeDef::local_pose` places it
+//! on its body. A dynamic body simulates its mass frame (centre of mass and principal
+//! axes, from [`combine_mass`] over its shapes), so shapes off the body origin make a
+//! compound.
 
 use crate::error::Error;
 use crate::math::{is_finite3, Transform};
@@ -303,6 +305,42 @@ impl Shape {
             Shape::Plane { .. } => HUGE,
         }
     }
+}
+
+/// Combines parts (each a shape's mass properties about its own centre and axes, at its
+/// pose in the body frame) into the body's: total mass, principal moments, and the mass
+/// frame (centre of mass and principal axes, in the body frame). Each part's inertia
+/// tensor is rotated into the body axes (`R D Rᵀ`) and moved to the common centre by the
+/// parallel-axis theorem (`m (|d|² 1 − d dᵀ)`); the sum is diagonalised. `None` when the
+/// parts have no mass.
+pub(crate) fn combine_mass(
+    parts: impl Iterator<Item = (MassProperties, Transform)> + Clone,
+) -> Option<(MassProperties, Transform)> {
+    let mut mass = 0.0f32;
+    let mut moment = Vec3::ZERO;
+    for (mp, xf) in parts.clone() {
+        mass += mp.mass;
+        moment += mp.mass * xf.p;
+    }
+    if mass.is_nan() || mass <= 0.0 {
+        return None;
+    }
+    let center = moment / mass;
+    let mut tensor = glam::Mat3::ZERO;
+    for (mp, xf) in parts {
+        let d = xf.p - center;
+        let shift = glam::Mat3::from_diagonal(Vec3::splat(d.length_squared()))
+            - glam::Mat3::from_cols(d * d.x, d * d.y, d * d.z);
+        tensor += crate::math::rotate_diagonal(xf.q, mp.inertia) + shift * mp.mass;
+    }
+    let (moments, axes) = crate::math::symmetric_eigen(tensor);
+    Some((
+        MassProperties {
+            mass,
+            inertia: moments.max(Vec3::ZERO),
+        },
+        Transform::new(center, axes),
+    ))
 }
 
 /// Mass properties of a solid capsule (core half length `h`, radius `r`, along y): a

@@ -225,7 +225,7 @@ impl Stepper {
                 } else {
                     0
                 },
-                w.bodies.transform(i),
+                w.bodies.origin(i),
             )
         }));
     }
@@ -253,7 +253,7 @@ impl Stepper {
     }
 
     fn interpolate_slot(&self, i: usize) -> Transform {
-        let current = self.world.bodies.transform(i);
+        let current = self.world.bodies.origin(i);
         match self.previous.get(i) {
             Some(&(generation, before)) if generation == self.world.body_pool.generation(i) => {
                 interpolate(&before, &current, self.alpha)

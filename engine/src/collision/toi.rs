@@ -47,6 +47,9 @@ pub(crate) struct Sweep {
     pub dp: Vec3,
     /// Rotation over the step as axis × angle (angle in rad, at most π).
     pub dtheta: Vec3,
+    /// The swept shape's pose in the moving frame (a compound's part off the centre of
+    /// mass); the identity for a shape at the frame's origin.
+    pub local: Transform,
 }
 
 impl Sweep {
@@ -57,6 +60,7 @@ impl Sweep {
             q0: xf.q,
             dp: Vec3::ZERO,
             dtheta: Vec3::ZERO,
+            local: Transform::IDENTITY,
         }
     }
 
@@ -75,10 +79,16 @@ impl Sweep {
             q0: (dq.conjugate() * q1).normalize(),
             dp,
             dtheta,
+            local: Transform::IDENTITY,
         }
     }
 
-    /// The pose at `t`.
+    /// The same motion carrying a shape at `local` in the moving frame.
+    pub fn carrying(self, local: Transform) -> Self {
+        Sweep { local, ..self }
+    }
+
+    /// The shape's pose at `t`.
     #[inline]
     pub fn at(&self, t: f32) -> Transform {
         let q = if self.dtheta == Vec3::ZERO {
@@ -86,7 +96,12 @@ impl Sweep {
         } else {
             (Quat::from_scaled_axis(self.dtheta * t) * self.q0).normalize()
         };
-        Transform::new(self.p0 + self.dp * t, q)
+        let frame = Transform::new(self.p0 + self.dp * t, q);
+        if self.local == Transform::IDENTITY {
+            frame
+        } else {
+            frame.mul(&self.local)
+        }
     }
 }
 
@@ -124,8 +139,9 @@ pub(crate) fn time_of_impact(
     tolerance: f32,
     t_max: f32,
 ) -> Toi {
-    let angular = sweep_a.dtheta.length() * a.bounding_radius()
-        + sweep_b.dtheta.length() * b.bounding_radius();
+    // The farthest a point of each shape can be from its frame's (rotating) origin.
+    let angular = sweep_a.dtheta.length() * (a.bounding_radius() + sweep_a.local.p.length())
+        + sweep_b.dtheta.length() * (b.bounding_radius() + sweep_b.local.p.length());
     let relative = sweep_a.dp - sweep_b.dp;
     let mut t = 0.0f32;
     let mut t_prev = 0.0f32;
@@ -235,6 +251,7 @@ mod tests {
             q0: Quat::IDENTITY,
             dp: Vec3::new(10.0, 0.0, 0.0),
             dtheta: Vec3::ZERO,
+            local: Transform::IDENTITY,
         };
         let toi = time_of_impact(&s, &sweep, &w, &ws, TARGET, TOL, 1.0);
         assert_eq!(toi.state, ToiState::Hit);
@@ -274,6 +291,7 @@ mod tests {
             q0: Quat::IDENTITY,
             dp: Vec3::new(10.0, 0.0, 0.0),
             dtheta: Vec3::new(0.0, 0.0, 7.0),
+            local: Transform::IDENTITY,
         };
         let toi = time_of_impact(&s, &sweep, &w, &ws, TARGET, TOL, 1.0);
         assert_eq!(toi.state, ToiState::Hit);
@@ -318,6 +336,7 @@ mod tests {
                 q0: rng.rotation(),
                 dp: Vec3::ZERO,
                 dtheta: rng.direction() * rng.range(0.0, 2.0),
+                local: Transform::IDENTITY,
             };
             // Aim at a random point near the origin, overshooting it.
             let aim = rng.direction() * rng.range(0.0, 1.0);
@@ -344,6 +363,7 @@ mod tests {
                     q0: rng.rotation(),
                     dp: rng.direction() * rng.range(0.0, 1.0),
                     dtheta: rng.direction() * rng.range(0.0, 1.0),
+                    local: Transform::IDENTITY,
                 };
                 (Shape::Box { half_extents: he }, sb)
             };
@@ -390,6 +410,7 @@ mod tests {
             q0: Quat::from_rotation_z(0.05),
             dp: Vec3::new(0.0, -80.0 / 60.0, 0.0),
             dtheta: Vec3::new(0.0, 0.0, 0.1),
+            local: Transform::IDENTITY,
         };
         let fixed = Sweep::fixed(&Transform::IDENTITY);
         // The end pose is past the block's middle: its distance alone would not tell.

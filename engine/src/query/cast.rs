@@ -92,6 +92,7 @@ impl World {
             q0: xf.q,
             dp: translation,
             dtheta: Vec3::ZERO,
+            local: Transform::IDENTITY,
         };
         // (fraction, slot, point, normal)
         let mut best: Option<(f32, u32, Vec3, Vec3)> = None;

@@ -253,7 +253,7 @@ impl World {
     #[inline]
     fn shape_pose(&self, slot: u32) -> (&Shape, Transform) {
         let d = &self.shapes.data[slot as usize];
-        (&d.shape, self.bodies.transform(d.body as usize))
+        (&d.shape, d.pose(&self.bodies.transform(d.body as usize)))
     }
 }
 

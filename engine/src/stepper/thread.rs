@@ -72,7 +72,7 @@ impl Frame {
                         index: i as u32,
                         generation: w.body_pool.generation(i),
                     };
-                    (id, w.bodies.transform(i))
+                    (id, w.bodies.origin(i))
                 }),
         );
     }

@@ -115,19 +115,33 @@ impl World {
         Ok(self.bodies.body_type[self.body_index(id)?])
     }
 
-    /// World position of the body origin (its centre of mass), in m.
+    /// World position of the body origin, in m (the centre of mass while every shape sits
+    /// at the origin; see [`World::center_of_mass`]).
     pub fn body_position(&self, id: BodyId) -> Result<Vec3, Error> {
+        Ok(self.bodies.origin(self.body_index(id)?).p)
+    }
+
+    /// World orientation of the body frame.
+    pub fn body_rotation(&self, id: BodyId) -> Result<Quat, Error> {
+        Ok(self.bodies.origin(self.body_index(id)?).q)
+    }
+
+    /// World pose of the body frame (what its shapes' local poses are relative to).
+    pub fn body_transform(&self, id: BodyId) -> Result<Transform, Error> {
+        Ok(self.bodies.origin(self.body_index(id)?))
+    }
+
+    /// World position of the body's centre of mass, in m.
+    pub fn center_of_mass(&self, id: BodyId) -> Result<Vec3, Error> {
         Ok(self.bodies.position[self.body_index(id)?])
     }
 
-    /// World orientation.
-    pub fn body_rotation(&self, id: BodyId) -> Result<Quat, Error> {
-        Ok(self.bodies.rotation[self.body_index(id)?])
-    }
-
-    /// World pose.
-    pub fn body_transform(&self, id: BodyId) -> Result<Transform, Error> {
-        Ok(self.bodies.transform(self.body_index(id)?))
+    /// The body's mass frame in its own frame: the centre of mass (translation) and the
+    /// principal axes of inertia (rotation) that [`World::mass_properties`]' moments are
+    /// about. The identity unless a dynamic body has shapes off its origin
+    /// ([`ShapeDef::local_pose`](crate::ShapeDef)).
+    pub fn local_center_of_mass(&self, id: BodyId) -> Result<Transform, Error> {
+        Ok(self.bodies.frame[self.body_index(id)?])
     }
 
     /// Teleports a body. Contacts are recomputed at the next step.
@@ -145,8 +159,8 @@ impl World {
                 "must be a finite, non-zero quaternion",
             ));
         }
-        self.bodies.position[i] = position;
-        self.bodies.rotation[i] = rotation.normalize();
+        self.bodies
+            .set_origin(i, &Transform::new(position, rotation.normalize()));
         self.refit_body(i);
         self.wake_body(i);
         Ok(())
@@ -239,7 +253,8 @@ impl World {
         Ok(())
     }
 
-    /// Mass (kg) and principal inertia (kg·m²); zero for static and kinematic bodies.
+    /// Mass (kg) and principal inertia (kg·m², about the axes of
+    /// [`World::local_center_of_mass`]); zero for static and kinematic bodies.
     pub fn mass_properties(&self, id: BodyId) -> Result<MassProperties, Error> {
         let i = self.body_index(id)?;
         Ok(MassProperties {

@@ -160,9 +160,10 @@ impl World {
         // The swept box of the body's shapes.
         let mut bounds: Option<Aabb> = None;
         for id in &bodies.shapes[i] {
-            let shape = &shapes.data[id.index as usize].shape;
-            let (a, b) = (shape.aabb(&start), shape.aabb(&end));
-            let grow = target + tolerance + spin * shape.bounding_radius();
+            let d = &shapes.data[id.index as usize];
+            let shape = &d.shape;
+            let (a, b) = (shape.aabb(&d.pose(&start)), shape.aabb(&d.pose(&end)));
+            let grow = target + tolerance + spin * d.reach();
             let bb = Aabb {
                 min: a.min.min(b.min) - glam::Vec3::splat(grow),
                 max: a.max.max(b.max) + glam::Vec3::splat(grow),
@@ -195,12 +196,18 @@ impl World {
             if bodies.body_type[j] != BodyType::Static && bodies.bullet[j] {
                 continue;
             }
-            let other_sweep = Sweep::fixed(&bodies.transform(j));
+            let other_sweep = Sweep::fixed(&other.pose(&bodies.transform(j)));
             for id in &bodies.shapes[i] {
-                let shape: &Shape = &shapes.data[id.index as usize].shape;
+                let d = &shapes.data[id.index as usize];
+                let shape: &Shape = &d.shape;
+                let own = if d.offset {
+                    sweep.carrying(d.relative)
+                } else {
+                    sweep
+                };
                 let toi = time_of_impact(
                     shape,
-                    &sweep,
+                    &own,
                     &other.shape,
                     &other_sweep,
                     target,

@@ -32,7 +32,11 @@ impl World {
         }
         let slot = |i: usize| if dynamic(i) { i as u32 } else { NULL };
         let (color, color_sides) = self.batches.coloring.assign(slot(a), slot(b));
-        let data = JointData::new(*def, a as u32, b as u32, color, color_sides);
+        // The solver reads frames relative to the bodies' mass frames.
+        let mut sim = *def;
+        sim.frame_a = self.bodies.in_mass_frame(a, &def.frame_a);
+        sim.frame_b = self.bodies.in_mass_frame(b, &def.frame_b);
+        let data = JointData::new(sim, a as u32, b as u32, color, color_sides);
         self.joint_trees_dirty = true;
         let (index, generation, fresh) = self.joint_pool.alloc();
         if fresh {
@@ -183,8 +187,16 @@ impl World {
     /// The definition a joint was created with (with any later [`set_joint_kind`]).
     ///
     /// [`set_joint_kind`]: World::set_joint_kind
-    pub fn joint_def(&self, id: JointId) -> Result<&JointDef, Error> {
-        Ok(&self.joints[self.joint_index(id)?].def)
+    pub fn joint_def(&self, id: JointId) -> Result<JointDef, Error> {
+        let data = &self.joints[self.joint_index(id)?];
+        let mut def = data.def;
+        def.frame_a = self
+            .bodies
+            .in_body_frame(data.body_a as usize, &def.frame_a);
+        def.frame_b = self
+            .bodies
+            .in_body_frame(data.body_b as usize, &def.frame_b);
+        Ok(def)
     }
 
     /// Changes a joint's parameters (limits, motor speed, spring...) without touching its

@@ -26,9 +26,9 @@ use crate::broadphase::BroadPhase;
 use crate::contact::ContactStore;
 use crate::error::Error;
 use crate::id::{BodyId, ShapeId, SlotPool};
-use crate::math::is_finite3;
+use crate::math::{is_finite3, Transform};
 use crate::profile::Profile;
-use crate::shape::Shape;
+use crate::shape::{Aabb, MassProperties, Shape};
 use crate::solver::SolverBodies;
 use glam::Vec3;
 use shapes::{ShapeData, ShapeStore};
@@ -371,12 +371,14 @@ impl World {
             }
         }
         let (index, generation, fresh) = self.shapes.pool.alloc();
-        let aabb = def
-            .shape
-            .aabb(&self.bodies.transform(b))
-            .expanded(self.def.speculative_distance);
+        let local_pose = Transform::new(def.local_pose.p, def.local_pose.q.normalize());
+        let relative = self.bodies.frame[b].inv_mul(&local_pose);
+        let offset = relative != Transform::IDENTITY;
         let data = ShapeData {
             body: b as u32,
+            offset,
+            relative,
+            local_pose,
             shape: def.shape.clone(),
             density: def.density,
             friction: def.friction,
@@ -388,8 +390,13 @@ impl World {
             enable_hit_events: def.enable_hit_events,
             enable_sensor_events: def.enable_sensor_events,
             enable_contact_modifier: def.enable_contact_modifier,
-            aabb,
+            aabb: Aabb::default(),
         };
+        let aabb = def
+            .shape
+            .aabb(&data.pose(&self.bodies.transform(b)))
+            .expanded(self.def.speculative_distance);
+        let data = ShapeData { aabb, ..data };
         if fresh {
             self.shapes.data.push(data);
         } else {
@@ -418,6 +425,7 @@ impl World {
         self.detach_shape(id.index);
         self.update_mass(b);
         self.wake_body(b);
+        self.refit_body(b);
         Ok(())
     }
 
@@ -491,18 +499,23 @@ impl World {
         }
     }
 
-    /// Sum of the masses and inertias of body `b`'s shapes, plus `extra` if given.
-    /// Shapes share the body origin, so their inertias add directly.
+    /// The mass properties of one shape (its own centre and axes) for the body's sums.
+    fn shape_part(shape: &Shape, density: f32, inner: f32) -> MassProperties {
+        match *shape {
+            Shape::Sphere { radius } if inner > 0.0 => {
+                crate::shape::hollow_sphere_mass(radius, inner, density)
+            }
+            _ => shape.mass_properties(density),
+        }
+    }
+
+    /// Sum of the masses and inertias of body `b`'s shapes, plus `extra` if given, for
+    /// shapes that all sit at the body origin (their inertias then add directly).
     fn shape_mass_sum(&self, b: usize, extra: Option<&ShapeDef>) -> (f32, Vec3) {
         let mut mass = 0.0;
         let mut inertia = Vec3::ZERO;
         let mut add = |shape: &Shape, density: f32, inner: f32| {
-            let mp = match *shape {
-                Shape::Sphere { radius } if inner > 0.0 => {
-                    crate::shape::hollow_sphere_mass(radius, inner, density)
-                }
-                _ => shape.mass_properties(density),
-            };
+            let mp = Self::shape_part(shape, density, inner);
             mass += mp.mass;
             inertia += mp.inertia;
         };
@@ -516,21 +529,89 @@ impl World {
         (mass, inertia)
     }
 
+    /// Mass, principal moments and mass frame of body `b`'s shapes at their local poses
+    /// (`None` without mass).
+    fn compound_mass(&self, b: usize) -> Option<(MassProperties, Transform)> {
+        let parts = self.bodies.shapes[b].iter().map(|s| {
+            let d = &self.shapes.data[s.index as usize];
+            (
+                Self::shape_part(&d.shape, d.density, d.inner_radius),
+                d.local_pose,
+            )
+        });
+        crate::shape::combine_mass(parts)
+    }
+
+    /// Recomputes body `b`'s mass, inertia and mass frame from its shapes (unless the
+    /// user set the mass), and the shapes' poses in that frame.
     fn update_mass(&mut self, b: usize) {
+        let dynamic = self.bodies.body_type[b] == BodyType::Dynamic;
+        let compound = dynamic
+            && self.bodies.shapes[b]
+                .iter()
+                .any(|s| self.shapes.data[s.index as usize].local_pose != Transform::IDENTITY);
+        // A dynamic body with shapes off its origin simulates its mass frame; every other
+        // body simulates its own frame.
+        let combined = if compound {
+            self.compound_mass(b)
+        } else {
+            None
+        };
+        let frame = combined.map_or(Transform::IDENTITY, |(_, f)| f);
+        if frame != self.bodies.frame[b] {
+            self.set_mass_frame(b, frame);
+        }
+        for s in &self.bodies.shapes[b] {
+            let d = &mut self.shapes.data[s.index as usize];
+            d.relative = if frame == Transform::IDENTITY {
+                d.local_pose
+            } else {
+                frame.inv_mul(&d.local_pose)
+            };
+            d.offset = d.relative != Transform::IDENTITY;
+        }
         self.bodies.extent[b] = self.bodies.shapes[b]
             .iter()
-            .map(|s| self.shapes.data[s.index as usize].shape.bounding_radius())
+            .map(|s| self.shapes.data[s.index as usize].reach())
             .fold(0.0, f32::max);
         self.update_min_extent(b);
-        if self.bodies.body_type[b] != BodyType::Dynamic || self.bodies.mass_override[b] {
+        if !dynamic || self.bodies.mass_override[b] {
             return;
         }
-        let (mass, inertia) = self.shape_mass_sum(b, None);
+        let (mass, inertia) = match combined {
+            Some((mp, _)) => (mp.mass, mp.inertia),
+            None => self.shape_mass_sum(b, None),
+        };
         if mass > 0.0 {
             self.bodies.set_mass(b, mass, inertia);
         } else {
             self.bodies.set_mass(b, 1.0, Vec3::ONE);
         }
+    }
+
+    /// Moves body `b`'s mass frame to `frame` (in the body frame), keeping the body's
+    /// pose and the world velocity of every point of it, and re-expressing its joints'
+    /// frames in the new mass frame.
+    fn set_mass_frame(&mut self, b: usize, frame: Transform) {
+        let old = self.bodies.frame[b];
+        let origin = self.bodies.origin(b);
+        let old_center = self.bodies.position[b];
+        if let Some(joints) = self.body_joints.get(b) {
+            for &j in joints {
+                let data = &mut self.joints[j as usize];
+                if data.body_a as usize == b {
+                    data.def.frame_a = frame.inv_mul(&old.mul(&data.def.frame_a));
+                }
+                if data.body_b as usize == b {
+                    data.def.frame_b = frame.inv_mul(&old.mul(&data.def.frame_b));
+                }
+            }
+            self.joint_trees_dirty = true;
+        }
+        self.bodies.frame[b] = frame;
+        self.bodies.set_origin(b, &origin);
+        let w = self.bodies.angular_velocity[b];
+        self.bodies.linear_velocity[b] += w.cross(self.bodies.position[b] - old_center);
     }
 
     #[inline]

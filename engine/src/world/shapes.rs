@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::id::SlotPool;
+use crate::math::Transform;
 use crate::shape::{Aabb, Shape};
 use glam::Vec3;
 
@@ -76,6 +77,12 @@ pub struct ShapeDef {
     /// Show this shape's touching contacts to the contact modifier every step (see
     /// [`World::set_contact_modifier`](crate::World::set_contact_modifier)). Default: false.
     pub enable_contact_modifier: bool,
+    /// The shape's pose in its body's frame: a body with several shapes at different local
+    /// poses is a compound (a table from a top and four legs). A dynamic body's centre of
+    /// mass and principal axes follow from all its shapes (see
+    /// [`World::local_center_of_mass`](crate::World::local_center_of_mass)); the body's
+    /// own pose stays where the user put it. Default: identity.
+    pub local_pose: Transform,
 }
 
 impl ShapeDef {
@@ -93,6 +100,7 @@ impl ShapeDef {
             enable_hit_events: false,
             enable_sensor_events: true,
             enable_contact_modifier: false,
+            local_pose: Transform::IDENTITY,
         }
     }
 
@@ -161,6 +169,18 @@ impl ShapeDef {
         self
     }
 
+    /// Places the shape at `local_pose` in its body's frame (see [`ShapeDef::local_pose`]).
+    pub fn with_local_pose(mut self, local_pose: Transform) -> Self {
+        self.local_pose = local_pose;
+        self
+    }
+
+    /// Places the shape at `offset` (m) in its body's frame, unrotated.
+    pub fn with_offset(mut self, offset: Vec3) -> Self {
+        self.local_pose = Transform::new(offset, glam::Quat::IDENTITY);
+        self
+    }
+
     /// Makes a sphere hollow with the given inner radius (m).
     pub fn with_inner_radius(mut self, inner_radius: f32) -> Self {
         self.inner_radius = inner_radius;
@@ -170,6 +190,13 @@ impl ShapeDef {
     /// Checks every field, naming the first bad one.
     pub fn validate(&self) -> Result<(), Error> {
         self.shape.validate()?;
+        let (p, q) = (self.local_pose.p, self.local_pose.q);
+        if !crate::math::is_finite3(p) || !q.is_finite() || q.length_squared() < 1.0e-12 {
+            return Err(Error::invalid(
+                "ShapeDef::local_pose",
+                "must be a finite position and a finite, non-zero rotation",
+            ));
+        }
         if !self.density.is_finite() || self.density < 0.0 {
             return Err(Error::invalid(
                 "ShapeDef::density",
@@ -222,6 +249,8 @@ pub(crate) struct ShapeData {
     pub shape: Shape,
     /// Body slot.
     pub body: u32,
+    /// The shape is not at the body's mass frame: its pose is `body · relative`.
+    pub offset: bool,
     pub density: f32,
     pub friction: f32,
     pub restitution: f32,
@@ -232,9 +261,38 @@ pub(crate) struct ShapeData {
     pub enable_hit_events: bool,
     pub enable_sensor_events: bool,
     pub enable_contact_modifier: bool,
+    /// The shape's pose in the body's mass frame (`frame⁻¹ · local_pose`, see
+    /// `BodyStore::frame`); meaningful only when `offset` is set.
+    pub relative: Transform,
+    /// The pose the user gave, in the body frame.
+    pub local_pose: Transform,
+}
+
+impl ShapeData {
+    /// The shape's world pose given its body's simulated pose (the mass frame).
+    #[inline]
+    pub fn pose(&self, body: &Transform) -> Transform {
+        if self.offset {
+            body.mul(&self.relative)
+        } else {
+            *body
+        }
+    }
+
+    /// The farthest the shape reaches from the body's centre of mass, in m.
+    #[inline]
+    pub fn reach(&self) -> f32 {
+        let r = self.shape.bounding_radius();
+        if self.offset {
+            r + self.relative.p.length()
+        } else {
+            r
+        }
+    }
 }
 
 const _: () = assert!(std::mem::offset_of!(ShapeData, body) + 4 <= 64);
+const _: () = assert!(std::mem::offset_of!(ShapeData, offset) < 64);
 
 /// Shapes by slot index.
 #[derive(Default)]

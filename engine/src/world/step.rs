@@ -657,7 +657,7 @@ impl World {
                     index: b,
                     generation: pool.generation(b as usize),
                 },
-                transform: bodies.transform(b as usize),
+                transform: bodies.origin(b as usize),
                 fell_asleep: false,
             }));
         self.profile.finalize = ms_since(t) - self.profile.continuous;
@@ -683,8 +683,8 @@ impl World {
         let spin = self.bodies.angular_velocity[b].length() * self.last_dt;
         for s in &self.bodies.shapes[b] {
             let d = &mut self.shapes.data[s.index as usize];
-            let grow = self.def.speculative_distance + spin * d.shape.bounding_radius();
-            let bb = d.shape.aabb(&xf).expanded(grow);
+            let grow = self.def.speculative_distance + spin * d.reach();
+            let bb = d.shape.aabb(&d.pose(&xf)).expanded(grow);
             d.aabb = Aabb {
                 min: bb.min.min(bb.min + motion),
                 max: bb.max.max(bb.max + motion),
