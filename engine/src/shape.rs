@@ -2,7 +2,7 @@
 //!
 //! A shape's geometry is described about its own origin; `ShapeDef::local_pose` places it
 //! on its body. A dynamic body simulates its mass frame (centre of mass and principal
-//! axes, from [`combine_mass`] over its shapes), so shapes off the body origin make a
+//! axes, combined over its shapes), so shapes off the body origin make a
 //! compound.
 
 use crate::error::Error;
