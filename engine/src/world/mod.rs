@@ -28,7 +28,7 @@ use crate::error::Error;
 use crate::id::{BodyId, ShapeId, SlotPool};
 use crate::math::{is_finite3, Transform};
 use crate::profile::Profile;
-use crate::shape::{Aabb, MassProperties, Shape};
+use crate::shape::{MassProperties, Shape};
 use crate::solver::SolverBodies;
 use glam::Vec3;
 use shapes::{ShapeData, ShapeStore};
@@ -390,17 +390,17 @@ impl World {
             enable_hit_events: def.enable_hit_events,
             enable_sensor_events: def.enable_sensor_events,
             enable_contact_modifier: def.enable_contact_modifier,
-            aabb: Aabb::default(),
         };
         let aabb = def
             .shape
             .aabb(&data.pose(&self.bodies.transform(b)))
             .expanded(self.def.speculative_distance);
-        let data = ShapeData { aabb, ..data };
         if fresh {
             self.shapes.data.push(data);
+            self.shapes.bounds.push(aabb);
         } else {
             self.shapes.data[index as usize] = data;
+            self.shapes.bounds[index as usize] = aabb;
         }
         self.broadphase.create_proxy(
             index,
@@ -460,7 +460,7 @@ impl World {
     fn refresh_shape_pairs(&mut self, index: u32) {
         let (body, aabb) = {
             let d = &self.shapes.data[index as usize];
-            (d.body, d.aabb)
+            (d.body, self.shapes.bounds[index as usize])
         };
         self.destroy_proxy_contacts(index);
         let is_static = self.bodies.body_type[body as usize] == BodyType::Static;

@@ -6,8 +6,8 @@ use crate::body::BodyType;
 use crate::broadphase::{pair_ids, pair_key, NULL};
 use crate::collision::can_collide;
 use crate::contact::{
-    needs_solving, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS, MODIFY,
-    SENSOR,
+    is_idle, needs_solving, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS,
+    MODIFY, SENSOR,
 };
 use crate::error::Error;
 use crate::math::prefetch;
@@ -279,17 +279,27 @@ impl World {
         let contacts = &mut self.contacts.contacts;
         let ends = &self.contacts.ends;
         let tangents = &mut self.contacts.tangent;
+        let (pair_shapes, idle) = (&self.contacts.shapes, &mut self.contacts.idle);
+        let bounds = &shapes.bounds;
+        // An idle contact whose shapes' bounds are still apart would come out of the update
+        // as it is: skip it without loading it.
+        let stays_idle = |idle: bool, [a, b]: [u32; 2]| {
+            idle && !bounds[a as usize].overlaps(&bounds[b as usize])
+        };
         let chunks = contacts.len().div_ceil(NARROW_CHUNK);
         let outs = &mut self.narrow_chunks;
         outs.resize_with(chunks, Default::default);
         type Work<'a> = (
             usize,
             (
-                ((&'a mut [Contact], &'a [[u32; 2]]), &'a mut [glam::Vec3]),
+                (
+                    ((&'a mut [Contact], &'a [[u32; 2]]), &'a mut [glam::Vec3]),
+                    (&'a [[u32; 2]], &'a mut [bool]),
+                ),
                 &'a mut NarrowChunk,
             ),
         );
-        let work = |(k, (((chunk, ends), tangents), out)): Work| {
+        let work = |(k, ((((chunk, ends), tangents), (pair_shapes, idle)), out)): Work| {
             out.clear();
             let base = k * NARROW_CHUNK;
             // Dead contacts and, with sleep on, contacts without an awake body are
@@ -299,7 +309,7 @@ impl World {
             let mut n = 0;
             for (j, &e) in ends.iter().enumerate() {
                 list[n] = j as u16;
-                n += updated(e) as usize;
+                n += (updated(e) && !stays_idle(idle[j], pair_shapes[j])) as usize;
             }
             let list = &list[..n];
             for (i, &j) in list.iter().enumerate() {
@@ -316,6 +326,7 @@ impl World {
                     let overlap =
                         c.touching && c.manifold.points().iter().any(|p| p.separation < 0.0);
                     c.touching = overlap;
+                    idle[j] = is_idle(c);
                     if overlap != before {
                         let e = SensorEvent::of(c, shapes, body_pool);
                         if overlap {
@@ -370,6 +381,7 @@ impl World {
                 } else if c.color != NO_COLOR {
                     out.uncolor.push((base + j) as u32);
                 }
+                idle[j] = is_idle(c);
             }
         };
         match &self.pool {
@@ -378,6 +390,11 @@ impl World {
                     .par_chunks_mut(NARROW_CHUNK)
                     .zip(ends.par_chunks(NARROW_CHUNK))
                     .zip(tangents.par_chunks_mut(NARROW_CHUNK))
+                    .zip(
+                        pair_shapes
+                            .par_chunks(NARROW_CHUNK)
+                            .zip(idle.par_chunks_mut(NARROW_CHUNK)),
+                    )
                     .zip(outs.par_iter_mut())
                     .enumerate()
                     .for_each(work)
@@ -386,6 +403,11 @@ impl World {
                 .chunks_mut(NARROW_CHUNK)
                 .zip(ends.chunks(NARROW_CHUNK))
                 .zip(tangents.chunks_mut(NARROW_CHUNK))
+                .zip(
+                    pair_shapes
+                        .chunks(NARROW_CHUNK)
+                        .zip(idle.chunks_mut(NARROW_CHUNK)),
+                )
                 .zip(outs.iter_mut())
                 .enumerate()
                 .for_each(work),
@@ -682,16 +704,17 @@ impl World {
         let motion = self.bodies.linear_velocity[b] * self.last_dt;
         let spin = self.bodies.angular_velocity[b].length() * self.last_dt;
         for s in &self.bodies.shapes[b] {
-            let d = &mut self.shapes.data[s.index as usize];
+            let d = &self.shapes.data[s.index as usize];
             let grow = self.def.speculative_distance + spin * d.reach();
             let bb = d.shape.aabb(&d.pose(&xf)).expanded(grow);
-            d.aabb = Aabb {
+            let bounds = Aabb {
                 min: bb.min.min(bb.min + motion),
                 max: bb.max.max(bb.max + motion),
             };
-            if is_static || !self.broadphase.fat_aabb(s.index).contains(&d.aabb) {
+            self.shapes.bounds[s.index as usize] = bounds;
+            if is_static || !self.broadphase.fat_aabb(s.index).contains(&bounds) {
                 self.broadphase
-                    .move_proxy(s.index, d.aabb.expanded(self.def.aabb_margin));
+                    .move_proxy(s.index, bounds.expanded(self.def.aabb_margin));
             }
         }
     }
