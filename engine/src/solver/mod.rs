@@ -94,6 +94,81 @@ pub(crate) struct SolverBodies {
     /// Inverse mass and world inverse inertia at the start of the step (zero for kinematic
     /// bodies), side by side: prepare reads both for every contact, one cache line.
     pub mass: Vec<SolverMass>,
+    /// What `integrate_velocities` adds each substep, per dense index (see [`Forcing`]).
+    pub forcing: Vec<Forcing>,
+}
+
+/// A movable body's velocity update for every substep of a step, computed once a step
+/// ([`prepare_forcing`]): the substep loop then reads one 40-byte record per body instead
+/// of nine body columns through the slot indirection (joint_grid: integrate_velocities
+/// was 11 % of the step's instructions).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Forcing {
+    /// `h (F / m + g s)`: the linear velocity gained per substep, in m/s.
+    pub dv: Vec3,
+    /// `1 / (1 + h c)`: the linear damping factor per substep.
+    pub lin_damp: f32,
+    /// `h I⁻¹ τ`: the angular velocity gained per substep, in rad/s.
+    pub dw: Vec3,
+    /// The angular damping factor per substep.
+    pub ang_damp: f32,
+    /// [`DYNAMIC`], [`FAST_ROTATION`], [`GYROSCOPIC`].
+    pub flags: u32,
+}
+
+/// [`Forcing::flags`]: the body is dynamic (kinematic bodies keep their velocity).
+pub(crate) const DYNAMIC: u32 = 1;
+/// The body may exceed the angular speed cap.
+pub(crate) const FAST_ROTATION: u32 = 2;
+/// The body's principal moments differ: it gets the gyroscopic term.
+pub(crate) const GYROSCOPIC: u32 = 4;
+
+/// Fills `sb.forcing` for the step (after the gather, before the first substep).
+pub(crate) fn prepare_forcing(
+    sb: &mut SolverBodies,
+    bodies: &BodyStore,
+    ctx: &StepContext,
+    parallel: bool,
+) {
+    let h = ctx.h;
+    let (slots, mass) = (&sb.slot, &sb.mass);
+    sb.forcing.resize(slots.len(), Forcing::default());
+    let work = |(k, f): (usize, &mut Forcing)| {
+        let i = slots[k] as usize;
+        if bodies.body_type[i] != BodyType::Dynamic {
+            *f = Forcing::default();
+            return;
+        }
+        let m = mass[k].inv_mass;
+        let inertia = bodies.inertia[i];
+        *f = Forcing {
+            dv: h * (m * bodies.force[i] + bodies.gravity_scale[i] * ctx.gravity),
+            lin_damp: 1.0 / (1.0 + h * bodies.linear_damping[i]),
+            dw: h * (mass[k].inv_inertia * bodies.torque[i]),
+            ang_damp: 1.0 / (1.0 + h * bodies.angular_damping[i]),
+            flags: DYNAMIC
+                | if bodies.allow_fast_rotation[i] {
+                    FAST_ROTATION
+                } else {
+                    0
+                }
+                | if inertia.x == inertia.y && inertia.y == inertia.z {
+                    0
+                } else {
+                    GYROSCOPIC
+                },
+        };
+    };
+    if parallel {
+        use rayon::prelude::*;
+        sb.forcing
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(1024)
+            .for_each(work)
+    } else {
+        sb.forcing.iter_mut().enumerate().for_each(work)
+    }
 }
 
 /// Step-wide constants shared by the kernels.
@@ -145,8 +220,8 @@ impl SolverBodies {
     }
 }
 
-/// Semi-implicit Euler on velocities: gravity, applied forces, damping, gyroscopic torque,
-/// speed caps. Kinematic bodies keep their velocity.
+/// Semi-implicit Euler on velocities: gravity, applied forces, damping (all from the
+/// step's [`Forcing`]), gyroscopic torque, speed caps. Kinematic bodies keep their velocity.
 pub(crate) fn integrate_velocities(
     sb: &mut SolverBodies,
     bodies: &BodyStore,
@@ -155,26 +230,24 @@ pub(crate) fn integrate_velocities(
 ) {
     let h = ctx.h;
     let max_w = ctx.max_rotation * ctx.inv_dt;
-    let (slots, mass) = (&sb.slot, &sb.mass);
+    let (slots, forcing) = (&sb.slot, &sb.forcing);
     let work = |(k, s): (usize, &mut BodyState)| {
-        let i = slots[k] as usize;
-        if bodies.body_type[i] != BodyType::Dynamic {
+        let f = &forcing[k];
+        if f.flags & DYNAMIC == 0 {
             return;
         }
-        let m = mass[k].inv_mass;
-        let lin_damp = 1.0 / (1.0 + h * bodies.linear_damping[i]);
-        let ang_damp = 1.0 / (1.0 + h * bodies.angular_damping[i]);
-        let dv = h * (m * bodies.force[i] + bodies.gravity_scale[i] * ctx.gravity);
-        let dw = h * (mass[k].inv_inertia * bodies.torque[i]);
-        let mut v = lin_damp * s.v + dv;
-        let mut w = ang_damp * s.w + dw;
-        w = gyroscopic(w, s.dq * bodies.rotation[i], bodies.inertia[i], h);
+        let mut v = f.lin_damp * s.v + f.dv;
+        let mut w = f.ang_damp * s.w + f.dw;
+        if f.flags & GYROSCOPIC != 0 {
+            let i = slots[k] as usize;
+            w = gyroscopic(w, s.dq * bodies.rotation[i], bodies.inertia[i], h);
+        }
         let v2 = v.length_squared();
         if v2 > ctx.max_linear_speed * ctx.max_linear_speed {
             v *= ctx.max_linear_speed / v2.sqrt();
         }
         let w2 = w.length_squared();
-        if !bodies.allow_fast_rotation[i] && w2 > max_w * max_w {
+        if f.flags & FAST_ROTATION == 0 && w2 > max_w * max_w {
             w *= max_w / w2.sqrt();
         }
         s.v = v;

@@ -565,6 +565,7 @@ impl World {
         {
             zone!("Prepare");
             self.gather_contacts();
+            solver::prepare_forcing(&mut self.solver, &self.bodies, &ctx, parallel);
             self.build_batches(&ctx, parallel);
             let pool = &self.joint_pool;
             if self.joint_trees_dirty {
