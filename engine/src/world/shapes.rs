@@ -125,6 +125,18 @@ impl ShapeDef {
         Self::new(Shape::Plane { normal, offset })
     }
 
+    /// A static triangle mesh (shared; see [`TriMesh::new`](crate::TriMesh::new)). Only
+    /// static bodies may own one.
+    pub fn mesh(mesh: std::sync::Arc<crate::TriMesh>) -> Self {
+        Self::new(Shape::Mesh { mesh })
+    }
+
+    /// A static height field (shared; see [`HeightField::new`](crate::HeightField::new)).
+    /// Only static bodies may own one.
+    pub fn height_field(field: std::sync::Arc<crate::HeightField>) -> Self {
+        Self::new(Shape::HeightField { field })
+    }
+
     /// Sets the density (kg/m³).
     pub fn with_density(mut self, density: f32) -> Self {
         self.density = density;

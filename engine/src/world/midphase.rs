@@ -1,0 +1,279 @@
+//! The midphase: child contacts of convex shapes against triangle meshes and height fields.
+//!
+//! A broadphase pair of a convex shape and a mesh (or height field) gets a *parent*
+//! contact, which is never solved: the table's entry for it computes nothing, so it never
+//! touches. Every step, after the broadphase's new pairs are created, each parent whose
+//! convex body is awake lists the triangles whose bounds overlap the convex shape's bounds
+//! (its `ShapeData::aabb`, which is swept over the step's motion and grown by the
+//! speculative distance) in the mesh frame, through the mesh's tree. The sorted list is
+//! diffed against the parent's children: a new triangle gets an ordinary [`Contact`] with
+//! `child` = the triangle (created in triangle order), a vanished one is destroyed as a
+//! broadphase pair's end would be (end of touch, colour released). The queries run in
+//! parallel, the changes serially in mesh-pair order, so the result does not depend on
+//! the thread count.
+//!
+//! Children are ordinary contacts for the narrowphase (`collide_triangle`), colouring,
+//! the solver, islands, sleep, hit events and the contact modifier. Contact begin and end
+//! *events* are aggregated on the parent: the pair begins touching when its first child
+//! touches and ends when its last child stops (or the pair is destroyed), so a box sliding
+//! across triangles reports one begin and one end, not one per triangle. Sensors do not
+//! detect meshes (no parent is created for such a pair). `World::contacts` lists the
+//! touching children, each with the two shapes' ids.
+
+use super::{ContactTouch, World};
+use crate::body::BodyType;
+use crate::broadphase::{pair_key, NULL};
+use crate::contact::{Contact, CONTACT_EVENTS, SENSOR};
+use crate::shape::local_aabb;
+use crate::solver::color::NO_COLOR;
+use rayon::prelude::*;
+
+/// Below this many awake parents the queries run on the calling thread.
+const PARALLEL_MIN: usize = 16;
+
+/// A parent contact with its children.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MeshPair {
+    /// The parent contact's index.
+    pub contact: u32,
+    /// `(triangle, child contact)`, sorted by triangle.
+    pub children: Vec<(u32, u32)>,
+    /// Whether some child touched at the last aggregation (begin/end events).
+    pub touching: bool,
+    pub alive: bool,
+}
+
+/// The mesh pairs by id (holes listed in `free`).
+#[derive(Default)]
+pub(crate) struct MeshPairs {
+    pub list: Vec<MeshPair>,
+    free: Vec<u32>,
+    /// Scratch: per listed pair, its triangles this step.
+    found: Vec<Vec<u32>>,
+}
+
+impl MeshPairs {
+    fn alloc(&mut self, contact: u32) -> u32 {
+        let pair = MeshPair {
+            contact,
+            children: Vec::new(),
+            touching: false,
+            alive: true,
+        };
+        match self.free.pop() {
+            Some(i) => {
+                self.list[i as usize] = pair;
+                i
+            }
+            None => {
+                self.list.push(pair);
+                (self.list.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Tells the pairs that contact `c` now lives at `index` (compaction moved it).
+    pub fn moved(&mut self, c: &Contact, index: u32) {
+        if c.link == NULL {
+            return;
+        }
+        let pair = &mut self.list[c.link as usize];
+        if c.child == NULL {
+            pair.contact = index;
+        } else if let Ok(k) = pair.children.binary_search_by_key(&c.child, |e| e.0) {
+            pair.children[k].1 = index;
+        }
+    }
+}
+
+impl World {
+    /// Creates the contact of broadphase pair `(pa, pb)` if the pair can respond, registers
+    /// a parent with the mesh pairs, and records it as the pair's value.
+    pub(crate) fn create_pair_contact(&mut self, key: u64, pa: u32, pb: u32) {
+        let Some(c) = self.new_contact(pa, pb) else {
+            return;
+        };
+        let parent = self.shapes.data[c.shape_b as usize]
+            .shape
+            .kind()
+            .is_triangles();
+        let index = self.contacts.create(c);
+        if parent {
+            let link = self.mesh_pairs.alloc(index);
+            self.contacts.contacts[index as usize].link = link;
+        }
+        self.broadphase.set_pair_value(key, index);
+    }
+
+    /// Destroys contact `k` (a broadphase pair's, not a child): its end record if it
+    /// touched (to the API list when `api`), its colour, and for a parent all its children
+    /// and the aggregated end record. Returns whether it (or a child) was a solid contact
+    /// that touched.
+    pub(crate) fn destroy_pair_contact(&mut self, k: u32, api: bool) -> bool {
+        let link = self.contacts.contacts[k as usize].link;
+        let mut solid_touch = false;
+        if link != NULL {
+            let pair = std::mem::take(&mut self.mesh_pairs.list[link as usize]);
+            for &(_, child) in &pair.children {
+                solid_touch |= self.destroy_one(child, api);
+            }
+            if pair.touching {
+                self.publish_pair_touch(k, false, api);
+            }
+            self.mesh_pairs.free.push(link);
+        }
+        solid_touch | self.destroy_one(k, api)
+    }
+
+    /// Ends and destroys one contact; returns whether it was solid and touching.
+    fn destroy_one(&mut self, k: u32, api: bool) -> bool {
+        let c = &self.contacts.contacts[k as usize];
+        let solid_touch = c.touching && c.flags & SENSOR == 0;
+        self.end_touch(k, api);
+        let c = &self.contacts.contacts[k as usize];
+        self.batches
+            .coloring
+            .release(c.color, c.color_sides, c.body_a, c.body_b);
+        self.contacts.destroy(k);
+        solid_touch
+    }
+
+    /// A begin (or end) record of parent contact `k`, if it publishes events.
+    fn publish_pair_touch(&mut self, k: u32, begin: bool, api: bool) {
+        let c = &self.contacts.contacts[k as usize];
+        if c.flags & CONTACT_EVENTS == 0 {
+            return;
+        }
+        let e = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
+        if begin {
+            self.touch_begin.push(e);
+        } else if api {
+            self.removed_touches.push(e);
+        } else {
+            self.touch_end.push(e);
+        }
+    }
+
+    /// The midphase (see the module docs): brings every awake parent's children up to the
+    /// triangles its convex shape's bounds overlap.
+    pub(crate) fn update_mesh_children(&mut self) {
+        if self.mesh_pairs.list.len() == self.mesh_pairs.free.len() {
+            return;
+        }
+        let (bodies, shapes, contacts) = (&self.bodies, &self.shapes, &self.contacts.contacts);
+        let sleep = self.def.enable_sleep;
+        let listed: Vec<u32> = (0..self.mesh_pairs.list.len() as u32)
+            .filter(|&i| {
+                let pair = &self.mesh_pairs.list[i as usize];
+                if !pair.alive {
+                    return false;
+                }
+                let b = contacts[pair.contact as usize].body_a as usize;
+                !sleep || bodies.body_type[b] != BodyType::Dynamic || bodies.awake[b]
+            })
+            .collect();
+        let query = |&i: &u32| {
+            let c = &contacts[self.mesh_pairs.list[i as usize].contact as usize];
+            let (sa, sb) = (
+                &shapes.data[c.shape_a as usize],
+                &shapes.data[c.shape_b as usize],
+            );
+            let mut found = Vec::new();
+            if let Some(mesh) = sb.shape.triangles() {
+                let local = local_aabb(&sa.aabb, &bodies.transform(sb.body as usize));
+                mesh.query_aabb(&local, |t| found.push(t));
+            }
+            found.sort_unstable();
+            found
+        };
+        let mut found = std::mem::take(&mut self.mesh_pairs.found);
+        found.clear();
+        match &self.pool {
+            Some(pool) if listed.len() >= PARALLEL_MIN => {
+                pool.install(|| listed.par_iter().map(query).collect_into_vec(&mut found))
+            }
+            _ => found.extend(listed.iter().map(query)),
+        }
+        for (&i, tris) in listed.iter().zip(&found) {
+            self.diff_children(i, tris);
+        }
+        self.mesh_pairs.found = found;
+    }
+
+    /// Destroys the children of pair `i` whose triangles are not in `tris` (sorted) and
+    /// creates children for the new ones, in triangle order.
+    fn diff_children(&mut self, i: u32, tris: &[u32]) {
+        let old = std::mem::take(&mut self.mesh_pairs.list[i as usize].children);
+        if old.iter().map(|e| e.0).eq(tris.iter().copied()) {
+            self.mesh_pairs.list[i as usize].children = old;
+            return;
+        }
+        let parent = self.mesh_pairs.list[i as usize].contact;
+        let mut children = Vec::with_capacity(tris.len());
+        let mut j = 0;
+        for &t in tris {
+            while j < old.len() && old[j].0 < t {
+                self.destroy_one(old[j].1, false);
+                j += 1;
+            }
+            if j < old.len() && old[j].0 == t {
+                children.push(old[j]);
+                j += 1;
+                continue;
+            }
+            let p = &self.contacts.contacts[parent as usize];
+            let child = Contact {
+                child: t,
+                link: i,
+                flags: p.flags & !CONTACT_EVENTS,
+                manifold: Default::default(),
+                cache: Default::default(),
+                recycled: false,
+                touching: false,
+                touch_changed: false,
+                alive: true,
+                color: NO_COLOR,
+                color_sides: 0,
+                ..p.clone()
+            };
+            children.push((t, self.contacts.create(child)));
+        }
+        for &(_, k) in &old[j..] {
+            self.destroy_one(k, false);
+        }
+        self.mesh_pairs.list[i as usize].children = children;
+    }
+
+    /// After the narrowphase: a pair whose first child began touching publishes a begin
+    /// record, one whose last child stopped an end record (pair order).
+    pub(crate) fn aggregate_mesh_touches(&mut self) {
+        for i in 0..self.mesh_pairs.list.len() {
+            let pair = &self.mesh_pairs.list[i];
+            if !pair.alive {
+                continue;
+            }
+            let contacts = &self.contacts.contacts;
+            let touching = pair
+                .children
+                .iter()
+                .any(|&(_, k)| contacts[k as usize].touching);
+            if touching != pair.touching {
+                let k = pair.contact;
+                self.mesh_pairs.list[i].touching = touching;
+                self.publish_pair_touch(k, touching, false);
+            }
+        }
+    }
+
+    /// Compacts the contact array, telling the broadphase and the mesh pairs where the
+    /// moved contacts went.
+    pub(crate) fn compact_contacts(&mut self) {
+        let (broadphase, pairs) = (&mut self.broadphase, &mut self.mesh_pairs);
+        self.contacts.compact(|c, index| {
+            if c.child == NULL {
+                broadphase.set_pair_value(pair_key(c.shape_a, c.shape_b), index);
+            }
+            pairs.moved(c, index);
+        });
+    }
+}
