@@ -269,10 +269,10 @@ fn check_finite(field: &'static str, v: Vec3) -> Result<(), Error> {
 /// Checks a query shape and its pose; returns the pose with a unit rotation.
 fn check_query_shape(shape: &Shape, transform: &Transform) -> Result<Transform, Error> {
     shape.validate()?;
-    if matches!(shape, Shape::Plane { .. }) {
+    if shape.is_static_only() {
         return Err(Error::invalid(
             "shape",
-            "must be a sphere, a capsule, a box or a hull (a plane is unbounded)",
+            "must be a sphere, a capsule, a box or a hull (not a plane, mesh or height field)",
         ));
     }
     check_finite("transform.p", transform.p)?;

@@ -30,16 +30,19 @@
 //! the result is the same for any thread count. A body that does not need a sweep is not
 //! read or written, so scenes without fast bodies are bit-identical with the stage.
 //!
+//! Static meshes and height fields are swept triangle by triangle: the triangles whose
+//! bounds overlap the swept box (through the mesh's tree), each as a fixed convex core.
+//!
 //! Limits: a swept body loses the rest of its step's motion (time loss, as in Box2D); two
 //! bullets do not sweep against each other; shapes already within the target separation at
 //! the start of the step are left to the contact solver.
 
 use super::World;
 use crate::body::BodyType;
-use crate::collision::toi::{time_of_impact, Sweep, ToiState};
+use crate::collision::toi::{time_of_impact, time_of_impact_triangle, Sweep, ToiState};
 use crate::error::Error;
 use crate::id::BodyId;
-use crate::shape::{Aabb, Shape};
+use crate::shape::{local_aabb, Aabb, Shape};
 use impetus_profiling::zone;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -195,7 +198,30 @@ impl World {
             if bodies.body_type[j] != BodyType::Static && bodies.bullet[j] {
                 continue;
             }
-            let other_sweep = Sweep::fixed(&bodies.transform(j));
+            let other_xf = bodies.transform(j);
+            if let Some(mesh) = other.shape.triangles() {
+                // A mesh or height field: each triangle near the swept box.
+                let mut tris = Vec::new();
+                mesh.query_aabb(&local_aabb(&bounds, &other_xf), |t| tris.push(t));
+                tris.sort_unstable();
+                for &t in &tris {
+                    let tri = mesh
+                        .triangle(t)
+                        .vertices
+                        .map(|v| other_xf.transform_point(v));
+                    for id in &bodies.shapes[i] {
+                        let shape: &Shape = &shapes.data[id.index as usize].shape;
+                        let toi =
+                            time_of_impact_triangle(shape, &sweep, tri, target, tolerance, t_min);
+                        if toi.state == ToiState::Hit && toi.t < t_min {
+                            t_min = toi.t;
+                            hit = true;
+                        }
+                    }
+                }
+                continue;
+            }
+            let other_sweep = Sweep::fixed(&other_xf);
             for id in &bodies.shapes[i] {
                 let shape: &Shape = &shapes.data[id.index as usize].shape;
                 let toi = time_of_impact(
