@@ -29,7 +29,7 @@ pub use hull::ConvexHull;
 pub use id::{BodyId, JointId, ShapeId};
 pub use joint::{JointBreak, JointDef, JointKind, Limits, Motor, Spring, SpringStiffness};
 pub use math::Transform;
-pub use mesh::{HeightField, TriMesh, Triangle};
+pub use mesh::{HeightField, TriMesh, Triangle, Triangles};
 pub use profile::Profile;
 pub use query::{QueryFilter, RayHit, ShapeHit};
 pub use shape::{Aabb, MassProperties, Shape, ShapeKind};

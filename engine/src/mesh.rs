@@ -16,8 +16,9 @@
 //! Boundary edges, edges shared by more than two triangles and convex edges are active.
 //!
 //! A [`HeightField`] is a grid of heights over the local x/z plane, two triangles per
-//! cell; it builds the same [`TriMesh`] (trading memory, 12 bytes per sample plus the tree,
-//! for one code path through collision, queries and continuous collision).
+//! cell, made on the fly with the same active-edge rule from the neighbouring heights; its
+//! queries walk the grid. [`Triangles`] puts both behind one interface for collision,
+//! queries and continuous collision.
 
 use crate::error::Error;
 use crate::math::is_finite3;
@@ -363,6 +364,24 @@ pub(crate) fn ray_triangle(o: Vec3, d: Vec3, tri: &Triangle, max_t: f32) -> Opti
     Some((t, if n.dot(d) > 0.0 { -n } else { n }))
 }
 
+/// Whether an edge shared by two consistently wound triangles (unit normals `n1`, `n2`,
+/// far corners `opp1`, `opp2`, `on_edge` a point of the edge) is active: not flat within
+/// `acos(cos_flat)` and not concave.
+#[inline]
+fn shared_edge_active(
+    n1: Vec3,
+    n2: Vec3,
+    on_edge: Vec3,
+    opp1: Vec3,
+    opp2: Vec3,
+    cos_flat: f32,
+) -> bool {
+    let flat = n1.dot(n2) >= cos_flat;
+    // Concave: each triangle's far vertex lies on the front side of the other's plane.
+    let concave = n1.dot(opp2 - on_edge) > 0.0 && n2.dot(opp1 - on_edge) > 0.0;
+    !(flat || concave)
+}
+
 /// The active-edge flags of every triangle (see the module docs).
 fn active_edges(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Vec<u8> {
     let mut edges: HashMap<(u32, u32), Vec<(u32, u8)>> = HashMap::new();
@@ -395,10 +414,7 @@ fn active_edges(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Vec<u8> {
         // flipped winding, flip the neighbour's normal to compare like with like.
         let consistent = tri1[i1 as usize] != tri2[i2 as usize];
         let n2 = if consistent { n2 } else { -n2 };
-        let flat = n1.dot(n2) >= cos_flat;
-        // Concave: each triangle's far vertex lies on the front side of the other's plane.
-        let concave = n1.dot(opp2 - on_edge) > 0.0 && n2.dot(opp1 - on_edge) > 0.0;
-        if flat || concave {
+        if !shared_edge_active(n1, n2, on_edge, opp1, opp2, cos_flat) {
             active[t1 as usize] &= !(1 << i1);
             active[t2 as usize] &= !(1 << i2);
         }
@@ -410,20 +426,22 @@ fn active_edges(vertices: &[Vec3], triangles: &[[u32; 3]]) -> Vec<u8> {
 /// Sample `(r, c)` sits at `(c · scale.x, heights[r · cols + c] · scale.y, r · scale.z)`;
 /// each cell is split into two triangles along the diagonal from `(r, c)` to
 /// `(r + 1, c + 1)`, facing +y. Cell `(r, c)` holds triangles `2 (r (cols − 1) + c)` and
-/// the next one.
+/// the next one. Triangles are made on the fly from the heights (with their active edges
+/// from the neighbouring heights), so the field costs 4 bytes a sample; queries walk the
+/// grid cells instead of a tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeightField {
     rows: usize,
     cols: usize,
     heights: Vec<f32>,
     scale: Vec3,
-    mesh: TriMesh,
+    bounds: Aabb,
 }
 
 impl HeightField {
     /// Builds a height field. Errors name the field: fewer than two rows or columns, a
-    /// height count other than `rows × cols`, non-finite heights, a scale that is not
-    /// finite and positive on every axis.
+    /// height count other than `rows × cols` (or over 2²⁹), non-finite heights, a scale
+    /// that is not finite and positive on every axis.
     pub fn new(
         rows: usize,
         cols: usize,
@@ -457,28 +475,23 @@ impl HeightField {
                 "each must be finite and positive",
             ));
         }
-        let vertices: Vec<Vec3> = (0..rows * cols)
-            .map(|k| {
-                let (r, c) = (k / cols, k % cols);
-                Vec3::new(c as f32, heights[k], r as f32) * scale
-            })
-            .collect();
-        let mut triangles = Vec::with_capacity(2 * (rows - 1) * (cols - 1));
-        for r in 0..rows - 1 {
-            for c in 0..cols - 1 {
-                let v = |r: usize, c: usize| (r * cols + c) as u32;
-                // Counter-clockwise seen from +y.
-                triangles.push([v(r, c), v(r + 1, c + 1), v(r, c + 1)]);
-                triangles.push([v(r, c), v(r + 1, c), v(r + 1, c + 1)]);
-            }
-        }
-        let mesh = TriMesh::new(vertices, triangles)?;
+        let (lo, hi) = heights
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
+        let bounds = Aabb {
+            min: Vec3::new(0.0, lo * scale.y, 0.0),
+            max: Vec3::new(
+                (cols - 1) as f32 * scale.x,
+                hi * scale.y,
+                (rows - 1) as f32 * scale.z,
+            ),
+        };
         Ok(HeightField {
             rows,
             cols,
             heights,
             scale,
-            mesh,
+            bounds,
         })
     }
 
@@ -502,9 +515,242 @@ impl HeightField {
         self.scale
     }
 
-    /// The triangles of the field, as a mesh (see the module docs).
-    pub fn mesh(&self) -> &TriMesh {
-        &self.mesh
+    /// The bounds of the field, in m (local frame).
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// The number of triangles: two per cell.
+    pub fn triangle_count(&self) -> usize {
+        2 * (self.rows - 1) * (self.cols - 1)
+    }
+
+    /// Sample `(r, c)` in m (local frame).
+    #[inline]
+    fn vertex(&self, r: usize, c: usize) -> Vec3 {
+        Vec3::new(c as f32, self.heights[r * self.cols + c], r as f32) * self.scale
+    }
+
+    /// The corners of triangle `k` (0 or 1) of cell `(r, c)`, counter-clockwise from +y.
+    #[inline]
+    fn corners(&self, r: usize, c: usize, k: usize) -> [Vec3; 3] {
+        let v = |r, c| self.vertex(r, c);
+        if k == 0 {
+            [v(r, c), v(r + 1, c + 1), v(r, c + 1)]
+        } else {
+            [v(r, c), v(r + 1, c), v(r + 1, c + 1)]
+        }
+    }
+
+    /// The triangle across edge `e` of triangle `k` of cell `(r, c)`, if any, as (cell row,
+    /// cell column, k).
+    fn neighbour(&self, r: usize, c: usize, k: usize, e: usize) -> Option<(usize, usize, usize)> {
+        let (last_r, last_c) = (self.rows - 2, self.cols - 2);
+        match (k, e) {
+            (0, 0) | (1, 2) => Some((r, c, 1 - k)),
+            (0, 1) => (c < last_c).then(|| (r, c + 1, 1)),
+            (0, _) => (r > 0).then(|| (r - 1, c, 1)),
+            (1, 0) => (c > 0).then(|| (r, c - 1, 0)),
+            _ => (r < last_r).then(|| (r + 1, c, 0)),
+        }
+    }
+
+    /// Triangle `i` with its active-edge flags (from the neighbouring triangles, as for a
+    /// [`TriMesh`]). Panics if `i` is out of range.
+    pub fn triangle(&self, i: u32) -> Triangle {
+        let i = i as usize;
+        let (cell, k) = (i / 2, i % 2);
+        let (r, c) = (cell / (self.cols - 1), cell % (self.cols - 1));
+        let v = self.corners(r, c, k);
+        let n1 = (v[1] - v[0]).cross(v[2] - v[0]).normalize_or_zero();
+        let cos_flat = FLAT_ANGLE.cos();
+        let mut active = 0b111u8;
+        for e in 0..3 {
+            let Some((r2, c2, k2)) = self.neighbour(r, c, k, e) else {
+                continue; // the rim
+            };
+            let w = self.corners(r2, c2, k2);
+            let n2 = (w[1] - w[0]).cross(w[2] - w[0]).normalize_or_zero();
+            // The neighbour's corner off the shared edge.
+            let (a, b) = (v[e], v[(e + 1) % 3]);
+            let opp2 = *w.iter().find(|&&x| x != a && x != b).unwrap_or(&w[0]);
+            if !shared_edge_active(n1, n2, a, v[(e + 2) % 3], opp2, cos_flat) {
+                active &= !(1 << e);
+            }
+        }
+        Triangle {
+            vertices: v,
+            active_edges: active,
+        }
+    }
+
+    /// The range of cells (inclusive) whose x (or z) span meets `[lo, hi]`, if any.
+    fn cell_range(lo: f32, hi: f32, spacing: f32, cells: usize) -> Option<(usize, usize)> {
+        let (a, b) = ((lo / spacing).floor(), (hi / spacing).floor());
+        if !(b >= 0.0 && a <= (cells - 1) as f32) {
+            return None;
+        }
+        Some((a.max(0.0) as usize, (b as usize).min(cells - 1)))
+    }
+
+    /// Calls `f` with every triangle whose bounds overlap `aabb` (local frame), in
+    /// ascending index order.
+    pub fn query_aabb(&self, aabb: &Aabb, mut f: impl FnMut(u32)) {
+        if !self.bounds.overlaps(aabb) {
+            return;
+        }
+        let (cols, rows) = (self.cols - 1, self.rows - 1);
+        let Some((c0, c1)) = Self::cell_range(aabb.min.x, aabb.max.x, self.scale.x, cols) else {
+            return;
+        };
+        let Some((r0, r1)) = Self::cell_range(aabb.min.z, aabb.max.z, self.scale.z, rows) else {
+            return;
+        };
+        for r in r0..=r1 {
+            for c in c0..=c1 {
+                for k in 0..2 {
+                    let [a, b, d] = self.corners(r, c, k);
+                    let bb = Aabb {
+                        min: a.min(b).min(d),
+                        max: a.max(b).max(d),
+                    };
+                    if bb.overlaps(aabb) {
+                        f((2 * (r * cols + c) + k) as u32);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The nearest hit of the ray `origin + t dir` (local frame, `dir` unit) with `t` in
+    /// `[0, max_t]`, either side: `(t, triangle, unit normal facing the ray)`. Walks the
+    /// cells under the ray in order (a 2D DDA) and stops at the first cell with a hit.
+    pub fn ray(&self, origin: Vec3, dir: Vec3, max_t: f32) -> Option<(f32, u32, Vec3)> {
+        let inv = Vec3::ONE / dir;
+        let bb = self.bounds;
+        let t1 = (bb.min - origin) * inv;
+        let t2 = (bb.max - origin) * inv;
+        let (lo, hi) = (t1.min(t2), t1.max(t2));
+        let enter = lo.x.max(lo.y).max(lo.z).max(0.0);
+        let exit = hi.x.min(hi.y).min(hi.z).min(max_t);
+        if enter > exit {
+            return None;
+        }
+        let (cols, rows) = (self.cols - 1, self.rows - 1);
+        let (sx, sz) = (self.scale.x, self.scale.z);
+        let p = origin + dir * enter;
+        let mut c = ((p.x / sx).floor().max(0.0) as usize).min(cols - 1);
+        let mut r = ((p.z / sz).floor().max(0.0) as usize).min(rows - 1);
+        // Parameter of the next cell boundary along x and z, and the step between them.
+        let next = |cell: usize, o: f32, d: f32, s: f32| {
+            if d > 0.0 {
+                ((cell + 1) as f32 * s - o) / d
+            } else if d < 0.0 {
+                (cell as f32 * s - o) / d
+            } else {
+                f32::INFINITY
+            }
+        };
+        let mut tx = next(c, origin.x, dir.x, sx);
+        let mut tz = next(r, origin.z, dir.z, sz);
+        let (dx, dz) = ((sx / dir.x).abs(), (sz / dir.z).abs());
+        loop {
+            let mut best: Option<(f32, u32, Vec3)> = None;
+            for k in 0..2 {
+                let tri = Triangle {
+                    vertices: self.corners(r, c, k),
+                    active_edges: 0,
+                };
+                if let Some((t, n)) = ray_triangle(origin, dir, &tri, max_t) {
+                    let i = (2 * (r * cols + c) + k) as u32;
+                    if best.is_none_or(|b| t < b.0) {
+                        best = Some((t, i, n));
+                    }
+                }
+            }
+            if best.is_some() {
+                return best;
+            }
+            let t_next = tx.min(tz);
+            if t_next > exit {
+                return None;
+            }
+            if tx <= tz {
+                if dir.x > 0.0 && c + 1 < cols {
+                    c += 1;
+                } else if dir.x < 0.0 && c > 0 {
+                    c -= 1;
+                } else {
+                    return None;
+                }
+                tx += dx;
+            } else {
+                if dir.z > 0.0 && r + 1 < rows {
+                    r += 1;
+                } else if dir.z < 0.0 && r > 0 {
+                    r -= 1;
+                } else {
+                    return None;
+                }
+                tz += dz;
+            }
+        }
+    }
+}
+
+/// The triangles of a mesh or a height field, behind one interface.
+#[derive(Clone, Copy, Debug)]
+pub enum Triangles<'a> {
+    /// A triangle mesh.
+    Mesh(&'a TriMesh),
+    /// A height field.
+    Field(&'a HeightField),
+}
+
+impl Triangles<'_> {
+    /// The number of triangles.
+    #[inline]
+    pub fn triangle_count(&self) -> usize {
+        match self {
+            Triangles::Mesh(m) => m.triangle_count(),
+            Triangles::Field(f) => f.triangle_count(),
+        }
+    }
+
+    /// Triangle `i` (see [`TriMesh::triangle`], [`HeightField::triangle`]).
+    #[inline]
+    pub fn triangle(&self, i: u32) -> Triangle {
+        match self {
+            Triangles::Mesh(m) => m.triangle(i),
+            Triangles::Field(f) => f.triangle(i),
+        }
+    }
+
+    /// The bounds, in m (local frame).
+    #[inline]
+    pub fn bounds(&self) -> Aabb {
+        match self {
+            Triangles::Mesh(m) => m.bounds(),
+            Triangles::Field(f) => f.bounds(),
+        }
+    }
+
+    /// Calls `f` with the triangles whose bounds overlap `aabb` (local frame).
+    #[inline]
+    pub fn query_aabb(&self, aabb: &Aabb, f: impl FnMut(u32)) {
+        match self {
+            Triangles::Mesh(m) => m.query_aabb(aabb, f),
+            Triangles::Field(h) => h.query_aabb(aabb, f),
+        }
+    }
+
+    /// The nearest ray hit (see [`TriMesh::ray`]).
+    #[inline]
+    pub fn ray(&self, origin: Vec3, dir: Vec3, max_t: f32) -> Option<(f32, u32, Vec3)> {
+        match self {
+            Triangles::Mesh(m) => m.ray(origin, dir, max_t),
+            Triangles::Field(f) => f.ray(origin, dir, max_t),
+        }
     }
 }
 
@@ -564,16 +810,81 @@ mod tests {
         let bad = Vec3::new(1.0, 0.0, 1.0);
         assert!(msg(HeightField::new(2, 2, vec![0.0; 4], bad)).contains("::scale"));
         let f = HeightField::new(3, 4, vec![0.5; 12], Vec3::new(2.0, 2.0, 1.0)).unwrap();
-        assert_eq!(f.mesh().triangle_count(), 2 * 2 * 3);
-        let b = f.mesh().bounds();
+        assert_eq!(f.triangle_count(), 2 * 2 * 3);
+        let b = f.bounds();
         assert_eq!(
             (b.min, b.max),
             (Vec3::new(0.0, 1.0, 0.0), Vec3::new(6.0, 1.0, 2.0))
         );
         // Facing +y.
         for t in 0..12 {
-            assert!(f.mesh().triangle(t).normal().y > 0.999);
+            assert!(f.triangle(t).normal().y > 0.999);
         }
+    }
+
+    /// The height field's on-the-fly triangles, active edges, box queries and rays equal
+    /// those of a `TriMesh` built from the same grid (flat patches, ridges and valleys).
+    #[test]
+    fn height_field_matches_the_same_grid_as_a_mesh() {
+        let mut rng = Rng::new(19);
+        let (rows, cols) = (9, 13);
+        // Heights in steps of 0.5: flat patches (inactive edges) among slopes.
+        let heights: Vec<f32> = (0..rows * cols)
+            .map(|_| (rng.range(0.0, 3.0) * 2.0).floor() * 0.5)
+            .collect();
+        let scale = Vec3::new(0.7, 1.3, 0.9);
+        let f = HeightField::new(rows, cols, heights.clone(), scale).unwrap();
+        let v: Vec<Vec3> = (0..rows * cols)
+            .map(|k| Vec3::new((k % cols) as f32, heights[k], (k / cols) as f32) * scale)
+            .collect();
+        let mut t = Vec::new();
+        for r in 0..rows - 1 {
+            for c in 0..cols - 1 {
+                let id = |r: usize, c: usize| (r * cols + c) as u32;
+                t.push([id(r, c), id(r + 1, c + 1), id(r, c + 1)]);
+                t.push([id(r, c), id(r + 1, c), id(r + 1, c + 1)]);
+            }
+        }
+        let m = TriMesh::new(v, t).unwrap();
+        assert_eq!(f.triangle_count(), m.triangle_count());
+        assert_eq!(f.bounds(), m.bounds());
+        let mut inactive = 0;
+        for i in 0..m.triangle_count() as u32 {
+            assert_eq!(f.triangle(i), m.triangle(i), "triangle {i}");
+            inactive += (0..3).filter(|&e| !m.triangle(i).edge_active(e)).count();
+        }
+        assert!(inactive > 50, "{inactive}");
+        let size = m.bounds().max;
+        let mut hits = 0;
+        for _ in 0..500 {
+            let c = Vec3::new(
+                rng.range(-1.0, size.x + 1.0),
+                rng.range(-0.5, 2.0),
+                rng.range(-1.0, size.z + 1.0),
+            );
+            let bb = Aabb {
+                min: c - Vec3::splat(rng.range(0.05, 2.0)),
+                max: c + Vec3::splat(rng.range(0.05, 2.0)),
+            };
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            f.query_aabb(&bb, |i| a.push(i));
+            m.query_aabb(&bb, |i| b.push(i));
+            b.sort_unstable();
+            assert_eq!(a, b);
+            let o = Vec3::new(
+                rng.range(-2.0, size.x + 2.0),
+                rng.range(-1.0, 4.0),
+                rng.range(-2.0, size.z + 2.0),
+            );
+            let d = rng.direction();
+            let (x, y) = (f.ray(o, d, 20.0), m.ray(o, d, 20.0));
+            hits += y.is_some() as usize;
+            assert_eq!(x.map(|h| h.1), y.map(|h| h.1), "{o} {d}");
+            if let (Some(x), Some(y)) = (x, y) {
+                assert_eq!((x.0, x.2), (y.0, y.2));
+            }
+        }
+        assert!(hits > 100, "{hits}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use glam::Vec3;
 use std::sync::Arc;
 
 pub use crate::hull::ConvexHull;
-pub use crate::mesh::{HeightField, TriMesh};
+pub use crate::mesh::{HeightField, TriMesh, Triangles};
 
 /// The geometry of a shape, in the body's local frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -159,10 +159,10 @@ impl Shape {
 
     /// The triangles of a mesh or height field (`None` for other shapes).
     #[inline]
-    pub fn triangles(&self) -> Option<&TriMesh> {
+    pub fn triangles(&self) -> Option<Triangles<'_>> {
         match self {
-            Shape::Mesh { mesh } => Some(mesh),
-            Shape::HeightField { field } => Some(field.mesh()),
+            Shape::Mesh { mesh } => Some(Triangles::Mesh(mesh)),
+            Shape::HeightField { field } => Some(Triangles::Field(field)),
             _ => None,
         }
     }
@@ -287,7 +287,7 @@ impl Shape {
                 Aabb { min, max }
             }
             Shape::Mesh { .. } | Shape::HeightField { .. } => {
-                let bb = self.triangles().map_or_else(Aabb::default, TriMesh::bounds);
+                let bb = self.triangles().map_or_else(Aabb::default, |t| t.bounds());
                 transformed_aabb(&bb, xf)
             }
         }
@@ -340,7 +340,7 @@ impl Shape {
             Shape::Hull { ref hull } => hull.bounding_radius(),
             Shape::Plane { .. } => 0.0,
             Shape::Mesh { .. } | Shape::HeightField { .. } => {
-                let bb = self.triangles().map_or_else(Aabb::default, TriMesh::bounds);
+                let bb = self.triangles().map_or_else(Aabb::default, |t| t.bounds());
                 bb.min.abs().max(bb.max.abs()).length()
             }
         }
