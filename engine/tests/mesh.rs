@@ -536,3 +536,55 @@ fn queries_see_meshes() {
         .unwrap_err();
     assert!(e.to_string().contains("shape"), "{e}");
 }
+
+/// Every convex shape dropped turned onto a mesh and onto a height field comes to rest
+/// where it rests on a plane (within 2 mm), across seams.
+#[test]
+fn every_shape_rests_on_triangles_as_on_a_plane() {
+    let rock: Vec<Vec3> = (0..24)
+        .map(|k| {
+            let a = k as f32 * 2.4;
+            let y = (k as f32 / 23.0) * 2.0 - 1.0;
+            let r = (1.0 - y * y).sqrt();
+            Vec3::new(r * a.cos() * 0.5, y * 0.35, r * a.sin() * 0.4)
+        })
+        .collect();
+    let hull = Arc::new(impetus::ConvexHull::new(&rock).unwrap());
+    let shapes = [
+        ShapeDef::sphere(0.3),
+        ShapeDef::capsule(0.4, 0.2),
+        ShapeDef::cuboid(Vec3::new(0.4, 0.2, 0.3)),
+        ShapeDef::hull(hull),
+    ];
+    let field = Arc::new(HeightField::new(9, 9, vec![0.0; 81], Vec3::ONE).unwrap());
+    let grounds = [
+        (ShapeDef::plane(Vec3::Y, 0.0), Vec3::ZERO),
+        (ShapeDef::mesh(Arc::new(grid(8, 8.0))), Vec3::ZERO),
+        (ShapeDef::height_field(field), Vec3::new(-4.0, 0.0, -4.0)),
+    ];
+    for shape in &shapes {
+        let mut rest = Vec::new();
+        for (ground, at) in &grounds {
+            let mut w = world(1);
+            let g = static_body(&mut w, *at);
+            w.add_shape(g, ground).unwrap();
+            // Over the seam at x = z = 0 (and the diagonals), turned about y.
+            let b = w
+                .create_body(&BodyDef {
+                    position: Vec3::new(0.02, 1.0, -0.03),
+                    rotation: Quat::from_rotation_y(0.7) * Quat::from_rotation_z(1.2),
+                    ..Default::default()
+                })
+                .unwrap();
+            w.add_shape(b, shape).unwrap();
+            for _ in 0..240 {
+                w.step(DT).unwrap();
+            }
+            assert!(w.linear_velocity(b).unwrap().length() < 0.05, "{shape:?}");
+            rest.push(w.body_position(b).unwrap().y);
+        }
+        for y in &rest[1..] {
+            assert!((y - rest[0]).abs() < 2.0e-3, "{:?}: {rest:?}", shape.shape);
+        }
+    }
+}

@@ -38,7 +38,12 @@
 //!
 //! # Solids
 //!
-//! Every shape is solid, planes included (a plane is the half-space below it). A ray or a
+//! Meshes and height fields are surfaces, two-sided: rays hit their nearest triangle from
+//! either side (through the mesh's tree or the field's grid), shape casts and shape
+//! overlaps test the triangles near the cast or overlapping shape, and no point is inside
+//! them. They cannot be query shapes themselves.
+//!
+//! Every other shape is solid, planes included (a plane is the half-space below it). A ray or a
 //! shape cast that *starts* inside or touching a shape hits it at fraction 0, at the ray's
 //! origin (the cast shape's position), with the normal opposite the direction of travel.
 //! This is Rapier's `solid = true`; Box2D instead ignores shapes that contain the origin.
