@@ -132,6 +132,7 @@ pub(crate) fn collide_triangle(
                 hull: unit_cube(),
                 scale: half_extents,
             },
+            Some(half_extents),
             &t,
             speculative,
             &mut m,
@@ -142,6 +143,7 @@ pub(crate) fn collide_triangle(
                 hull,
                 scale: Vec3::ONE,
             },
+            None,
             &t,
             speculative,
             &mut m,
@@ -347,7 +349,14 @@ fn tri_interval(t: &Tri, u: Vec3) -> (f32, f32) {
 }
 
 /// Polytope A at the origin against the triangle: SAT, then clipping (see the module docs).
-fn poly_triangle(a: &Shape, pa: Poly, t: &Tri, speculative: f32, out: &mut Manifold) {
+fn poly_triangle(
+    a: &Shape,
+    pa: Poly,
+    half: Option<Vec3>,
+    t: &Tri,
+    speculative: f32,
+    out: &mut Manifold,
+) {
     // Triangle face axis, towards A's centre: the height of A's lowest point above the
     // triangle's plane.
     let up = t.up(Vec3::ZERO);
@@ -368,7 +377,17 @@ fn poly_triangle(a: &Shape, pa: Poly, t: &Tri, speculative: f32, out: &mut Manif
     if face.1 >= speculative {
         return;
     }
-    // Edge axes: A's edges against the triangle's, oriented from A to the triangle.
+    // Edge axes: A's edges against the triangle's, oriented from A to the triangle. Only
+    // an edge axis better than every face axis can matter (see below), so the others are
+    // skipped before the costlier Minkowski-face test.
+    let best_face = sep_tri.max(face.1);
+    let interval = |u: Vec3| match half {
+        Some(h) => {
+            let r = h.dot(u.abs());
+            (-r, r)
+        }
+        None => (u.dot(pa.support(-u)), u.dot(pa.support(u))),
+    };
     let mut edge: Option<(usize, usize, Vec3, f32)> = None;
     for (i, ea) in pa.hull.edges().iter().enumerate() {
         let a0 = pa.vertex(ea.vertices[0] as usize);
@@ -382,25 +401,23 @@ fn poly_triangle(a: &Shape, pa: Poly, t: &Tri, speculative: f32, out: &mut Manif
             }
             let u = axis / len;
             let (tmin, tmax) = tri_interval(t, u);
-            let (amax, amin) = (u.dot(pa.support(u)), u.dot(pa.support(-u)));
-            let (sep, u) = if tmin - amax >= amin - tmax {
-                (tmin - amax, u)
+            let (amin, amax) = interval(u);
+            let (sep, u, top, low) = if tmin - amax >= amin - tmax {
+                (tmin - amax, u, amax, tmin)
             } else {
-                (amin - tmax, -u)
+                (amin - tmax, -u, -amin, -tmax)
             };
-            // Only pairs whose edges are the extreme features along the axis (a face of
-            // the Minkowski difference): A's edge on A's support plane, the triangle's on
-            // its own.
-            let b0 = t.v[j];
-            let (top, low) = (u.dot(pa.support(u)), u.dot(b0).min(u.dot(b0 + db)));
-            let tol = 1.0e-4 * (1.0 + top.abs() + low.abs());
-            let a_top = u.dot(a0).min(u.dot(a0 + da)) >= top - tol;
-            let t_low = u.dot(b0).max(u.dot(b0 + db)) <= tri_interval(t, u).0 + tol;
-            let _ = low;
-            if !(a_top && t_low && lines_cross(a0, da, b0, db)) {
+            if sep <= best_face || edge.is_some_and(|e| sep <= e.3) {
                 continue;
             }
-            if edge.is_none_or(|e| sep > e.3) {
+            // Only pairs whose edges are the extreme features along the axis (a face of
+            // the Minkowski difference): A's edge on A's support plane, the triangle's on
+            // its own, crossing each other.
+            let b0 = t.v[j];
+            let tol = 1.0e-4 * (1.0 + top.abs() + low.abs());
+            let a_top = u.dot(a0).min(u.dot(a0 + da)) >= top - tol;
+            let t_low = u.dot(b0).max(u.dot(b0 + db)) <= low + tol;
+            if a_top && t_low && lines_cross(a0, da, b0, db) {
                 edge = Some((i, j, u, sep));
             }
         }
@@ -411,7 +428,6 @@ fn poly_triangle(a: &Shape, pa: Poly, t: &Tri, speculative: f32, out: &mut Manif
         }
     }
     // Which axis makes the contact; inactive triangle features fall back to the face.
-    let best_face = sep_tri.max(face.1);
     if let Some(e) = edge {
         if e.3 > best_face + LINEAR_SLOP {
             if t.edge_active(e.1) && normal_allowed(t, up, e.2) {
