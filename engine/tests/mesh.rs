@@ -61,18 +61,36 @@ fn grid(n: usize, size: f32) -> TriMesh {
 /// along (1, 0, 0.3): its heights over the slide, once it has settled, and the distance
 /// it slid.
 fn slide(ground: ShapeDef, ground_at: Vec3) -> (Vec<f32>, f32) {
+    slide_shape(
+        ground,
+        ground_at,
+        ShapeDef::cuboid(Vec3::splat(0.5)),
+        Quat::IDENTITY,
+        0.5,
+    )
+}
+
+/// `shape` (turned by `rotation`, resting `rest` m above the ground) pushed as in
+/// [`slide`].
+fn slide_shape(
+    ground: ShapeDef,
+    ground_at: Vec3,
+    shape: ShapeDef,
+    rotation: Quat,
+    rest: f32,
+) -> (Vec<f32>, f32) {
     let mut w = world(1);
     let g = static_body(&mut w, ground_at);
     w.add_shape(g, &ground.with_friction(0.1)).unwrap();
-    let start = Vec3::new(-4.3, 0.5, 0.2);
+    let start = Vec3::new(-4.3, rest, 0.2);
     let b = w
         .create_body(&BodyDef {
             position: start,
+            rotation,
             ..Default::default()
         })
         .unwrap();
-    w.add_shape(b, &ShapeDef::cuboid(Vec3::splat(0.5)).with_friction(0.1))
-        .unwrap();
+    w.add_shape(b, &shape.with_friction(0.1)).unwrap();
     for _ in 0..60 {
         w.step(DT).unwrap();
     }
@@ -117,6 +135,46 @@ fn box_slides_across_seams_without_bumps() {
             .fold((f32::MAX, f32::MIN), |(lo, hi), &h| (lo.min(h), hi.max(h)));
         assert!(worst < 1.0e-3, "{name}: {worst} m from the plane's slide");
         assert!(hi - lo < 1.0e-3, "{name}: heights {lo}..{hi}");
+    }
+}
+
+/// A capsule lying on its side and a flat-bottomed hull slide across the same mesh seams
+/// as smoothly as on a plane.
+#[test]
+fn capsule_and_hull_slide_across_seams_without_bumps() {
+    let pts: Vec<Vec3> = (0..8)
+        .map(|k| {
+            let a = k as f32 * std::f32::consts::FRAC_PI_4 + 0.2;
+            Vec3::new(0.5 * a.cos(), 0.0, 0.5 * a.sin())
+        })
+        .flat_map(|p| [p, p + Vec3::new(0.0, 0.4, 0.0)])
+        .collect();
+    let hull = Arc::new(impetus::ConvexHull::new(&pts).unwrap());
+    let cases = [
+        (
+            "capsule",
+            ShapeDef::capsule(0.5, 0.25),
+            Quat::from_rotation_z(std::f32::consts::FRAC_PI_2),
+            0.25,
+        ),
+        ("hull", ShapeDef::hull(hull), Quat::IDENTITY, 0.2),
+    ];
+    for (name, shape, rotation, rest) in cases {
+        let plane = ShapeDef::plane(Vec3::Y, 0.0);
+        let (on_plane, dist_plane) = slide_shape(plane, Vec3::ZERO, shape.clone(), rotation, rest);
+        let mesh = ShapeDef::mesh(Arc::new(grid(20, 20.0)));
+        let (heights, dist) = slide_shape(mesh, Vec3::ZERO, shape, rotation, rest);
+        assert!(dist > 2.0, "{name}: slid {dist} m");
+        assert!(
+            (dist - dist_plane).abs() < 0.05,
+            "{name}: {dist} vs {dist_plane}"
+        );
+        let worst = heights
+            .iter()
+            .zip(&on_plane)
+            .map(|(h, p)| (h - p).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1.0e-3, "{name}: {worst} m from the plane's slide");
     }
 }
 

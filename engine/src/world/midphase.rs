@@ -9,8 +9,8 @@
 //! diffed against the parent's children: a new triangle gets an ordinary [`Contact`] with
 //! `child` = the triangle (created in triangle order), a vanished one is destroyed as a
 //! broadphase pair's end would be (end of touch, colour released). The queries run in
-//! parallel, the changes serially in mesh-pair order, so the result does not depend on
-//! the thread count.
+//! parallel, the changes serially in parent-contact order, so the result does not depend
+//! on the thread count.
 //!
 //! Children are ordinary contacts for the narrowphase (`collide_triangle`), colouring,
 //! the solver, islands, sleep, hit events and the contact modifier. Contact begin and end
@@ -162,9 +162,10 @@ impl World {
         }
         let (bodies, shapes, contacts) = (&self.bodies, &self.shapes, &self.contacts.contacts);
         let sleep = self.def.enable_sleep;
-        let listed: Vec<u32> = (0..self.mesh_pairs.list.len() as u32)
+        let pairs = &self.mesh_pairs.list;
+        let mut listed: Vec<u32> = (0..pairs.len() as u32)
             .filter(|&i| {
-                let pair = &self.mesh_pairs.list[i as usize];
+                let pair = &pairs[i as usize];
                 if !pair.alive {
                     return false;
                 }
@@ -172,6 +173,8 @@ impl World {
                 !sleep || bodies.body_type[b] != BodyType::Dynamic || bodies.awake[b]
             })
             .collect();
+        // Changes are applied in parent-contact order.
+        listed.sort_unstable_by_key(|&i| pairs[i as usize].contact);
         let query = |&i: &u32| {
             let c = &contacts[self.mesh_pairs.list[i as usize].contact as usize];
             let (sa, sb) = (
