@@ -646,3 +646,38 @@ fn every_shape_rests_on_triangles_as_on_a_plane() {
         }
     }
 }
+
+/// A fast box sliding across a flat mesh (displacement per step well over half its size,
+/// so it is swept every step) travels as far as on a plane: the sweep does not stop it at
+/// each triangle it slides onto.
+#[test]
+fn fast_sliding_box_is_not_paused_by_the_sweep() {
+    let travel = |ground: ShapeDef| {
+        let mut w = world(1);
+        let g = static_body(&mut w, Vec3::ZERO);
+        w.add_shape(g, &ground.with_friction(0.0)).unwrap();
+        let b = w
+            .create_body(&BodyDef {
+                position: Vec3::new(-40.0, 0.5, 0.3),
+                ..Default::default()
+            })
+            .unwrap();
+        w.add_shape(b, &ShapeDef::cuboid(Vec3::splat(0.5)).with_friction(0.0))
+            .unwrap();
+        for _ in 0..30 {
+            w.step(DT).unwrap();
+        }
+        w.set_linear_velocity(b, Vec3::new(40.0, 0.0, 10.0))
+            .unwrap();
+        for _ in 0..60 {
+            w.step(DT).unwrap();
+        }
+        let p = w.body_position(b).unwrap();
+        (p.x + 40.0, p.y)
+    };
+    let (on_plane, _) = travel(ShapeDef::plane(Vec3::Y, 0.0));
+    let (on_mesh, y) = travel(ShapeDef::mesh(Arc::new(grid(50, 100.0))));
+    assert!((on_plane - 40.0).abs() < 0.5, "{on_plane}");
+    assert!((on_mesh - on_plane).abs() < 0.05, "{on_mesh} vs {on_plane}");
+    assert!((y - 0.5).abs() < 0.01, "{y}");
+}
