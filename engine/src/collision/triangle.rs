@@ -5,24 +5,29 @@
 //! shape's centre is on is "up".
 //!
 //! - Sphere and capsule: the exact closest points of the core (a point or a segment) and the
-//!   triangle (Ericson, *Real-Time Collision Detection* §5.1.5 and §5.1.9). A capsule whose
-//!   closest triangle feature is the face (or which crosses the triangle) is clipped against
-//!   the triangle's side planes and gets up to two points along the face normal, so a
-//!   capsule lying on a floor rests on both ends.
-//! - Box and hull: the separating-axis test over the triangle normal, A's face normals and
-//!   the cross products of A's edges with the triangle's edges (exact for polytopes: the
-//!   largest separation over these axes is the distance when separated and the least
-//!   penetration when not). A triangle-face axis (preferred within [`FACE_SWITCH_TOL`]) clips
-//!   A's incident face against the triangle's side planes; an A-face axis clips the triangle
-//!   against the face's side planes (Sutherland–Hodgman, as `hull.rs` does); an edge axis
-//!   clearly better than both gives one point between the edges. Points within the
-//!   speculative distance are reduced to four (`reduce.rs`).
+//!   triangle (Ericson, *Real-Time Collision Detection* §5.1.5 and §5.1.9), one point. A
+//!   capsule lying along the face (axis within ~3° of its plane) or piercing it is clipped
+//!   against the triangle's side planes instead and gets up to two points along the face
+//!   normal, so a capsule lying on a floor rests on both ends.
+//! - Box and hull: the separating-axis test over the triangle normal (towards A), A's face
+//!   normals and the cross products of A's edges with the triangle's edges that form faces
+//!   of the Minkowski difference. A triangle-face axis (preferred within
+//!   [`FACE_SWITCH_TOL`]) clips A's incident face against the triangle's side planes; an
+//!   A-face axis clips the triangle against the face's side planes (Sutherland–Hodgman, as
+//!   `hull.rs` does); an edge axis clearly better than both gives one point between the
+//!   edges. Points within the speculative distance are reduced to four (`reduce.rs`). When
+//!   clipping and the edges find nothing although the axes allow a contact (closest
+//!   features beside both faces), GJK's closest points give one point.
 //!
-//! Internal edges (Jolt's "active edges"): when the chosen normal comes from a triangle edge
-//! flagged inactive (shared with a coplanar or concave neighbour), or from a vertex whose two
-//! edges are inactive, the triangle's face normal is used instead and the separations are
-//! measured along it. Then a box sliding across the seam of two flat triangles sees the
-//! floor's normal from both, never the seam's edge normal that would kick it up.
+//! Internal edges (Jolt's "active edges"): a normal that comes from a triangle edge flagged
+//! inactive (shared with a coplanar or concave neighbour) or from a vertex whose two edges
+//! are inactive is replaced by the triangle's face normal, with the separations measured
+//! along it. For spheres and capsules the feature is the closest one; for boxes and hulls a
+//! normal other than the face's must lean out of the triangle past an active edge (outside
+//! that edge's side plane), else the face normal is used. Then a box sliding across the seam
+//! of two flat triangles sees the floor's normal from both, never the seam's edge normal
+//! that would kick it up. (Pushing along the face normal is always safe there: beyond a
+//! coplanar or concave seam the neighbour's plane is level with or below this one's.)
 //!
 //! Feature ids: A's feature codes as in `hull.rs` (vertex `v`, edge `64 + 64 v0 + v1`, face
 //! `8192 + f`) in the low 16 bits, the triangle's (vertex `i`, edge `3 + i`, face 6) shifted
