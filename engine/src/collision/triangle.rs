@@ -26,8 +26,9 @@
 //! normal other than the face's must lean out of the triangle past an active edge (outside
 //! that edge's side plane), else the face normal is used. Then a box sliding across the seam
 //! of two flat triangles sees the floor's normal from both, never the seam's edge normal
-//! that would kick it up. (Pushing along the face normal is always safe there: beyond a
-//! coplanar or concave seam the neighbour's plane is level with or below this one's.)
+//! that would kick it up. (Measuring along the face normal is safe there: extended past a
+//! coplanar or concave seam, this triangle's plane runs level with or beneath the
+//! neighbour, so it never reports a contact the neighbour's surface would not.)
 //!
 //! Feature ids: A's feature codes as in `hull.rs` (vertex `v`, edge `64 + 64 v0 + v1`, face
 //! `8192 + f`) in the low 16 bits, the triangle's (vertex `i`, edge `3 + i`, face 6) shifted
