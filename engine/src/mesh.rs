@@ -16,8 +16,8 @@
 //! Boundary edges, edges shared by more than two triangles and convex edges are active.
 //!
 //! A [`HeightField`] is a grid of heights over the local x/z plane, two triangles per
-//! cell, made on the fly with the same active-edge rule from the neighbouring heights; its
-//! queries walk the grid. [`Triangles`] puts both behind one interface for collision,
+//! cell, made on the fly from the heights (their active-edge flags, by the same rule, are
+//! computed once); its queries walk the grid. [`Triangles`] puts both behind one interface for collision,
 //! queries and continuous collision.
 
 use crate::error::Error;

@@ -395,9 +395,13 @@ fn poly_triangle(
         None => (u.dot(pa.support(-u)), u.dot(pa.support(u))),
     };
     let mut edge: Option<(usize, usize, Vec3, f32)> = None;
-    for (i, ea) in pa.hull.edges().iter().enumerate() {
-        let a0 = pa.vertex(ea.vertices[0] as usize);
-        let da = pa.vertex(ea.vertices[1] as usize) - a0;
+    let edges = pa.hull.edges();
+    // `group`: edges of A along one direction (a box's four parallel edges share their
+    // axes, so they are tested once and the supporting one picked; a hull's edges alone).
+    let mut consider = |group: &[u16]| {
+        let e0 = edges[group[0] as usize];
+        let a0 = pa.vertex(e0.vertices[0] as usize);
+        let da = pa.vertex(e0.vertices[1] as usize) - a0;
         for j in 0..3 {
             let db = t.v[(j + 1) % 3] - t.v[j];
             let axis = da.cross(db);
@@ -421,11 +425,27 @@ fn poly_triangle(
             // its own, crossing each other.
             let b0 = t.v[j];
             let tol = 1.0e-4 * (1.0 + top.abs() + low.abs());
-            let a_top = u.dot(a0).min(u.dot(a0 + da)) >= top - tol;
-            let t_low = u.dot(b0).max(u.dot(b0 + db)) <= low + tol;
-            if a_top && t_low && lines_cross(a0, da, b0, db) {
-                edge = Some((i, j, u, sep));
+            if u.dot(b0).max(u.dot(b0 + db)) > low + tol {
+                continue;
             }
+            for &i in group {
+                let ea = edges[i as usize];
+                let a0 = pa.vertex(ea.vertices[0] as usize);
+                let da = pa.vertex(ea.vertices[1] as usize) - a0;
+                if u.dot(a0).min(u.dot(a0 + da)) >= top - tol && lines_cross(a0, da, b0, db) {
+                    edge = Some((i as usize, j, u, sep));
+                    break;
+                }
+            }
+        }
+    };
+    if half.is_some() {
+        for group in box_edge_groups() {
+            consider(group);
+        }
+    } else {
+        for i in 0..edges.len() {
+            consider(&[i as u16]);
         }
     }
     if let Some(e) = edge {
@@ -479,6 +499,34 @@ fn poly_triangle(
 
 /// The feature id of a point from GJK's closest points (clear of the feature codes).
 const GJK_ID: u32 = 0x3FFF | 0x3F << 16;
+
+/// The unit cube's edges grouped by direction (x, y, z), each group in index order.
+fn box_edge_groups() -> &'static [[u16; 4]; 3] {
+    static GROUPS: std::sync::OnceLock<[[u16; 4]; 3]> = std::sync::OnceLock::new();
+    GROUPS.get_or_init(|| {
+        let cube = unit_cube();
+        let mut groups = [[0u16; 4]; 3];
+        let mut len = [0usize; 3];
+        for (i, e) in cube.edges().iter().enumerate() {
+            let d =
+                cube.vertices()[e.vertices[1] as usize] - cube.vertices()[e.vertices[0] as usize];
+            let d = d.abs();
+            let axis = if d.x >= d.y && d.x >= d.z {
+                0
+            } else if d.y >= d.z {
+                1
+            } else {
+                2
+            };
+            if len[axis] < 4 {
+                groups[axis][len[axis]] = i as u16;
+                len[axis] += 1;
+            }
+        }
+        debug_assert_eq!(len, [4; 3], "a cube has four edges along each axis");
+        groups
+    })
+}
 
 /// Whether the segments `p1 + s d1` and `p2 + t d2` cross when seen along `d1 × d2`: the
 /// closest points of their lines lie within both (so the pair is a face of the Minkowski

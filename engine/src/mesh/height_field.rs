@@ -10,9 +10,9 @@ use glam::Vec3;
 /// Sample `(r, c)` sits at `(c · scale.x, heights[r · cols + c] · scale.y, r · scale.z)`;
 /// each cell is split into two triangles along the diagonal from `(r, c)` to
 /// `(r + 1, c + 1)`, facing +y. Cell `(r, c)` holds triangles `2 (r (cols − 1) + c)` and
-/// the next one. Triangles are made on the fly from the heights (with their active edges
-/// from the neighbouring heights), so the field costs 4 bytes a sample; queries walk the
-/// grid cells instead of a tree.
+/// the next one. Triangles are made on the fly from the heights, with active-edge flags
+/// computed once from the neighbouring heights, so the field costs about 5 bytes a sample;
+/// queries walk the grid cells instead of a tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeightField {
     rows: usize,
@@ -20,6 +20,8 @@ pub struct HeightField {
     heights: Vec<f32>,
     scale: Vec3,
     bounds: Aabb,
+    /// Per cell, the active-edge bits of its two triangles (bits 0–2 and 3–5).
+    active: Vec<u8>,
 }
 
 impl HeightField {
@@ -70,13 +72,23 @@ impl HeightField {
                 (rows - 1) as f32 * scale.z,
             ),
         };
-        Ok(HeightField {
+        let mut field = HeightField {
             rows,
             cols,
             heights,
             scale,
             bounds,
-        })
+            active: Vec::new(),
+        };
+        // The active-edge flags, once: 1 byte a cell (3 bits a triangle) rather than the
+        // neighbours' normals at every use (6% of mesh_pile's step when made on the fly).
+        field.active = (0..(rows - 1) * (cols - 1))
+            .map(|cell| {
+                let (r, c) = (cell / (cols - 1), cell % (cols - 1));
+                field.edge_flags(r, c, 0) | field.edge_flags(r, c, 1) << 3
+            })
+            .collect();
+        Ok(field)
     }
 
     /// Rows (along local z).
@@ -145,6 +157,14 @@ impl HeightField {
         let i = i as usize;
         let (cell, k) = (i / 2, i % 2);
         let (r, c) = (cell / (self.cols - 1), cell % (self.cols - 1));
+        Triangle {
+            vertices: self.corners(r, c, k),
+            active_edges: (self.active[cell] >> (3 * k)) & 0b111,
+        }
+    }
+
+    /// The active-edge bits of triangle `k` of cell `(r, c)`, from its neighbours.
+    fn edge_flags(&self, r: usize, c: usize, k: usize) -> u8 {
         let v = self.corners(r, c, k);
         let n1 = (v[1] - v[0]).cross(v[2] - v[0]).normalize_or_zero();
         let cos_flat = FLAT_ANGLE.cos();
@@ -162,10 +182,7 @@ impl HeightField {
                 active &= !(1 << e);
             }
         }
-        Triangle {
-            vertices: v,
-            active_edges: active,
-        }
+        active
     }
 
     /// The range of cells (inclusive) whose x (or z) span meets `[lo, hi]`, if any.
