@@ -68,6 +68,10 @@ struct Tri {
     /// Unit normal, counter-clockwise about the corners.
     n: Vec3,
     active: u8,
+    /// The side planes' clipping slop: `CLIP_SLOP` times the sine of the sharpest corner,
+    /// so that a sliver's nearly parallel side planes do not let clipped points wander far
+    /// past its tip (slop / sin of the corner's angle).
+    slop: f32,
 }
 
 impl Tri {
@@ -120,10 +124,14 @@ pub(crate) fn collide_triangle(
     if n == Vec3::ZERO {
         return;
     }
+    let sin = |a: Vec3, b: Vec3| a.cross(b).length() / (a.length() * b.length());
+    let (e0, e1, e2) = (v[1] - v[0], v[2] - v[1], v[0] - v[2]);
+    let sharpest = sin(e0, -e2).min(sin(e1, -e0)).min(sin(e2, -e1));
     let t = Tri {
         v,
         n,
         active: tri.active_edges,
+        slop: CLIP_SLOP * sharpest.clamp(0.0, 1.0),
     };
     let mut m = Manifold::default();
     match *a {
@@ -287,7 +295,7 @@ fn capsule_triangle(h: f32, r: f32, t: &Tri, speculative: f32, out: &mut Manifol
         let mut empty = false;
         for j in 0..3 {
             let side = t.side(j);
-            let dist0 = side.dot(p0 - t.v[j]) - CLIP_SLOP;
+            let dist0 = side.dot(p0 - t.v[j]) - t.slop;
             let rate = side.dot(seg);
             let id = 2 + j as u32;
             if rate.abs() <= 1.0e-9 {
@@ -659,11 +667,7 @@ fn tri_face_contact(
     }
     let planes = (0..3).map(|j| {
         let side = t.side(j);
-        (
-            side,
-            side.dot(t.v[j]) + CLIP_SLOP,
-            (TRI_EDGE + j as u32) << 16,
-        )
+        (side, side.dot(t.v[j]) + t.slop, (TRI_EDGE + j as u32) << 16)
     });
     let len = clip(&mut poly, len, planes);
     let plane = up.dot(t.v[0]);
@@ -686,7 +690,7 @@ fn tri_face_contact(
     let mut extra = None;
     if deepest > sep_tri + CLIP_MISS_TOL {
         let p = pa.vertex(deep_v);
-        let inside = (0..3).all(|j| t.side(j).dot(p - t.v[j]) <= CLIP_SLOP);
+        let inside = (0..3).all(|j| t.side(j).dot(p - t.v[j]) <= t.slop);
         let separation = up.dot(p) - plane;
         if inside && separation < speculative {
             extra = Some(Candidate {

@@ -375,3 +375,57 @@ fn resting_box_ids_are_stable() {
         assert_eq!(ids(&m), ids(&m0));
     }
 }
+
+/// Degenerate and borderline inputs give finite manifolds: shapes centred exactly on the
+/// triangle's plane, on its edges and corners, slivers, a zero-length capsule, far from the
+/// origin; with all edges active (a lone triangle) there is always a contact. (With
+/// inactive edges a shape lying over a neighbour may rightly get none from this one.)
+#[test]
+fn degenerate_inputs_are_finite() {
+    let mut rng = Rng::new(23);
+    let slivers = [
+        [Vec3::ZERO, Vec3::X, Vec3::new(0.5, 0.0, 1.0e-4)],
+        [
+            Vec3::ZERO,
+            Vec3::new(1.0e3, 0.0, 0.0),
+            Vec3::new(0.0, 0.0, 1.0e-2),
+        ],
+        [Vec3::ZERO, Vec3::X, Vec3::Z],
+    ];
+    let mut all = shapes(&mut rng);
+    all.push(Shape::Capsule {
+        half_height: 0.0,
+        radius: 0.3,
+    });
+    for (v, active) in slivers
+        .iter()
+        .flat_map(|v| [(v, 0b111u8), (v, 0b010), (v, 0)])
+    {
+        let tri = Triangle {
+            vertices: *v,
+            active_edges: active,
+        };
+        for shape in &all {
+            let points = [
+                v[0],
+                v[1],
+                v[2],
+                (v[0] + v[1]) * 0.5,
+                (v[0] + v[1] + v[2]) / 3.0,
+            ];
+            for &p in &points {
+                for far in [Vec3::ZERO, Vec3::new(3.0e3, -2.0e3, 1.0e3)] {
+                    for q in [Quat::IDENTITY, rng.rotation()] {
+                        let xf_a = Transform::new(p + far, q);
+                        let xf_b = Transform::new(far, Quat::IDENTITY);
+                        let m = super::super::collide_triangle(shape, &xf_a, &tri, &xf_b, SPEC);
+                        check_manifold(&m, SPEC);
+                        if active == 0b111 {
+                            assert!(m.count > 0, "{shape:?} at {p} {q} {far} on {v:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
