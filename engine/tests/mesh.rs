@@ -681,3 +681,44 @@ fn fast_sliding_box_is_not_paused_by_the_sweep() {
     assert!((on_mesh - on_plane).abs() < 0.05, "{on_mesh} vs {on_plane}");
     assert!((y - 0.5).abs() < 0.01, "{y}");
 }
+
+/// Changing the mesh's filter drops the pair (one end record, no contacts left) and brings
+/// it back at the next step (one begin record), children included.
+#[test]
+fn filter_change_drops_and_restores_the_pair() {
+    let mut w = world(1);
+    let g = static_body(&mut w, Vec3::ZERO);
+    let mesh = w
+        .add_shape(g, &ShapeDef::mesh(Arc::new(grid(4, 4.0))))
+        .unwrap();
+    let b = w
+        .create_body(&BodyDef {
+            position: Vec3::new(0.0, 0.5, 0.0),
+            ..Default::default()
+        })
+        .unwrap();
+    w.add_shape(b, &ShapeDef::cuboid(Vec3::splat(0.5))).unwrap();
+    for _ in 0..30 {
+        w.step(DT).unwrap();
+    }
+    // The box sits on the grid's central vertex: all six triangles around it touch.
+    assert!(w.contacts().count() >= 4, "{}", w.contacts().count());
+    let none = impetus::Filter {
+        mask: 0,
+        ..Default::default()
+    };
+    w.set_shape_filter(mesh, none).unwrap();
+    w.step(DT).unwrap();
+    assert_eq!(w.contact_end_events().len(), 1);
+    assert_eq!(w.contacts().count(), 0);
+    assert_eq!(w.profile().contacts, 0);
+    w.set_shape_filter(mesh, impetus::Filter::default())
+        .unwrap();
+    w.step(DT).unwrap();
+    assert_eq!(w.contact_begin_events().len(), 1);
+    assert!(w.contacts().count() >= 4);
+    for _ in 0..60 {
+        w.step(DT).unwrap();
+    }
+    assert!((w.body_position(b).unwrap().y - 0.5).abs() < 0.01);
+}
