@@ -26,6 +26,7 @@ use crate::broadphase::{pair_key, NULL};
 use crate::contact::{Contact, CONTACT_EVENTS, SENSOR};
 use crate::shape::local_aabb;
 use crate::solver::color::NO_COLOR;
+use impetus_profiling::zone;
 use rayon::prelude::*;
 
 /// Below this many awake parents the queries run on the calling thread.
@@ -41,6 +42,10 @@ pub(crate) struct MeshPair {
     /// Whether some child touched at the last aggregation (begin/end events).
     pub touching: bool,
     pub alive: bool,
+    /// Scratch of the midphase: whether the pair was queried this step, and the
+    /// triangles it found (sorted).
+    listed: bool,
+    found: Vec<u32>,
 }
 
 /// The mesh pairs by id (holes listed in `free`).
@@ -48,17 +53,16 @@ pub(crate) struct MeshPair {
 pub(crate) struct MeshPairs {
     pub list: Vec<MeshPair>,
     free: Vec<u32>,
-    /// Scratch: per listed pair, its triangles this step.
-    found: Vec<Vec<u32>>,
+    /// Scratch: the queried pairs in parent-contact order.
+    order: Vec<u32>,
 }
 
 impl MeshPairs {
     fn alloc(&mut self, contact: u32) -> u32 {
         let pair = MeshPair {
             contact,
-            children: Vec::new(),
-            touching: false,
             alive: true,
+            ..MeshPair::default()
         };
         match self.free.pop() {
             Some(i) => {
@@ -160,47 +164,51 @@ impl World {
         if self.mesh_pairs.list.len() == self.mesh_pairs.free.len() {
             return;
         }
+        zone!("Midphase");
         let (bodies, shapes, contacts) = (&self.bodies, &self.shapes, &self.contacts.contacts);
         let sleep = self.def.enable_sleep;
-        let pairs = &self.mesh_pairs.list;
-        let mut listed: Vec<u32> = (0..pairs.len() as u32)
-            .filter(|&i| {
-                let pair = &pairs[i as usize];
-                if !pair.alive {
-                    return false;
-                }
-                let b = contacts[pair.contact as usize].body_a as usize;
-                !sleep || bodies.body_type[b] != BodyType::Dynamic || bodies.awake[b]
-            })
-            .collect();
-        // Changes are applied in parent-contact order.
-        listed.sort_unstable_by_key(|&i| pairs[i as usize].contact);
-        let query = |&i: &u32| {
-            let c = &contacts[self.mesh_pairs.list[i as usize].contact as usize];
+        // Each listed pair's triangles go to its own reused buffer (no allocation per
+        // pair and step once the buffers have grown).
+        let query = |pair: &mut MeshPair| {
+            pair.found.clear();
+            pair.listed = false;
+            if !pair.alive {
+                return;
+            }
+            let c = &contacts[pair.contact as usize];
+            let b = c.body_a as usize;
+            if sleep && bodies.body_type[b] == BodyType::Dynamic && !bodies.awake[b] {
+                return;
+            }
+            pair.listed = true;
             let (sa, sb) = (
                 &shapes.data[c.shape_a as usize],
                 &shapes.data[c.shape_b as usize],
             );
-            let mut found = Vec::new();
             if let Some(mesh) = sb.shape.triangles() {
                 let local = local_aabb(&sa.aabb, &bodies.transform(sb.body as usize));
-                mesh.query_aabb(&local, |t| found.push(t));
+                mesh.query_aabb(&local, |t| pair.found.push(t));
             }
-            found.sort_unstable();
-            found
+            pair.found.sort_unstable();
         };
-        let mut found = std::mem::take(&mut self.mesh_pairs.found);
-        found.clear();
+        let list = &mut self.mesh_pairs.list;
         match &self.pool {
-            Some(pool) if listed.len() >= PARALLEL_MIN => {
-                pool.install(|| listed.par_iter().map(query).collect_into_vec(&mut found))
+            Some(pool) if list.len() >= PARALLEL_MIN => {
+                pool.install(|| list.par_iter_mut().for_each(query))
             }
-            _ => found.extend(listed.iter().map(query)),
+            _ => list.iter_mut().for_each(query),
         }
-        for (&i, tris) in listed.iter().zip(&found) {
-            self.diff_children(i, tris);
+        // Changes are applied in parent-contact order.
+        let mut order = std::mem::take(&mut self.mesh_pairs.order);
+        order.clear();
+        order.extend((0..list.len() as u32).filter(|&i| list[i as usize].listed));
+        order.sort_unstable_by_key(|&i| list[i as usize].contact);
+        for &i in &order {
+            let found = std::mem::take(&mut self.mesh_pairs.list[i as usize].found);
+            self.diff_children(i, &found);
+            self.mesh_pairs.list[i as usize].found = found;
         }
-        self.mesh_pairs.found = found;
+        self.mesh_pairs.order = order;
     }
 
     /// Destroys the children of pair `i` whose triangles are not in `tris` (sorted) and
