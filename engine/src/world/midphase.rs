@@ -288,3 +288,126 @@ impl World {
         });
     }
 }
+
+#[cfg(any(test, feature = "validate"))]
+impl World {
+    /// Panics unless the mesh pairs and their contacts agree: every live pair's parent is a
+    /// live contact of its pair with no triangle, every child a live contact of its pair
+    /// with its triangle, children sorted and never touching an unlisted triangle; and
+    /// every live contact with a link is one of those.
+    pub(crate) fn check_mesh_pairs(&self) {
+        let contacts = &self.contacts.contacts;
+        let mut seen = 0;
+        for (i, pair) in self.mesh_pairs.list.iter().enumerate() {
+            if !pair.alive {
+                assert!(pair.children.is_empty(), "dead pair {i} holds children");
+                continue;
+            }
+            let p = &contacts[pair.contact as usize];
+            assert!(
+                p.alive && p.link == i as u32 && p.child == NULL,
+                "pair {i}: parent"
+            );
+            assert!(!p.touching, "pair {i}: a parent never touches");
+            seen += 1;
+            for w in pair.children.windows(2) {
+                assert!(w[0].0 < w[1].0, "pair {i}: children out of order");
+            }
+            for &(t, k) in &pair.children {
+                let c = &contacts[k as usize];
+                assert!(
+                    c.alive && c.link == i as u32 && c.child == t,
+                    "pair {i}: child {k} for triangle {t}"
+                );
+                assert_eq!((c.shape_a, c.shape_b), (p.shape_a, p.shape_b));
+                seen += 1;
+            }
+        }
+        let linked = contacts
+            .iter()
+            .filter(|c| c.alive && c.link != NULL)
+            .count();
+        assert_eq!(linked, seen, "contacts linked to no pair");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::mesh::TriMesh;
+    use crate::{BodyDef, BodyType, Quat, ShapeDef, Vec3, World, WorldDef};
+    use std::sync::Arc;
+
+    /// Bodies sliding, tumbling, sleeping and being removed and re-added over a mesh and
+    /// a height field, on two threads: the pair bookkeeping stays consistent every step
+    /// (through compaction, sleep and removals).
+    #[test]
+    fn pairs_stay_consistent_under_churn() {
+        let mut w = World::new(WorldDef {
+            worker_count: 2,
+            ..Default::default()
+        })
+        .unwrap();
+        let n = 8;
+        let mut v = Vec::new();
+        for r in 0..=n {
+            for c in 0..=n {
+                let y = 0.3 * ((r * c) % 3) as f32;
+                v.push(Vec3::new(c as f32 - 4.0, y, r as f32 - 4.0));
+            }
+        }
+        let mut t = Vec::new();
+        for r in 0..n {
+            for c in 0..n {
+                let id = |r: usize, c: usize| (r * (n + 1) + c) as u32;
+                t.push([id(r, c), id(r + 1, c + 1), id(r, c + 1)]);
+                t.push([id(r, c), id(r + 1, c), id(r + 1, c + 1)]);
+            }
+        }
+        let ground = w
+            .create_body(&BodyDef {
+                body_type: BodyType::Static,
+                ..Default::default()
+            })
+            .unwrap();
+        let mesh = Arc::new(TriMesh::new(v, t).unwrap());
+        w.add_shape(ground, &ShapeDef::mesh(mesh)).unwrap();
+        let field = crate::HeightField::new(6, 6, vec![0.0; 36], Vec3::ONE).unwrap();
+        let g2 = w
+            .create_body(&BodyDef {
+                body_type: BodyType::Static,
+                position: Vec3::new(5.0, -0.5, -3.0),
+                ..Default::default()
+            })
+            .unwrap();
+        w.add_shape(g2, &ShapeDef::height_field(Arc::new(field)))
+            .unwrap();
+        let mut bodies = Vec::new();
+        for step in 0..400 {
+            if step % 20 == 0 && bodies.len() < 24 {
+                let k = bodies.len() as f32;
+                let b = w
+                    .create_body(&BodyDef {
+                        position: Vec3::new((k * 1.7) % 8.0 - 3.0, 2.0, (k * 2.3) % 7.0 - 3.0),
+                        rotation: Quat::from_rotation_x(k),
+                        linear_velocity: Vec3::new(2.0, 0.0, 1.0),
+                        ..Default::default()
+                    })
+                    .unwrap();
+                let shape = match bodies.len() % 3 {
+                    0 => ShapeDef::cuboid(Vec3::new(0.4, 0.2, 0.3)),
+                    1 => ShapeDef::sphere(0.3),
+                    _ => ShapeDef::capsule(0.3, 0.2),
+                };
+                w.add_shape(b, &shape).unwrap();
+                bodies.push(b);
+            }
+            if step % 37 == 0 && bodies.len() > 4 {
+                let b = bodies.remove(step % bodies.len());
+                w.remove_body(b).unwrap();
+            }
+            w.step(1.0 / 60.0).unwrap();
+            w.check_mesh_pairs();
+        }
+        assert!(w.contacts().count() > 10);
+    }
+}

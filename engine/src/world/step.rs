@@ -140,6 +140,8 @@ impl World {
         self.begun_scratch = begun;
         self.update_mesh_children(); // midphase.rs: child contacts of mesh pairs
         self.compact_contacts();
+        #[cfg(feature = "validate")]
+        self.check_mesh_pairs();
         self.profile.broadphase = ms_since(t);
         self.profile.pairs = self.broadphase.pair_count();
         self.profile.grid_cells = self.broadphase.cell_count();
