@@ -112,6 +112,32 @@ impl TriMesh {
     /// Builds a mesh from vertices (m, mesh frame) and triangles (three vertex indices each).
     /// Errors name the field: non-finite vertices, indices out of range, triangles of zero
     /// area, an empty mesh, or more than 2³¹ triangles.
+    ///
+    /// # Example
+    /// ```
+    /// use impetus::{BodyDef, BodyType, ShapeDef, TriMesh, Vec3, World, WorldDef};
+    /// use std::sync::Arc;
+    ///
+    /// // A 4 m square floor of two triangles.
+    /// let v = vec![
+    ///     Vec3::new(-2.0, 0.0, -2.0),
+    ///     Vec3::new(2.0, 0.0, -2.0),
+    ///     Vec3::new(2.0, 0.0, 2.0),
+    ///     Vec3::new(-2.0, 0.0, 2.0),
+    /// ];
+    /// let floor = Arc::new(TriMesh::new(v, vec![[0, 2, 1], [0, 3, 2]])?);
+    /// let mut world = World::new(WorldDef { worker_count: 1, ..Default::default() })?;
+    /// let ground = world.create_body(&BodyDef { body_type: BodyType::Static, ..Default::default() })?;
+    /// world.add_shape(ground, &ShapeDef::mesh(floor))?;
+    /// let crate_ = world.create_body(&BodyDef { position: Vec3::new(0.0, 1.0, 0.0), ..Default::default() })?;
+    /// world.add_shape(crate_, &ShapeDef::cuboid(Vec3::splat(0.5)))?;
+    /// for _ in 0..120 {
+    ///     world.step(1.0 / 60.0)?;
+    /// }
+    /// let y = world.body_position(crate_)?.y;
+    /// assert!((y - 0.5).abs() < 0.01, "the crate rests on the floor: y = {y}");
+    /// # Ok::<(), impetus::Error>(())
+    /// ```
     pub fn new(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<TriMesh, Error> {
         if vertices.is_empty() {
             return Err(Error::invalid("TriMesh::vertices", "must not be empty"));

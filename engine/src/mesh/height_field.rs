@@ -28,6 +28,28 @@ impl HeightField {
     /// Builds a height field. Errors name the field: fewer than two rows or columns, a
     /// height count other than `rows × cols` (or over 2²⁹), non-finite heights, a scale
     /// that is not finite and positive on every axis.
+    ///
+    /// # Example
+    /// ```
+    /// use impetus::{BodyDef, BodyType, HeightField, ShapeDef, Vec3, World, WorldDef};
+    /// use std::sync::Arc;
+    ///
+    /// // 9 × 9 samples 0.5 m apart: a 4 m square, gently waved, its corner at the origin.
+    /// let heights = (0..81).map(|k| 0.1 * (k % 9) as f32).collect();
+    /// let field = Arc::new(HeightField::new(9, 9, heights, Vec3::new(0.5, 1.0, 0.5))?);
+    /// let mut world = World::new(WorldDef { worker_count: 1, ..Default::default() })?;
+    /// let ground = world.create_body(&BodyDef { body_type: BodyType::Static, ..Default::default() })?;
+    /// world.add_shape(ground, &ShapeDef::height_field(field))?;
+    /// let ball = world.create_body(&BodyDef { position: Vec3::new(2.0, 2.0, 2.0), ..Default::default() })?;
+    /// world.add_shape(ball, &ShapeDef::sphere(0.25))?;
+    /// for _ in 0..60 {
+    ///     world.step(1.0 / 60.0)?;
+    /// }
+    /// // It landed on the slope (height 0.4 m under its start) and rolls down towards -x.
+    /// let p = world.body_position(ball)?;
+    /// assert!(p.y > 0.3 && p.y < 1.0 && p.x < 2.0, "{p}");
+    /// # Ok::<(), impetus::Error>(())
+    /// ```
     pub fn new(
         rows: usize,
         cols: usize,
