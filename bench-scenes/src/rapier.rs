@@ -129,6 +129,33 @@ fn rapier_joint(j: &JointSpec, pose_a: &Pose, pose_b: &Pose) -> GenericJoint {
     joint
 }
 
+/// The terrain as parry's height field: centred on its origin (as the recipe places it),
+/// rows along z, its own internal-edge fix on, every cell split along the same diagonal as
+/// impetus's (parry's "zigzag" subdivision, from sample (r, c) to (r + 1, c + 1)).
+fn terrain(t: &crate::scenes::Terrain) -> rapier3d::parry::shape::HeightField {
+    use rapier3d::parry::shape::{HeightField, HeightFieldCellStatus, HeightFieldFlags};
+    use rapier3d::parry::utils::Array2;
+    let heights = t.heights();
+    let mut zx = Array2::repeat(t.rows, t.cols, 0.0);
+    for r in 0..t.rows {
+        for c in 0..t.cols {
+            zx[(r, c)] = heights[r * t.cols + c];
+        }
+    }
+    let (sx, sz) = t.size();
+    let mut field = HeightField::with_flags(
+        zx,
+        Vector::new(sx, 1.0, sz),
+        HeightFieldFlags::FIX_INTERNAL_EDGES,
+    );
+    for r in 0..t.rows - 1 {
+        for c in 0..t.cols - 1 {
+            field.set_cell_status(r, c, HeightFieldCellStatus::ZIGZAG_SUBDIVISION);
+        }
+    }
+    field
+}
+
 /// Builds a recipe into a new rapier world with `threads` workers (0 = rayon's default,
 /// all cores) and the step settings of [`integration_parameters`].
 pub fn build_rapier(recipe: &Recipe, threads: usize) -> Result<RapierScene, String> {
@@ -152,6 +179,7 @@ pub fn build_rapier(recipe: &Recipe, threads: usize) -> Result<RapierScene, Stri
         let collider = match b.shape {
             ShapeSpec::Cuboid(h) => ColliderBuilder::cuboid(h.x, h.y, h.z),
             ShapeSpec::Ball(r) => ColliderBuilder::ball(r),
+            ShapeSpec::Terrain(t) => ColliderBuilder::new(SharedShape::new(terrain(&t))),
         }
         .density(if b.dynamic { b.density } else { 0.0 })
         .friction(b.friction)

@@ -2,8 +2,8 @@
 
 use crate::Rng;
 use impetus::{
-    BodyDef, BodyId, BodyType, Error, JointDef, JointId, JointKind, Limits, Motor, Quat, ShapeDef,
-    Vec3, World,
+    BodyDef, BodyId, BodyType, Error, HeightField, JointDef, JointId, JointKind, Limits, Motor,
+    Quat, ShapeDef, Vec3, World,
 };
 
 mod jointed;
@@ -92,6 +92,14 @@ pub const SCENES: &[Scene] = &[
         recipe: |p| rain(p).into(),
     },
     Scene {
+        name: "mesh_pile",
+        description: "2,000 boxes and spheres falling onto a 127 m x 127 m height-field terrain",
+        bodies: 2000,
+        joints: 0,
+        default_steps: 600,
+        recipe: |p| mesh_pile(p).into(),
+    },
+    Scene {
         name: "large_world_10k",
         description: "10,000 boxes over 316 m x 316 m, a tenth falling (large_world's density)",
         bodies: 10000,
@@ -170,6 +178,44 @@ pub enum ShapeSpec {
     Cuboid(Vec3),
     /// A sphere of this radius, in m.
     Ball(f32),
+    /// A static height-field terrain centred (in x and z) on the body's position.
+    Terrain(Terrain),
+}
+
+/// A procedural terrain: `rows × cols` samples `spacing` m apart (rows along z), heights
+/// `amplitude · sin(0.35 c) · cos(0.27 r) + 0.5 amplitude · sin(0.11 (r + c))` m. Each
+/// cell is split along the diagonal from sample `(r, c)` to `(r + 1, c + 1)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Terrain {
+    /// Samples along z.
+    pub rows: usize,
+    /// Samples along x.
+    pub cols: usize,
+    /// Distance between samples, in m.
+    pub spacing: f32,
+    /// Height of the hills, in m.
+    pub amplitude: f32,
+}
+
+impl Terrain {
+    /// The heights, row by row (row r at z = r · spacing from the terrain's corner), in m.
+    pub fn heights(&self) -> Vec<f32> {
+        (0..self.rows * self.cols)
+            .map(|k| {
+                let (r, c) = ((k / self.cols) as f32, (k % self.cols) as f32);
+                self.amplitude * ((0.35 * c).sin() * (0.27 * r).cos())
+                    + 0.5 * self.amplitude * (0.11 * (r + c)).sin()
+            })
+            .collect()
+    }
+
+    /// The size along x and z, in m.
+    pub fn size(&self) -> (f32, f32) {
+        (
+            (self.cols - 1) as f32 * self.spacing,
+            (self.rows - 1) as f32 * self.spacing,
+        )
+    }
 }
 
 /// One body of a scene recipe: everything an engine needs to build it. Every engine's
@@ -373,13 +419,21 @@ impl Recipe {
 pub fn build_impetus(world: &mut World, recipe: &[BodySpec]) -> Result<Vec<BodyId>, Error> {
     let mut ids = Vec::with_capacity(recipe.len());
     for b in recipe {
+        // A height field's origin is its corner; the recipe gives its centre.
+        let position = match b.shape {
+            ShapeSpec::Terrain(t) => {
+                let (sx, sz) = t.size();
+                b.position - Vec3::new(0.5 * sx, 0.0, 0.5 * sz)
+            }
+            _ => b.position,
+        };
         let body = world.create_body(&BodyDef {
             body_type: if b.dynamic {
                 BodyType::Dynamic
             } else {
                 BodyType::Static
             },
-            position: b.position,
+            position,
             rotation: b.rotation,
             linear_velocity: if b.dynamic {
                 b.linear_velocity
@@ -391,6 +445,11 @@ pub fn build_impetus(world: &mut World, recipe: &[BodySpec]) -> Result<Vec<BodyI
         let shape = match b.shape {
             ShapeSpec::Cuboid(he) => ShapeDef::cuboid(he),
             ShapeSpec::Ball(r) => ShapeDef::sphere(r),
+            ShapeSpec::Terrain(t) => {
+                let scale = Vec3::new(t.spacing, 1.0, t.spacing);
+                let field = HeightField::new(t.rows, t.cols, t.heights(), scale)?;
+                ShapeDef::height_field(std::sync::Arc::new(field))
+            }
         };
         let density = if b.dynamic { b.density } else { 0.0 };
         world.add_shape(
@@ -558,6 +617,51 @@ pub fn rain(params: &Params) -> Vec<BodySpec> {
                     ))
                 } else {
                     ShapeSpec::Ball(rng.range(0.3, 0.6))
+                };
+                r.push(BodySpec {
+                    shape,
+                    ..BodySpec::unit_box(position, rotation)
+                });
+            }
+        }
+    }
+    r
+}
+
+/// `mesh_pile`: 2,000 bodies, alternately boxes (half extents 0.3–0.5 per axis) and
+/// spheres (radius 0.3–0.5), on a 20 × 20 grid of columns 2 m apart, 5 layers 2.5 m apart
+/// from y = 6 with ±0.5 m of jitter, random orientations, falling onto a [`Terrain`] of
+/// 128 × 128 samples 1 m apart (hills of ±3 m, wide enough that rolling spheres stay on
+/// it) centred on the origin.
+pub fn mesh_pile(params: &Params) -> Vec<BodySpec> {
+    let terrain = Terrain {
+        rows: 128,
+        cols: 128,
+        spacing: 1.0,
+        amplitude: 2.0,
+    };
+    let mut r = vec![BodySpec {
+        shape: ShapeSpec::Terrain(terrain),
+        ..BodySpec::static_box(Vec3::ZERO, Vec3::ONE)
+    }];
+    let mut rng = Rng::new(params.seed);
+    for layer in 0..5 {
+        for ix in 0..20 {
+            for iz in 0..20 {
+                let position = Vec3::new(
+                    -19.0 + 2.0 * ix as f32,
+                    6.0 + 2.5 * layer as f32 + rng.range(-0.5, 0.5),
+                    -19.0 + 2.0 * iz as f32,
+                );
+                let rotation = random_rotation(&mut rng);
+                let shape = if (ix + iz + layer) % 2 == 0 {
+                    ShapeSpec::Cuboid(Vec3::new(
+                        rng.range(0.3, 0.5),
+                        rng.range(0.3, 0.5),
+                        rng.range(0.3, 0.5),
+                    ))
+                } else {
+                    ShapeSpec::Ball(rng.range(0.3, 0.5))
                 };
                 r.push(BodySpec {
                     shape,

@@ -79,6 +79,30 @@ fn state_hash_is_identical_for_1_2_and_4_threads() {
     assert_eq!(hashes[0], hashes[2]);
 }
 
+/// `mesh_pile`: the bodies land on the height-field terrain (none below it) and the result
+/// is the same on 1 and 2 threads (the midphase's queries run in parallel).
+#[test]
+fn mesh_pile_lands_on_the_terrain_identically_on_1_and_2_threads() {
+    let run = |threads: usize| {
+        let mut w = build("mesh_pile", threads);
+        for _ in 0..150 {
+            w.step(DT).unwrap();
+        }
+        w
+    };
+    let (a, b) = (run(1), run(2));
+    assert_eq!(a.state_hash(), b.state_hash());
+    // The terrain's lowest point is -3 m; everything is above it and has landed.
+    let s = stability(&a, &dynamic_positions(&a));
+    assert!(s.min_y > -3.1, "lowest point {}", s.min_y);
+    assert!(
+        s.max_penetration < 0.05,
+        "penetration {}",
+        s.max_penetration
+    );
+    assert!(a.contacts().count() > 1000, "{}", a.contacts().count());
+}
+
 /// A jumble of boxes and spheres of mixed sizes dropped onto each other: many colours,
 /// speculative contacts, sphere and box pairs.
 fn jumble(threads: usize) -> World {

@@ -2,7 +2,8 @@
 //! manifold and the impulses carried from step to step.
 
 use crate::body::{BodyStore, BodyType};
-use crate::collision::{collide, Manifold, MAX_POINTS};
+use crate::broadphase::NULL;
+use crate::collision::{collide, collide_triangle, Manifold, MAX_POINTS};
 use crate::math::Transform;
 use crate::world::shapes::ShapeStore;
 use glam::Vec3;
@@ -18,6 +19,9 @@ pub(crate) const HIT_EVENTS: u8 = 4;
 pub(crate) const MODIFY: u8 = 8;
 /// The modifier gave it a tangent velocity (in [`ContactStore::tangent`]).
 pub(crate) const TANGENT: u8 = 16;
+
+/// The contact's size: the hot fields in the first line, 7 lines in all.
+const _: () = assert!(std::mem::size_of::<Contact>() == 448);
 
 /// A contact between shapes `shape_a` and `shape_b` (slot indices, ordered so that
 /// `kind(a) <= kind(b)`; the manifold normal points from A to B).
@@ -54,6 +58,12 @@ pub(crate) struct Contact {
     pub manifold: Manifold,
     pub shape_a: u32,
     pub shape_b: u32,
+    /// A child contact's triangle in its mesh or height field (shape B); `NULL` for other
+    /// contacts (see `world/midphase.rs`).
+    pub child: u32,
+    /// The mesh pair (in `World::mesh_pairs`) of a parent or child contact; `NULL` for
+    /// ordinary contacts.
+    pub link: u32,
     /// What recycling needs of the last full manifold.
     pub cache: ManifoldCache,
 }
@@ -262,13 +272,28 @@ fn update_manifold(
     // space: coordinates stay small however far from the origin the pair is (at 1 km an
     // f32 world coordinate resolves only 0.06 mm, which clipping and SAT would amplify).
     let relative = xa.inv_mul(&xb);
-    let mut m = collide(
-        &sa.shape,
-        &Transform::IDENTITY,
-        &sb.shape,
-        &relative,
-        params.speculative + motion,
-    );
+    let speculative = params.speculative + motion;
+    let mut m = if c.child == NULL {
+        collide(
+            &sa.shape,
+            &Transform::IDENTITY,
+            &sb.shape,
+            &relative,
+            speculative,
+        )
+    } else {
+        // A child contact: the convex shape against one triangle of the mesh.
+        match sb.shape.triangles() {
+            Some(mesh) if (c.child as usize) < mesh.triangle_count() => collide_triangle(
+                &sa.shape,
+                &Transform::IDENTITY,
+                &mesh.triangle(c.child),
+                &relative,
+                speculative,
+            ),
+            _ => Manifold::default(),
+        }
+    };
     m.normal = xa.transform_vector(m.normal);
     for p in m.points[..m.count].iter_mut() {
         p.point = xa.transform_point(p.point);

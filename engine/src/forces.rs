@@ -166,7 +166,8 @@ impl Submersion {
 }
 
 /// Volume (m³) and world centroid of the part of `shape` at `xf` below the plane
-/// `n · x = offset` (`n` unit, pointing out of the fluid). Planes have no volume.
+/// `n · x = offset` (`n` unit, pointing out of the fluid). Planes, meshes and height
+/// fields have no volume.
 pub fn submerged_volume(shape: &Shape, xf: &Transform, n: Vec3, offset: f32) -> (f32, Vec3) {
     match *shape {
         Shape::Sphere { radius } => submerged_sphere(radius, xf.p, n, offset),
@@ -181,7 +182,7 @@ pub fn submerged_volume(shape: &Shape, xf: &Transform, n: Vec3, offset: f32) -> 
             let (v, c) = hull.submerged(nl, offset - n.dot(xf.p));
             (v.min(hull.volume()), xf.transform_point(c))
         }
-        Shape::Plane { .. } => (0.0, xf.p),
+        Shape::Plane { .. } | Shape::Mesh { .. } | Shape::HeightField { .. } => (0.0, xf.p),
     }
 }
 
@@ -352,7 +353,7 @@ pub fn projected_area(shape: &Shape, q: Quat, u: Vec3) -> f32 {
             4.0 * (l.x * e.y * e.z + l.y * e.x * e.z + l.z * e.x * e.y)
         }
         Shape::Hull { ref hull } => hull.projected_area(q.conjugate() * u),
-        Shape::Plane { .. } => 0.0,
+        Shape::Plane { .. } | Shape::Mesh { .. } | Shape::HeightField { .. } => 0.0,
     }
 }
 
@@ -365,7 +366,7 @@ fn shape_volume(shape: &Shape) -> f32 {
         } => PI * radius * radius * (2.0 * half_height + 4.0 / 3.0 * radius),
         Shape::Box { half_extents: e } => 8.0 * e.x * e.y * e.z,
         Shape::Hull { ref hull } => hull.volume(),
-        Shape::Plane { .. } => 0.0,
+        Shape::Plane { .. } | Shape::Mesh { .. } | Shape::HeightField { .. } => 0.0,
     }
 }
 

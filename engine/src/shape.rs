@@ -11,6 +11,7 @@ use glam::Vec3;
 use std::sync::Arc;
 
 pub use crate::hull::ConvexHull;
+pub use crate::mesh::{HeightField, TriMesh, Triangles};
 
 /// The geometry of a shape, in the body's local frame.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,6 +49,18 @@ pub enum Shape {
         /// Distance of the plane from the body origin along `normal`, in m.
         offset: f32,
     },
+    /// A static triangle mesh (see [`TriMesh`]), in the body frame. Only static bodies may
+    /// own one. Convex shapes collide with each of its triangles as a separate contact.
+    Mesh {
+        /// The triangles (shared: cloning the shape clones the `Arc`).
+        mesh: Arc<TriMesh>,
+    },
+    /// A static height field (see [`HeightField`]), in the body frame. Only static bodies
+    /// may own one.
+    HeightField {
+        /// The heights (shared).
+        field: Arc<HeightField>,
+    },
 }
 
 /// The kind of a shape, used to index the pair dispatch table.
@@ -64,11 +77,21 @@ pub enum ShapeKind {
     Hull = 3,
     /// [`Shape::Plane`].
     Plane = 4,
+    /// [`Shape::Mesh`].
+    Mesh = 5,
+    /// [`Shape::HeightField`].
+    HeightField = 6,
 }
 
 impl ShapeKind {
     /// The number of shape kinds (the dispatch table's side).
-    pub const COUNT: usize = 5;
+    pub const COUNT: usize = 7;
+
+    /// Whether shapes of this kind are made of triangles (a mesh or a height field).
+    #[inline]
+    pub fn is_triangles(self) -> bool {
+        matches!(self, ShapeKind::Mesh | ShapeKind::HeightField)
+    }
 }
 
 /// An axis-aligned bounding box in world space.
@@ -131,7 +154,28 @@ impl Shape {
             Shape::Box { .. } => ShapeKind::Box,
             Shape::Hull { .. } => ShapeKind::Hull,
             Shape::Plane { .. } => ShapeKind::Plane,
+            Shape::Mesh { .. } => ShapeKind::Mesh,
+            Shape::HeightField { .. } => ShapeKind::HeightField,
         }
+    }
+
+    /// The triangles of a mesh or height field (`None` for other shapes).
+    #[inline]
+    pub fn triangles(&self) -> Option<Triangles<'_>> {
+        match self {
+            Shape::Mesh { mesh } => Some(Triangles::Mesh(mesh)),
+            Shape::HeightField { field } => Some(Triangles::Field(field)),
+            _ => None,
+        }
+    }
+
+    /// Whether only static bodies may own this shape (planes, meshes, height fields).
+    #[inline]
+    pub fn is_static_only(&self) -> bool {
+        matches!(
+            self,
+            Shape::Plane { .. } | Shape::Mesh { .. } | Shape::HeightField { .. }
+        )
     }
 
     /// Checks the geometry, naming the bad field.
@@ -170,8 +214,8 @@ impl Shape {
                     ));
                 }
             }
-            // A `ConvexHull` is valid by construction.
-            Shape::Hull { .. } => {}
+            // Hulls, meshes and height fields are valid by construction.
+            Shape::Hull { .. } | Shape::Mesh { .. } | Shape::HeightField { .. } => {}
             Shape::Plane { normal, offset } => {
                 if !is_finite3(normal) || (normal.length() - 1.0).abs() > 1.0e-3 {
                     return Err(Error::invalid(
@@ -244,6 +288,10 @@ impl Shape {
                 }
                 Aabb { min, max }
             }
+            Shape::Mesh { .. } | Shape::HeightField { .. } => {
+                let bb = self.triangles().map_or_else(Aabb::default, |t| t.bounds());
+                transformed_aabb(&bb, xf)
+            }
         }
     }
 
@@ -275,12 +323,14 @@ impl Shape {
                 mass: density * hull.volume(),
                 inertia: hull.unit_inertia() * density,
             },
-            Shape::Plane { .. } => MassProperties::default(),
+            Shape::Plane { .. } | Shape::Mesh { .. } | Shape::HeightField { .. } => {
+                MassProperties::default()
+            }
         }
     }
 
     /// The largest distance from the body origin to the surface, in m (0 for a plane,
-    /// which only static bodies own).
+    /// which only static bodies own; the farthest corner of the bounds for a mesh).
     pub fn bounding_radius(&self) -> f32 {
         match *self {
             Shape::Sphere { radius } => radius,
@@ -291,6 +341,10 @@ impl Shape {
             Shape::Box { half_extents } => half_extents.length(),
             Shape::Hull { ref hull } => hull.bounding_radius(),
             Shape::Plane { .. } => 0.0,
+            Shape::Mesh { .. } | Shape::HeightField { .. } => {
+                let bb = self.triangles().map_or_else(Aabb::default, |t| t.bounds());
+                bb.min.abs().max(bb.max.abs()).length()
+            }
         }
     }
 
@@ -302,7 +356,7 @@ impl Shape {
             Shape::Capsule { radius, .. } => radius,
             Shape::Box { half_extents } => half_extents.min_element(),
             Shape::Hull { ref hull } => hull.min_extent(),
-            Shape::Plane { .. } => HUGE,
+            Shape::Plane { .. } | Shape::Mesh { .. } | Shape::HeightField { .. } => HUGE,
         }
     }
 }
@@ -341,6 +395,24 @@ pub(crate) fn combine_mass(
         },
         Transform::new(center, axes),
     ))
+}
+
+/// The box, in the frame of pose `xf`, bounding the world box `bb`.
+pub(crate) fn local_aabb(bb: &Aabb, xf: &Transform) -> Aabb {
+    let inv = Transform::new(xf.q.conjugate() * -xf.p, xf.q.conjugate());
+    transformed_aabb(bb, &inv)
+}
+
+/// The world box of the local box `bb` at pose `xf`.
+pub(crate) fn transformed_aabb(bb: &Aabb, xf: &Transform) -> Aabb {
+    let m = glam::Mat3::from_quat(xf.q);
+    let (c, e) = ((bb.min + bb.max) * 0.5, (bb.max - bb.min) * 0.5);
+    let abs = glam::Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs());
+    let (c, e) = (xf.transform_point(c), abs * e);
+    Aabb {
+        min: c - e,
+        max: c + e,
+    }
 }
 
 /// Mass properties of a solid capsule (core half length `h`, radius `r`, along y): a

@@ -150,6 +150,9 @@ fn ray_ref(shape: &Shape, xf: &Transform, o: Vec3, d: Vec3, max: f32) -> Option<
             }
             (h / -n.dot(d), n)
         }
+        Shape::Mesh { .. } | Shape::HeightField { .. } => {
+            unreachable!("the random scenes hold no meshes (see engine/tests/mesh.rs)")
+        }
     };
     (t <= max).then_some((t, n))
 }
@@ -579,7 +582,10 @@ fn sep(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> f64 {
                         .map(|i| e[i] * (qa * DVec3::AXES[i]).dot(n).abs())
                         .sum()
                 }
-                Shape::Plane { .. } | Shape::Hull { .. } => unreachable!(),
+                Shape::Plane { .. }
+                | Shape::Hull { .. }
+                | Shape::Mesh { .. }
+                | Shape::HeightField { .. } => unreachable!(),
             };
             n.dot(pa - pb) - depth - offset as f64
         }
@@ -620,6 +626,10 @@ fn sep(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> f64 {
                 .fold(f64::NEG_INFINITY, f64::max)
         }
         (Shape::Plane { .. }, _) => unreachable!("query shapes are never planes"),
+        (Shape::Mesh { .. } | Shape::HeightField { .. }, _)
+        | (_, Shape::Mesh { .. } | Shape::HeightField { .. }) => {
+            unreachable!("the random scenes hold no meshes (see engine/tests/mesh.rs)")
+        }
         (Shape::Capsule { .. }, _) | (_, Shape::Capsule { .. }) => {
             unreachable!("the random scenes hold no capsules (see engine/tests/capsule.rs)")
         }
@@ -639,7 +649,7 @@ fn reach(s: &Shape) -> f32 {
         } => half_height + radius,
         Shape::Box { half_extents } => half_extents.length(),
         Shape::Hull { ref hull } => hull.bounding_radius(),
-        Shape::Plane { .. } => f32::INFINITY,
+        Shape::Plane { .. } | Shape::Mesh { .. } | Shape::HeightField { .. } => f32::INFINITY,
     }
 }
 

@@ -69,6 +69,7 @@ enum Core<'a> {
     Segment(Vec3, Vec3),
     Box { he: Vec3, xf: Transform },
     Hull { hull: &'a ConvexHull, xf: Transform },
+    Triangle([Vec3; 3]),
 }
 
 impl<'a> Core<'a> {
@@ -98,7 +99,7 @@ impl<'a> Core<'a> {
                 },
                 0.0,
             )),
-            Shape::Plane { .. } => None,
+            Shape::Plane { .. } | Shape::Mesh { .. } | Shape::HeightField { .. } => None,
         }
     }
 
@@ -108,6 +109,7 @@ impl<'a> Core<'a> {
             Core::Point(p) => p,
             Core::Segment(p, q) => (p + q) * 0.5,
             Core::Box { xf, .. } | Core::Hull { xf, .. } => xf.p,
+            Core::Triangle([a, b, c]) => (a + b + c) / 3.0,
         }
     }
 
@@ -125,6 +127,16 @@ impl<'a> Core<'a> {
             }
             Core::Box { he, xf } => xf.transform_point(box_vertex(he, xf.inv_transform_vector(d))),
             Core::Hull { hull, xf } => xf.transform_point(hull.support(xf.inv_transform_vector(d))),
+            Core::Triangle([a, b, c]) => {
+                let (da, db, dc) = (a.dot(d), b.dot(d), c.dot(d));
+                if da >= db && da >= dc {
+                    a
+                } else if db >= dc {
+                    b
+                } else {
+                    c
+                }
+            }
         }
     }
 }
@@ -387,7 +399,7 @@ fn lowest(shape: &Shape, xf: &Transform, n: Vec3) -> Option<(Vec3, f32)> {
             xf.transform_point(box_vertex(half_extents, xf.inv_transform_vector(-n)))
         }
         Shape::Hull { ref hull } => xf.transform_point(hull.support(xf.inv_transform_vector(-n))),
-        Shape::Plane { .. } => return None,
+        Shape::Plane { .. } | Shape::Mesh { .. } | Shape::HeightField { .. } => return None,
     };
     Some((p, n.dot(p)))
 }
@@ -443,6 +455,35 @@ pub(crate) fn shape_distance(
         normal: n,
         point_a: pa + n * ra + origin,
         point_b: pb - n * rb + origin,
+        overlap: false,
+    })
+}
+
+/// Distance between the bounded shape `a` at `xf_a` and the triangle `tri` (corners in
+/// world space); `None` if `a` is unbounded or made of triangles. A triangle is a convex
+/// core of radius zero, so this is the same GJK as [`shape_distance`].
+pub(crate) fn triangle_distance(a: &Shape, xf_a: &Transform, tri: [Vec3; 3]) -> Option<Distance> {
+    let origin = xf_a.p;
+    let (ca, ra) = Core::of(a, xf_a, origin)?;
+    let cb = Core::Triangle(tri.map(|v| v - origin));
+    let (pa, pb, overlap) = gjk(&ca, &cb);
+    let d = pb - pa;
+    let len = d.length();
+    if overlap || len <= 0.0 {
+        return Some(Distance {
+            distance: -ra,
+            normal: Vec3::ZERO,
+            point_a: pa + origin,
+            point_b: pb + origin,
+            overlap: true,
+        });
+    }
+    let n = d / len;
+    Some(Distance {
+        distance: len - ra,
+        normal: n,
+        point_a: pa + n * ra + origin,
+        point_b: pb + origin,
         overlap: false,
     })
 }

@@ -37,37 +37,37 @@ use std::sync::OnceLock;
 /// A convex polytope view: a hull with its vertices scaled per axis (the unit cube scaled
 /// to a box; scale one for a hull). Scaling keeps the cube's axis-aligned face normals.
 #[derive(Clone, Copy)]
-struct Poly<'a> {
-    hull: &'a ConvexHull,
-    scale: Vec3,
+pub(super) struct Poly<'a> {
+    pub hull: &'a ConvexHull,
+    pub scale: Vec3,
 }
 
 impl Poly<'_> {
     #[inline]
-    fn vertex(&self, i: usize) -> Vec3 {
+    pub(super) fn vertex(&self, i: usize) -> Vec3 {
         self.hull.vertices()[i] * self.scale
     }
 
     #[inline]
-    fn normal(&self, f: usize) -> Vec3 {
+    pub(super) fn normal(&self, f: usize) -> Vec3 {
         self.hull.faces()[f].normal
     }
 
     #[inline]
-    fn offset(&self, f: usize) -> f32 {
+    pub(super) fn offset(&self, f: usize) -> f32 {
         let v = self.hull.face_polygon(f)[0] as usize;
         self.normal(f).dot(self.vertex(v))
     }
 
     /// The vertex farthest along `d` (local).
     #[inline]
-    fn support(&self, d: Vec3) -> Vec3 {
+    pub(super) fn support(&self, d: Vec3) -> Vec3 {
         self.hull.support(d * self.scale) * self.scale
     }
 }
 
 /// The unit cube as a hull (vertices `±1`), built once.
-fn unit_cube() -> &'static ConvexHull {
+pub(super) fn unit_cube() -> &'static ConvexHull {
     static CUBE: OnceLock<ConvexHull> = OnceLock::new();
     CUBE.get_or_init(|| {
         let pts: Vec<Vec3> = (0..8)
@@ -83,19 +83,19 @@ fn unit_cube() -> &'static ConvexHull {
     })
 }
 
-const VERTEX_CODE: u32 = 0;
+pub(super) const VERTEX_CODE: u32 = 0;
 const EDGE_CODE: u32 = 64;
-const FACE_CODE: u32 = 8192;
+pub(super) const FACE_CODE: u32 = 8192;
 
 #[inline]
-fn edge_code(a: u16, b: u16) -> u32 {
+pub(super) fn edge_code(a: u16, b: u16) -> u32 {
     EDGE_CODE + 64 * a.min(b) as u32 + a.max(b) as u32
 }
 
 /// An id for a point cut from the segment between points with ids `p` and `q` by the side
 /// plane of reference edge code `e`.
 #[inline]
-fn cut_id(p: u32, q: u32, e: u32) -> u32 {
+pub(super) fn cut_id(p: u32, q: u32, e: u32) -> u32 {
     let (lo, hi) = (p.min(q), p.max(q));
     let mut h = lo.wrapping_mul(0x9E37_79B1) ^ hi.rotate_left(13).wrapping_mul(0x85EB_CA77);
     h ^= e.wrapping_mul(0xC2B2_AE3D);

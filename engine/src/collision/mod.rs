@@ -17,8 +17,10 @@ mod sphere;
 #[cfg(test)]
 pub(crate) mod test_util;
 pub(crate) mod toi;
+mod triangle;
 
 use crate::math::Transform;
+use crate::mesh::Triangle;
 use crate::shape::{Shape, ShapeKind};
 use glam::Vec3;
 
@@ -91,6 +93,13 @@ pub(crate) type CollideFn = fn(&Shape, &Transform, &Shape, &Transform, f32, &mut
 
 const NONE: Option<CollideFn> = None;
 
+/// The table's entry for a convex shape against a mesh or height field: such a pair is a
+/// *parent* contact that is never collided whole; its triangles get child contacts, each
+/// collided by [`collide_triangle`].
+fn triangles_parent(_: &Shape, _: &Transform, _: &Shape, _: &Transform, _: f32, _: &mut Manifold) {}
+
+const PARENT: Option<CollideFn> = Some(triangles_parent);
+
 /// The pair dispatch table, indexed `[kind A][kind B]` with `kind A <= kind B`.
 const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
     [
@@ -99,6 +108,8 @@ const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
         Some(sphere::sphere_box),
         Some(hull::sphere_hull),
         Some(plane::sphere_plane),
+        PARENT,
+        PARENT,
     ],
     [
         NONE,
@@ -106,6 +117,8 @@ const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
         Some(capsule::capsule_box),
         Some(hull::capsule_hull),
         Some(capsule::capsule_plane),
+        PARENT,
+        PARENT,
     ],
     [
         NONE,
@@ -113,6 +126,8 @@ const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
         Some(box_box::box_box),
         Some(hull::box_hull),
         Some(plane::box_plane),
+        PARENT,
+        PARENT,
     ],
     [
         NONE,
@@ -120,8 +135,12 @@ const TABLE: [[Option<CollideFn>; ShapeKind::COUNT]; ShapeKind::COUNT] = [
         NONE,
         Some(hull::hull_hull),
         Some(hull::hull_plane),
+        PARENT,
+        PARENT,
     ],
-    [NONE, NONE, NONE, NONE, NONE],
+    [NONE; ShapeKind::COUNT],
+    [NONE; ShapeKind::COUNT],
+    [NONE; ShapeKind::COUNT],
 ];
 
 /// True when the pair of kinds (in either order) can produce contacts.
@@ -131,8 +150,24 @@ pub fn can_collide(a: ShapeKind, b: ShapeKind) -> bool {
     TABLE[lo as usize][hi as usize].is_some()
 }
 
+/// The manifold of convex shape `a` at `xf_a` against triangle `tri` (in the frame of the
+/// mesh at `xf_b`), normal from A to the triangle, with internal-edge handling (see
+/// `triangle.rs`).
+pub fn collide_triangle(
+    a: &Shape,
+    xf_a: &Transform,
+    tri: &Triangle,
+    xf_b: &Transform,
+    speculative: f32,
+) -> Manifold {
+    let mut m = Manifold::default();
+    triangle::collide_triangle(a, xf_a, tri, xf_b, speculative, &mut m);
+    m
+}
+
 /// Computes the manifold of shapes `a` and `b` (which must satisfy `kind(a) <= kind(b)`).
-/// Returns an empty manifold for pairs that cannot collide.
+/// Returns an empty manifold for pairs that cannot collide and for a convex shape against a
+/// mesh or height field (use [`collide_triangle`] on its triangles).
 pub fn collide(
     a: &Shape,
     xf_a: &Transform,

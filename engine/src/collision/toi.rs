@@ -28,7 +28,7 @@
 //! the previous `t` is returned. The loop is serial and uses no fused multiply-adds, so the
 //! same inputs give bit-identical times.
 
-use super::gjk::shape_distance;
+use super::gjk::{shape_distance, triangle_distance};
 use crate::math::Transform;
 use crate::shape::Shape;
 use glam::{Quat, Vec3};
@@ -143,12 +143,53 @@ pub(crate) fn time_of_impact(
     let angular = sweep_a.dtheta.length() * (a.bounding_radius() + sweep_a.local.p.length())
         + sweep_b.dtheta.length() * (b.bounding_radius() + sweep_b.local.p.length());
     let relative = sweep_a.dp - sweep_b.dp;
+    advance(
+        |t| shape_distance(a, &sweep_a.at(t), b, &sweep_b.at(t)),
+        relative,
+        angular,
+        target,
+        tolerance,
+        t_max,
+    )
+}
+
+/// [`time_of_impact`] of shape `a` moving along `sweep_a` against a fixed triangle (corners
+/// in world space), as for a triangle of a static mesh.
+pub(crate) fn time_of_impact_triangle(
+    a: &Shape,
+    sweep_a: &Sweep,
+    tri: [Vec3; 3],
+    target: f32,
+    tolerance: f32,
+    t_max: f32,
+) -> Toi {
+    let angular = sweep_a.dtheta.length() * a.bounding_radius();
+    advance(
+        |t| triangle_distance(a, &sweep_a.at(t), tri),
+        sweep_a.dp,
+        angular,
+        target,
+        tolerance,
+        t_max,
+    )
+}
+
+/// The advancement loop (see the module docs) over the distance at time `t`, with the
+/// relative displacement and the angular bound `μ` needs.
+fn advance(
+    distance: impl Fn(f32) -> Option<super::gjk::Distance>,
+    relative: Vec3,
+    angular: f32,
+    target: f32,
+    tolerance: f32,
+    t_max: f32,
+) -> Toi {
     let mut t = 0.0f32;
     let mut t_prev = 0.0f32;
     let mut iterations = 0;
     while iterations < MAX_ITERATIONS {
         iterations += 1;
-        let Some(d) = shape_distance(a, &sweep_a.at(t), b, &sweep_b.at(t)) else {
+        let Some(d) = distance(t) else {
             return Toi {
                 state: ToiState::Separated,
                 t: t_max,

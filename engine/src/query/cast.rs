@@ -14,11 +14,11 @@
 
 use super::ray::ray_aabb;
 use super::{check_finite, check_query_shape, QueryFilter, ShapeHit};
-use crate::collision::gjk::shape_distance;
-use crate::collision::toi::{time_of_impact, Sweep, ToiState};
+use crate::collision::gjk::{shape_distance, triangle_distance, Distance};
+use crate::collision::toi::{time_of_impact, time_of_impact_triangle, Sweep, ToiState};
 use crate::error::Error;
 use crate::math::Transform;
-use crate::shape::{Aabb, Shape};
+use crate::shape::{local_aabb, Aabb, Shape};
 use crate::world::World;
 use glam::Vec3;
 
@@ -127,7 +127,9 @@ impl World {
 }
 
 /// The first contact of `shape` moving along `sweep` with the fixed `other` within
-/// `[0, t_max]`: (fraction, point on `other`, outward normal of `other`).
+/// `[0, t_max]`: (fraction, point on `other`, outward normal of `other`). A mesh or height
+/// field is swept triangle by triangle (those whose bounds meet the swept box); ties go to
+/// the lower triangle.
 fn sweep_one(
     shape: &Shape,
     sweep: &Sweep,
@@ -136,20 +138,63 @@ fn sweep_one(
     tol: f32,
     t_max: f32,
 ) -> Option<(f32, Vec3, Vec3)> {
+    if let Some(mesh) = other.triangles() {
+        let (a, b) = (shape.aabb(&sweep.at(0.0)), shape.aabb(&sweep.at(t_max)));
+        let swept = Aabb {
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+        }
+        .expanded(tol);
+        let mut tris = Vec::new();
+        mesh.query_aabb(&local_aabb(&swept, other_xf), |t| tris.push(t));
+        tris.sort_unstable();
+        let mut best: Option<(f32, Vec3, Vec3)> = None;
+        for &t in &tris {
+            let tri = mesh
+                .triangle(t)
+                .vertices
+                .map(|v| other_xf.transform_point(v));
+            let limit = best.map_or(t_max, |b| b.0);
+            let toi = time_of_impact_triangle(shape, sweep, tri, tol, 0.5 * tol, limit);
+            let hit = finish(toi.state, toi.t, sweep, limit, |xf| {
+                triangle_distance(shape, xf, tri)
+            });
+            if let Some(h) = hit {
+                if best.is_none_or(|b| h.0 < b.0) {
+                    best = Some(h);
+                }
+            }
+        }
+        return best;
+    }
     let fixed = Sweep::fixed(other_xf);
     let toi = time_of_impact(shape, sweep, other, &fixed, tol, 0.5 * tol, t_max);
-    match toi.state {
+    finish(toi.state, toi.t, sweep, t_max, |xf| {
+        shape_distance(shape, xf, other, other_xf)
+    })
+}
+
+/// The hit of an advancement that ended in `state` at `t`, with the remaining gap closed
+/// along the normal; `distance` gives the distance at a pose of the cast shape.
+fn finish(
+    state: ToiState,
+    t: f32,
+    sweep: &Sweep,
+    t_max: f32,
+    distance: impl Fn(&Transform) -> Option<Distance>,
+) -> Option<(f32, Vec3, Vec3)> {
+    match state {
         ToiState::Separated => None,
         ToiState::Touching => Some((0.0, sweep.p0, -sweep.dp.normalize())),
         ToiState::Hit => {
-            let d = shape_distance(shape, &sweep.at(toi.t), other, other_xf)?;
+            let d = distance(&sweep.at(t))?;
             if d.overlap {
                 // Only rounding gets here (advancement is conservative): keep the time.
-                return Some((toi.t, d.point_b, -sweep.dp.normalize()));
+                return Some((t, d.point_b, -sweep.dp.normalize()));
             }
             // Close the remaining gap along the normal (from the cast shape to `other`).
             let approach = d.normal.dot(sweep.dp);
-            let mut t = toi.t;
+            let mut t = t;
             if approach > 0.0 && d.distance > 0.0 {
                 t = (t + d.distance / approach).min(t_max);
             }

@@ -38,7 +38,12 @@
 //!
 //! # Solids
 //!
-//! Every shape is solid, planes included (a plane is the half-space below it). A ray or a
+//! Meshes and height fields are surfaces, two-sided: rays hit their nearest triangle from
+//! either side (through the mesh's tree or the field's grid), shape casts and shape
+//! overlaps test the triangles near the cast or overlapping shape, and no point is inside
+//! them. They cannot be query shapes themselves.
+//!
+//! Every other shape is solid, planes included (a plane is the half-space below it). A ray or a
 //! shape cast that *starts* inside or touching a shape hits it at fraction 0, at the ray's
 //! origin (the cast shape's position), with the normal opposite the direction of travel.
 //! This is Rapier's `solid = true`; Box2D instead ignores shapes that contain the origin.
@@ -269,10 +274,10 @@ fn check_finite(field: &'static str, v: Vec3) -> Result<(), Error> {
 /// Checks a query shape and its pose; returns the pose with a unit rotation.
 fn check_query_shape(shape: &Shape, transform: &Transform) -> Result<Transform, Error> {
     shape.validate()?;
-    if matches!(shape, Shape::Plane { .. }) {
+    if shape.is_static_only() {
         return Err(Error::invalid(
             "shape",
-            "must be a sphere, a capsule, a box or a hull (a plane is unbounded)",
+            "must be a sphere, a capsule, a box or a hull (not a plane, mesh or height field)",
         ));
     }
     check_finite("transform.p", transform.p)?;

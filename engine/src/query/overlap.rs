@@ -1,7 +1,7 @@
 //! Overlap queries: which shapes meet a box, a point or a shape.
 
 use super::{check_finite, check_query_shape, QueryFilter};
-use crate::collision::gjk::shape_distance;
+use crate::collision::gjk::{shape_distance, triangle_distance};
 use crate::error::Error;
 use crate::id::ShapeId;
 use crate::math::Transform;
@@ -24,6 +24,8 @@ pub(crate) fn contains_point(shape: &Shape, xf: &Transform, p: Vec3) -> bool {
         Shape::Box { half_extents } => xf.inv_transform_point(p).abs().cmple(half_extents).all(),
         Shape::Hull { ref hull } => hull.contains(xf.inv_transform_point(p)),
         Shape::Plane { normal, offset } => (xf.q * normal).dot(p - xf.p) <= offset,
+        // Surfaces without an inside.
+        Shape::Mesh { .. } | Shape::HeightField { .. } => false,
     }
 }
 
@@ -43,7 +45,8 @@ pub(crate) fn meets_aabb(shape: &Shape, xf: &Transform, bb: &Aabb) -> bool {
 }
 
 /// Whether two solids meet (touching counts): closed forms for sphere-sphere, sphere-box and
-/// anything against a plane, GJK for the other pairs (capsules, boxes). `b` may be a plane,
+/// anything against a plane, GJK for the other pairs (capsules, boxes) and for each
+/// triangle of a mesh or height field near `a`. `b` may be a plane, mesh or height field,
 /// `a` may not.
 pub(crate) fn shapes_overlap(a: &Shape, xf_a: &Transform, b: &Shape, xf_b: &Transform) -> bool {
     match (a, b) {
@@ -59,6 +62,21 @@ pub(crate) fn shapes_overlap(a: &Shape, xf_a: &Transform, b: &Shape, xf_b: &Tran
             };
             let l = bxf.inv_transform_point(c);
             (l - l.clamp(-half_extents, half_extents)).length_squared() <= radius * radius
+        }
+        (_, &Shape::Mesh { .. } | &Shape::HeightField { .. }) => {
+            let Some(mesh) = b.triangles() else {
+                return false;
+            };
+            let local = crate::shape::local_aabb(&a.aabb(xf_a), xf_b);
+            let mut hit = false;
+            mesh.query_aabb(&local, |t| {
+                if !hit {
+                    let tri = mesh.triangle(t).vertices.map(|v| xf_b.transform_point(v));
+                    hit = triangle_distance(a, xf_a, tri)
+                        .is_some_and(|d| d.overlap || d.distance <= 0.0);
+                }
+            });
+            hit
         }
         _ => shape_distance(a, xf_a, b, xf_b).is_some_and(|d| d.overlap || d.distance <= 0.0),
     }

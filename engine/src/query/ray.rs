@@ -220,6 +220,14 @@ pub(crate) fn ray_shape(
             let t = h / approach;
             (t <= max).then_some((t, n))
         }
+        Shape::Mesh { .. } | Shape::HeightField { .. } => {
+            // Surfaces: the nearest triangle either side, through the tree.
+            let mesh = shape.triangles()?;
+            let lo = xf.inv_transform_point(o);
+            let ld = xf.inv_transform_vector(d);
+            let (t, _, n) = mesh.ray(lo, ld, max)?;
+            Some((t, xf.transform_vector(n)))
+        }
     }
 }
 

@@ -383,7 +383,9 @@ impl World {
     }
 
     /// Contacts that began touching during the last step, in contact order (the order is
-    /// the same for every thread count). Valid until the next step.
+    /// the same for every thread count), then the pairs of a convex shape and a mesh or
+    /// height field that began touching (one record when the first of its triangles
+    /// touches, not one per triangle). Valid until the next step.
     pub fn contact_begin_events(&self) -> &[ContactTouch] {
         &self.touch_begin
     }
@@ -391,12 +393,16 @@ impl World {
     /// Contacts that stopped touching during the last step: first those removed through
     /// the API since the step before (a removed shape or body ends its contacts), in call
     /// order; then pairs whose bounds parted, in pair order; then the rest in contact
-    /// order. Ids of removed shapes and bodies are stale. Valid until the next step.
+    /// order; last the pairs of a convex shape and a mesh or height field whose last
+    /// touching triangle stopped. Ids of removed shapes and bodies are stale. Valid until
+    /// the next step.
     pub fn contact_end_events(&self) -> &[ContactTouch] {
         &self.touch_end
     }
 
-    /// Touching contacts (with at least one point), in contact order.
+    /// Touching contacts (with at least one point), in contact order. A convex shape on a
+    /// mesh or height field appears once per triangle it touches (each with the two
+    /// shapes' ids and that triangle's manifold).
     pub fn contacts(&self) -> impl Iterator<Item = ContactView<'_>> + '_ {
         self.contacts
             .contacts

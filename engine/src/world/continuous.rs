@@ -30,16 +30,21 @@
 //! the result is the same for any thread count. A body that does not need a sweep is not
 //! read or written, so scenes without fast bodies are bit-identical with the stage.
 //!
+//! Static meshes and height fields are swept triangle by triangle: the triangles whose
+//! bounds overlap the swept box (through the mesh's tree or the field's grid), each as a
+//! fixed convex core, except those the body's centre only slides along ([`slides_along`]).
+//!
 //! Limits: a swept body loses the rest of its step's motion (time loss, as in Box2D); two
 //! bullets do not sweep against each other; shapes already within the target separation at
 //! the start of the step are left to the contact solver.
 
 use super::World;
 use crate::body::BodyType;
-use crate::collision::toi::{time_of_impact, Sweep, ToiState};
+use crate::collision::toi::{time_of_impact, time_of_impact_triangle, Sweep, ToiState};
 use crate::error::Error;
 use crate::id::BodyId;
-use crate::shape::{Aabb, Shape};
+use crate::shape::{local_aabb, Aabb, Shape};
+use glam::Vec3;
 use impetus_profiling::zone;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -52,6 +57,26 @@ const TOLERANCE_FRACTION: f32 = 0.25;
 
 /// The smallest tolerance, in m, so that a zero `linear_slop` still converges.
 const MIN_TOLERANCE: f32 = 1.0e-4;
+
+/// The part of a body's smallest extent that counts as its core (see [`slides_along`]).
+const CORE_FRACTION: f32 = 0.25;
+
+/// Whether a body whose centre moves from `c1` to `c2` only slides along the triangle (world
+/// corners `tri`): it ends more than `core` (m) in front of the triangle's plane, on the side
+/// it started, having approached it by less than `core`. Such a body is left to its
+/// speculative contacts: sweeping it would stop it each time it slides onto the next
+/// triangle of a flat floor (a box at 40 m/s over a 2 m-grid mesh covered 29.4 m of the
+/// 40 m it covers on a plane in a second). Box2D v3 skips chain segments the same way.
+fn slides_along(tri: &[Vec3; 3], c1: Vec3, c2: Vec3, core: f32) -> bool {
+    let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]).normalize_or_zero();
+    let s1 = n.dot(c1 - tri[0]);
+    let (s1, s2) = if s1 < 0.0 {
+        (-s1, -n.dot(c2 - tri[0]))
+    } else {
+        (s1, n.dot(c2 - tri[0]))
+    };
+    s1 - s2 < core && s2 > core
+}
 
 impl World {
     /// Makes a body a bullet (swept against static geometry and other dynamic bodies every
@@ -185,6 +210,7 @@ impl World {
 
         let mut t_min = 1.0f32;
         let mut hit = false;
+        let core = CORE_FRACTION * bodies.min_extent[i];
         for &proxy in &candidates {
             let other = &shapes.data[proxy as usize];
             let j = other.body as usize;
@@ -196,7 +222,38 @@ impl World {
             if bodies.body_type[j] != BodyType::Static && bodies.bullet[j] {
                 continue;
             }
-            let other_sweep = Sweep::fixed(&other.pose(&bodies.transform(j)));
+            let other_xf = other.pose(&bodies.transform(j));
+            if let Some(mesh) = other.shape.triangles() {
+                // A mesh or height field: each triangle near the swept box.
+                let mut tris = Vec::new();
+                mesh.query_aabb(&local_aabb(&bounds, &other_xf), |t| tris.push(t));
+                tris.sort_unstable();
+                for &t in &tris {
+                    let tri = mesh
+                        .triangle(t)
+                        .vertices
+                        .map(|v| other_xf.transform_point(v));
+                    if slides_along(&tri, start.p, end.p, core) {
+                        continue;
+                    }
+                    for id in &bodies.shapes[i] {
+                        let d = &shapes.data[id.index as usize];
+                        let own = if d.offset {
+                            sweep.carrying(d.relative)
+                        } else {
+                            sweep
+                        };
+                        let toi =
+                            time_of_impact_triangle(&d.shape, &own, tri, target, tolerance, t_min);
+                        if toi.state == ToiState::Hit && toi.t < t_min {
+                            t_min = toi.t;
+                            hit = true;
+                        }
+                    }
+                }
+                continue;
+            }
+            let other_sweep = Sweep::fixed(&other_xf);
             for id in &bodies.shapes[i] {
                 let d = &shapes.data[id.index as usize];
                 let shape: &Shape = &d.shape;

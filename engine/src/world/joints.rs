@@ -131,12 +131,7 @@ impl World {
                 if contact == NULL {
                     continue;
                 }
-                self.end_touch(contact, true);
-                let c = &self.contacts.contacts[contact as usize];
-                self.batches
-                    .coloring
-                    .release(c.color, c.color_sides, c.body_a, c.body_b);
-                self.contacts.destroy(contact);
+                self.destroy_pair_contact(contact, true);
                 self.broadphase.set_pair_value(key, NULL);
             }
         }
@@ -156,10 +151,7 @@ impl World {
                     continue;
                 }
                 let (pa, pb) = crate::broadphase::pair_ids(key);
-                if let Some(c) = self.new_contact(pa, pb) {
-                    let index = self.contacts.create(c);
-                    self.broadphase.set_pair_value(key, index);
-                }
+                self.create_pair_contact(key, pa, pb);
             }
         }
     }

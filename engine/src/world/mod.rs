@@ -4,6 +4,7 @@ mod api;
 mod bench_hooks;
 mod continuous;
 mod joints;
+pub(crate) mod midphase;
 pub use api::{ContactTouch, ContactView};
 mod events;
 pub(crate) mod shapes;
@@ -249,6 +250,8 @@ pub struct World {
     pub(crate) ended_scratch: Vec<u32>,
     /// The host's contact modifier, if any (see [`World::set_contact_modifier`]).
     pub(crate) contact_modifier: Option<ContactModifier>,
+    /// Parent contacts of convex shapes against meshes, with their children.
+    pub(crate) mesh_pairs: midphase::MeshPairs,
 }
 
 impl World {
@@ -310,6 +313,7 @@ impl World {
             events: Default::default(),
             ended_scratch: Vec::new(),
             contact_modifier: None,
+            mesh_pairs: Default::default(),
         })
     }
 
@@ -350,15 +354,22 @@ impl World {
     }
 
     /// Attaches a shape to a body and updates the body's mass from the shape's density.
-    /// Planes may only be attached to static bodies.
+    /// Planes, meshes and height fields may only be attached to static bodies (and meshes
+    /// and height fields cannot be sensors).
     pub fn add_shape(&mut self, body: BodyId, def: &ShapeDef) -> Result<ShapeId, Error> {
         let b = self.body_index(body)?;
         def.validate()?;
         let body_type = self.bodies.body_type[b];
-        if matches!(def.shape, Shape::Plane { .. }) && body_type != BodyType::Static {
+        if def.shape.is_static_only() && body_type != BodyType::Static {
             return Err(Error::invalid(
                 "ShapeDef::shape",
-                "a plane may only be attached to a static body",
+                "a plane, mesh or height field may only be attached to a static body",
+            ));
+        }
+        if def.shape.kind().is_triangles() && def.is_sensor {
+            return Err(Error::invalid(
+                "ShapeDef::is_sensor",
+                "a mesh or height field cannot be a sensor",
             ));
         }
         if body_type == BodyType::Dynamic && !self.bodies.mass_override[b] {
@@ -481,21 +492,11 @@ impl World {
         for c in self.broadphase.destroy_proxy(index) {
             let contact = &self.contacts.contacts[c as usize];
             let (a, b) = (contact.body_a, contact.body_b);
-            let solid_touch = contact.touching && contact.flags & crate::contact::SENSOR == 0;
-            self.end_touch(c, true);
-            if solid_touch {
+            if self.destroy_pair_contact(c, true) {
                 // What rested on the shape falls (or drifts) now: wake it.
                 self.wake_body(a as usize);
                 self.wake_body(b as usize);
             }
-            let contact = &self.contacts.contacts[c as usize];
-            self.batches.coloring.release(
-                contact.color,
-                contact.color_sides,
-                contact.body_a,
-                contact.body_b,
-            );
-            self.contacts.destroy(c);
         }
     }
 

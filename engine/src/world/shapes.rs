@@ -63,8 +63,8 @@ pub struct ShapeDef {
     /// shape).
     pub filter: Filter,
     /// A sensor detects the shapes that overlap it (sensor begin/end events) and pushes
-    /// nothing: it has no contact response. Sensors do not detect other sensors.
-    /// Default: false.
+    /// nothing: it has no contact response. Sensors do not detect other sensors, meshes or
+    /// height fields (which cannot be sensors). Default: false.
     pub is_sensor: bool,
     /// Publish contact begin/end events for this shape's contacts (either shape asking is
     /// enough). Default: true.
@@ -131,6 +131,18 @@ impl ShapeDef {
     /// A static half-space bounded by the plane `normal · x = offset` (body frame).
     pub fn plane(normal: Vec3, offset: f32) -> Self {
         Self::new(Shape::Plane { normal, offset })
+    }
+
+    /// A static triangle mesh (shared; see [`TriMesh::new`](crate::TriMesh::new)). Only
+    /// static bodies may own one.
+    pub fn mesh(mesh: std::sync::Arc<crate::TriMesh>) -> Self {
+        Self::new(Shape::Mesh { mesh })
+    }
+
+    /// A static height field (shared; see [`HeightField::new`](crate::HeightField::new)).
+    /// Only static bodies may own one.
+    pub fn height_field(field: std::sync::Arc<crate::HeightField>) -> Self {
+        Self::new(Shape::HeightField { field })
     }
 
     /// Sets the density (kg/m³).

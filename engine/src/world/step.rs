@@ -3,7 +3,7 @@
 use super::events::{approach, ContactHit, SensorEvent};
 use super::{ContactTouch, World};
 use crate::body::BodyType;
-use crate::broadphase::{pair_ids, pair_key, NULL};
+use crate::broadphase::{pair_ids, NULL};
 use crate::collision::can_collide;
 use crate::contact::{
     is_idle, needs_solving, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS,
@@ -115,7 +115,8 @@ impl World {
     }
 
     /// Stage 1: sort the moved proxies, destroy the contacts of pairs that ended, create
-    /// contacts for new pairs (in pair-key order).
+    /// contacts for new pairs (in pair-key order), update the child contacts of convex
+    /// shapes against meshes (the midphase).
     pub(crate) fn update_broadphase(&mut self) {
         zone!("Broadphase");
         let t = Instant::now();
@@ -125,12 +126,7 @@ impl World {
         ended.extend(self.broadphase.ended().iter().map(|e| e.1));
         for &contact in &ended {
             if contact != NULL {
-                self.end_touch(contact, false);
-                let c = &self.contacts.contacts[contact as usize];
-                self.batches
-                    .coloring
-                    .release(c.color, c.color_sides, c.body_a, c.body_b);
-                self.contacts.destroy(contact);
+                self.destroy_pair_contact(contact, false);
             }
         }
         self.ended_scratch = ended;
@@ -139,15 +135,13 @@ impl World {
         begun.extend_from_slice(self.broadphase.begun());
         for &key in &begun {
             let (pa, pb) = pair_ids(key);
-            if let Some(c) = self.new_contact(pa, pb) {
-                let index = self.contacts.create(c);
-                self.broadphase.set_pair_value(key, index);
-            }
+            self.create_pair_contact(key, pa, pb);
         }
         self.begun_scratch = begun;
-        let broadphase = &mut self.broadphase;
-        self.contacts
-            .compact(|c, index| broadphase.set_pair_value(pair_key(c.shape_a, c.shape_b), index));
+        self.update_mesh_children(); // midphase.rs: child contacts of mesh pairs
+        self.compact_contacts();
+        #[cfg(feature = "validate")]
+        self.check_mesh_pairs();
         self.profile.broadphase = ms_since(t);
         self.profile.pairs = self.broadphase.pair_count();
         self.profile.grid_cells = self.broadphase.cell_count();
@@ -162,8 +156,11 @@ impl World {
             &self.shapes.data[pb as usize],
         );
         let (ka, kb) = (da.shape.kind(), db.shape.kind());
-        // Sensors detect non-sensor shapes that let them.
+        // Sensors detect non-sensor shapes that let them, meshes excepted.
         let sensor = da.is_sensor || db.is_sensor;
+        if sensor && (ka.is_triangles() || kb.is_triangles()) {
+            return None;
+        }
         if sensor
             && (da.is_sensor && db.is_sensor
                 || !(da.is_sensor || da.enable_sensor_events)
@@ -199,6 +196,8 @@ impl World {
         Some(Contact {
             shape_a: sa,
             shape_b: sb,
+            child: NULL,
+            link: NULL,
             body_a: a.body,
             body_b: b.body,
             friction: (a.friction * b.friction).sqrt(),
@@ -433,6 +432,7 @@ impl World {
             self.events.sensor_end.extend_from_slice(&out.sensor_end);
             self.events.hits.extend_from_slice(&out.hits);
         }
+        self.aggregate_mesh_touches(); // midphase.rs: begin/end records of mesh pairs
         if sleep {
             points = self.update_islands(points);
         }

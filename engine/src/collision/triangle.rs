@@ -1,0 +1,762 @@
+//! Convex shapes against one triangle of a mesh or height field.
+//!
+//! Everything runs in the convex shape's frame (A at the origin), with the triangle's
+//! corners brought there from the mesh frame. Triangles are two-sided; the side the convex
+//! shape's centre is on is "up".
+//!
+//! - Sphere and capsule: the exact closest points of the core (a point or a segment) and the
+//!   triangle (Ericson, *Real-Time Collision Detection* §5.1.5 and §5.1.9), one point. A
+//!   capsule lying along the face (axis within ~3° of its plane) or piercing it is clipped
+//!   against the triangle's side planes instead and gets up to two points along the face
+//!   normal, so a capsule lying on a floor rests on both ends.
+//! - Box and hull: the separating-axis test over the triangle normal (towards A), A's face
+//!   normals and the cross products of A's edges with the triangle's edges that form faces
+//!   of the Minkowski difference. A triangle-face axis (preferred within
+//!   [`FACE_SWITCH_TOL`]) clips A's incident face against the triangle's side planes; an
+//!   A-face axis clips the triangle against the face's side planes (Sutherland–Hodgman, as
+//!   `hull.rs` does); an edge axis clearly better than both gives one point between the
+//!   edges. Points within the speculative distance are reduced to four (`reduce.rs`). When
+//!   clipping and the edges find nothing although the axes allow a contact (closest
+//!   features beside both faces), GJK's closest points give one point.
+//!
+//! Internal edges (Jolt's "active edges"): a normal that comes from a triangle edge flagged
+//! inactive (shared with a coplanar or concave neighbour) or from a vertex whose two edges
+//! are inactive is replaced by the triangle's face normal, with the separations measured
+//! along it. For spheres and capsules the feature is the closest one; for boxes and hulls a
+//! normal other than the face's must lean out of the triangle past an active edge (outside
+//! that edge's side plane), else the face normal is used. Then a box sliding across the seam
+//! of two flat triangles sees the floor's normal from both, never the seam's edge normal
+//! that would kick it up. (Measuring along the face normal is safe there: extended past a
+//! coplanar or concave seam, this triangle's plane runs level with or beneath the
+//! neighbour, so it never reports a contact the neighbour's surface would not.)
+//!
+//! Feature ids: A's feature codes as in `hull.rs` (vertex `v`, edge `64 + 64 v0 + v1`, face
+//! `8192 + f`) in the low 16 bits, the triangle's (vertex `i`, edge `3 + i`, face 6) shifted
+//! by 16; a point cut by a side plane hashes its segment's ids with the plane's edge. For
+//! spheres and capsules the id is the triangle feature with the segment end.
+
+use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
+use super::box_clip::CLIP_SLOP;
+use super::capsule::closest_segment_params;
+use super::gjk::triangle_distance;
+use super::hull::{cut_id, edge_code, unit_cube, Poly, FACE_CODE, VERTEX_CODE};
+use super::reduce::{select_four, Candidate};
+use super::Manifold;
+use crate::hull::MAX_HULL_VERTICES;
+use crate::math::Transform;
+use crate::mesh::Triangle;
+use crate::shape::Shape;
+use glam::Vec3;
+
+/// Triangle feature codes.
+const TRI_EDGE: u32 = 3;
+const TRI_FACE: u32 = 6;
+
+/// Room for a clipped polygon: the incident polygon plus one vertex per side plane.
+const CLIP_CAP: usize = MAX_HULL_VERTICES + 8;
+
+/// Below this distance (m) between closest points the direction between them is noise.
+const MIN_DISTANCE: f32 = 1.0e-6;
+
+/// A capsule counts as lying along the face below this sine of its axis with the plane.
+const PARALLEL_SIN: f32 = 0.05;
+
+/// The triangle in A's frame.
+#[derive(Clone, Copy)]
+struct Tri {
+    v: [Vec3; 3],
+    /// Unit normal, counter-clockwise about the corners.
+    n: Vec3,
+    active: u8,
+    /// The side planes' clipping slop: `CLIP_SLOP` times the sine of the sharpest corner,
+    /// so that a sliver's nearly parallel side planes do not let clipped points wander far
+    /// past its tip (slop / sin of the corner's angle).
+    slop: f32,
+}
+
+impl Tri {
+    fn edge_active(&self, i: usize) -> bool {
+        self.active & (1 << i) != 0
+    }
+
+    /// Whether a normal from triangle feature `code` must be replaced by the face normal.
+    fn inactive_feature(&self, code: u32) -> bool {
+        match code {
+            0..=2 => {
+                !(self.edge_active(code as usize) || self.edge_active((code as usize + 2) % 3))
+            }
+            3..=5 => !self.edge_active((code - TRI_EDGE) as usize),
+            _ => false,
+        }
+    }
+
+    /// The unit normal of the side `x` is on ("up"; +n when `x` is in the plane).
+    fn up(&self, x: Vec3) -> Vec3 {
+        if self.n.dot(x - self.v[0]) < 0.0 {
+            -self.n
+        } else {
+            self.n
+        }
+    }
+
+    /// Outward unit normal of side plane `j` (through edge `j`, perpendicular to the face).
+    fn side(&self, j: usize) -> Vec3 {
+        (self.v[(j + 1) % 3] - self.v[j])
+            .cross(self.n)
+            .normalize_or_zero()
+    }
+}
+
+/// Convex shape `a` at `xf_a` against triangle `tri` (mesh frame) of a mesh at `xf_b`; the
+/// normal points from A to the triangle. Writes nothing for pairs farther apart than
+/// `speculative` and for shapes that are not convex.
+pub(crate) fn collide_triangle(
+    a: &Shape,
+    xf_a: &Transform,
+    tri: &Triangle,
+    xf_b: &Transform,
+    speculative: f32,
+    out: &mut Manifold,
+) {
+    let rel = xf_a.inv_mul(xf_b);
+    let v = tri.vertices.map(|x| rel.transform_point(x));
+    let n = (v[1] - v[0]).cross(v[2] - v[0]).normalize_or_zero();
+    if n == Vec3::ZERO {
+        return;
+    }
+    let sin = |a: Vec3, b: Vec3| a.cross(b).length() / (a.length() * b.length());
+    let (e0, e1, e2) = (v[1] - v[0], v[2] - v[1], v[0] - v[2]);
+    let sharpest = sin(e0, -e2).min(sin(e1, -e0)).min(sin(e2, -e1));
+    let t = Tri {
+        v,
+        n,
+        active: tri.active_edges,
+        slop: CLIP_SLOP * sharpest.clamp(0.0, 1.0),
+    };
+    let mut m = Manifold::default();
+    match *a {
+        Shape::Sphere { radius } => sphere_triangle(radius, &t, speculative, &mut m),
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => capsule_triangle(half_height, radius, &t, speculative, &mut m),
+        Shape::Box { half_extents } => poly_triangle(
+            a,
+            Poly {
+                hull: unit_cube(),
+                scale: half_extents,
+            },
+            Some(half_extents),
+            &t,
+            speculative,
+            &mut m,
+        ),
+        Shape::Hull { ref hull } => poly_triangle(
+            a,
+            Poly {
+                hull,
+                scale: Vec3::ONE,
+            },
+            None,
+            &t,
+            speculative,
+            &mut m,
+        ),
+        _ => return,
+    }
+    if m.count == 0 {
+        return;
+    }
+    out.normal = xf_a.transform_vector(m.normal);
+    for p in m.points() {
+        out.push(xf_a.transform_point(p.point), p.separation, p.id);
+    }
+}
+
+/// The point of the triangle closest to `p` and its feature code (Ericson §5.1.5).
+fn closest_on_triangle(p: Vec3, t: &Tri) -> (Vec3, u32) {
+    let [a, b, c] = t.v;
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return (a, 0);
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return (b, 1);
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let s = d1 / (d1 - d3);
+        return (a + ab * s, TRI_EDGE);
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return (c, 2);
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let s = d2 / (d2 - d6);
+        return (a + ac * s, TRI_EDGE + 2);
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        let s = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return (b + (c - b) * s, TRI_EDGE + 1);
+    }
+    let denom = 1.0 / (va + vb + vc);
+    let (s, u) = (vb * denom, vc * denom);
+    (a + ab * s + ac * u, TRI_FACE)
+}
+
+/// Sphere of `radius` at A's origin against the triangle.
+fn sphere_triangle(radius: f32, t: &Tri, speculative: f32, out: &mut Manifold) {
+    let c = Vec3::ZERO;
+    let (q, feature) = closest_on_triangle(c, t);
+    let d = q - c;
+    let dist = d.length();
+    if dist - radius >= speculative {
+        return;
+    }
+    if feature == TRI_FACE || dist <= MIN_DISTANCE || t.inactive_feature(feature) {
+        // The face normal, with the separation measured along it.
+        let up = t.up(c);
+        let h = up.dot(c - t.v[0]);
+        let separation = h - radius;
+        if separation >= speculative {
+            return;
+        }
+        out.normal = -up;
+        out.push(
+            c - up * (radius + 0.5 * separation),
+            separation,
+            TRI_FACE << 16,
+        );
+        return;
+    }
+    let n = d / dist;
+    let separation = dist - radius;
+    out.normal = n;
+    out.push((c + n * radius + q) * 0.5, separation, feature << 16);
+}
+
+/// Capsule (core from `(0, -h, 0)` to `(0, h, 0)`, radius `r`) against the triangle.
+fn capsule_triangle(h: f32, r: f32, t: &Tri, speculative: f32, out: &mut Manifold) {
+    let p0 = Vec3::new(0.0, -h, 0.0);
+    let seg = Vec3::new(0.0, 2.0 * h, 0.0);
+    // Closest points: each end against the triangle, the segment against each edge.
+    let mut best = (f32::INFINITY, Vec3::ZERO, Vec3::ZERO, 0u32, 0u32);
+    for (end, s) in [(0u32, 0.0f32), (1, 1.0)] {
+        let p = p0 + seg * s;
+        let (q, f) = closest_on_triangle(p, t);
+        let d2 = (q - p).length_squared();
+        if d2 < best.0 {
+            best = (d2, p, q, f, end);
+        }
+    }
+    for j in 0..3 {
+        let (e0, e) = (t.v[j], t.v[(j + 1) % 3] - t.v[j]);
+        let (s, u) = closest_segment_params(p0, seg, e0, e);
+        let (p, q) = (p0 + seg * s, e0 + e * u);
+        let d2 = (q - p).length_squared();
+        if d2 < best.0 {
+            let f = if u <= 0.0 {
+                j as u32
+            } else if u >= 1.0 {
+                ((j + 1) % 3) as u32
+            } else {
+                TRI_EDGE + j as u32
+            };
+            best = (d2, p, q, f, 2);
+        }
+    }
+    // The segment crossing the triangle's interior.
+    let (d0, d1) = (t.n.dot(p0 - t.v[0]), t.n.dot(p0 + seg - t.v[0]));
+    let crosses = d0 * d1 < 0.0 && {
+        let x = p0 + seg * (d0 / (d0 - d1));
+        closest_on_triangle(x, t).1 == TRI_FACE
+    };
+    let dist = best.0.sqrt();
+    if !crosses && dist - r >= speculative {
+        return;
+    }
+    let (_, p, q, feature, end) = best;
+    let along = seg.length() > 0.0 && (seg.normalize().dot(t.n)).abs() < PARALLEL_SIN;
+    // Lying along the face (or crossing it): clip to the face for two points. Otherwise
+    // one point at the closest points, whose normal is the face normal when the closest
+    // feature is the face.
+    if crosses || dist <= MIN_DISTANCE || t.inactive_feature(feature) || along {
+        // Face normal: clip the segment to the triangle's prism.
+        let up = t.up(if crosses { Vec3::ZERO } else { p });
+        let (mut lo, mut hi) = (0.0f32, 1.0f32);
+        let (mut lo_id, mut hi_id) = (0u32, 1u32);
+        let mut empty = false;
+        for j in 0..3 {
+            let side = t.side(j);
+            let dist0 = side.dot(p0 - t.v[j]) - t.slop;
+            let rate = side.dot(seg);
+            let id = 2 + j as u32;
+            if rate.abs() <= 1.0e-9 {
+                empty |= dist0 > 0.0;
+                continue;
+            }
+            let tau = -dist0 / rate;
+            if rate > 0.0 {
+                if tau < hi {
+                    (hi, hi_id) = (tau, id);
+                }
+            } else if tau > lo {
+                (lo, lo_id) = (tau, id);
+            }
+        }
+        let beside = empty || lo > hi;
+        if beside && !(crosses || dist <= MIN_DISTANCE || t.inactive_feature(feature)) {
+            // Lying along the face but beside it: the closest points below.
+            return closest_points(p, q, dist, r, feature << 16 | 0x80 | end, out);
+        }
+        out.normal = -up;
+        if beside {
+            // Beside the prism with a replaced normal: one point at the closest points,
+            // separated along the face normal.
+            let separation = up.dot(p - t.v[0]) - r;
+            if separation < speculative {
+                let point = p - up * (r + 0.5 * separation);
+                out.push(point, separation, TRI_FACE << 16 | 0x80 | end);
+            }
+            return;
+        }
+        let ends: &[(f32, u32)] = if (hi - lo) * seg.length() > 1.0e-6 {
+            &[(lo, lo_id), (hi, hi_id)]
+        } else {
+            &[(lo, lo_id)]
+        };
+        for &(tau, id) in ends {
+            let c = p0 + seg * tau;
+            let separation = up.dot(c - t.v[0]) - r;
+            if separation < speculative {
+                out.push(
+                    c - up * (r + 0.5 * separation),
+                    separation,
+                    TRI_FACE << 16 | id,
+                );
+            }
+        }
+        return;
+    }
+    closest_points(p, q, dist, r, feature << 16 | 0x80 | end, out);
+}
+
+/// One point between core point `p` and triangle point `q` at distance `dist` (> 0).
+fn closest_points(p: Vec3, q: Vec3, dist: f32, r: f32, id: u32, out: &mut Manifold) {
+    let n = (q - p) / dist;
+    out.normal = n;
+    out.push((p + n * r + q) * 0.5, dist - r, id);
+}
+
+/// The projection interval of the triangle on `u`.
+#[inline]
+fn tri_interval(t: &Tri, u: Vec3) -> (f32, f32) {
+    let (a, b, c) = (u.dot(t.v[0]), u.dot(t.v[1]), u.dot(t.v[2]));
+    (a.min(b).min(c), a.max(b).max(c))
+}
+
+/// Polytope A at the origin against the triangle: SAT, then clipping (see the module docs).
+fn poly_triangle(
+    a: &Shape,
+    pa: Poly,
+    half: Option<Vec3>,
+    t: &Tri,
+    speculative: f32,
+    out: &mut Manifold,
+) {
+    // Triangle face axis, towards A's centre: the height of A's lowest point above the
+    // triangle's plane.
+    let up = t.up(Vec3::ZERO);
+    let sep_tri = up.dot(pa.support(-up)) - up.dot(t.v[0]);
+    if sep_tri >= speculative {
+        return;
+    }
+    // A's face axes.
+    let faces = pa.hull.faces().len();
+    let mut face = (0usize, f32::NEG_INFINITY);
+    for f in 0..faces {
+        let nf = pa.normal(f);
+        let sep = tri_interval(t, nf).0 - pa.offset(f);
+        if sep > face.1 {
+            face = (f, sep);
+        }
+    }
+    if face.1 >= speculative {
+        return;
+    }
+    // Edge axes: A's edges against the triangle's, oriented from A to the triangle. Only
+    // an edge axis better than every face axis can matter (see below), so the others are
+    // skipped before the costlier Minkowski-face test.
+    let best_face = sep_tri.max(face.1);
+    let interval = |u: Vec3| match half {
+        Some(h) => {
+            let r = h.dot(u.abs());
+            (-r, r)
+        }
+        None => (u.dot(pa.support(-u)), u.dot(pa.support(u))),
+    };
+    let mut edge: Option<(usize, usize, Vec3, f32)> = None;
+    let edges = pa.hull.edges();
+    // `group`: edges of A along one direction (a box's four parallel edges share their
+    // axes, so they are tested once and the supporting one picked; a hull's edges alone).
+    let mut consider = |group: &[u16]| {
+        let e0 = edges[group[0] as usize];
+        let a0 = pa.vertex(e0.vertices[0] as usize);
+        let da = pa.vertex(e0.vertices[1] as usize) - a0;
+        for j in 0..3 {
+            let db = t.v[(j + 1) % 3] - t.v[j];
+            let axis = da.cross(db);
+            let len = axis.length();
+            if len <= 1.0e-3 * da.length() * db.length() {
+                continue;
+            }
+            let u = axis / len;
+            let (tmin, tmax) = tri_interval(t, u);
+            let (amin, amax) = interval(u);
+            let (sep, u, top, low) = if tmin - amax >= amin - tmax {
+                (tmin - amax, u, amax, tmin)
+            } else {
+                (amin - tmax, -u, -amin, -tmax)
+            };
+            if sep <= best_face || edge.is_some_and(|e| sep <= e.3) {
+                continue;
+            }
+            // Only pairs whose edges are the extreme features along the axis (a face of
+            // the Minkowski difference): A's edge on A's support plane, the triangle's on
+            // its own, crossing each other.
+            let b0 = t.v[j];
+            let tol = 1.0e-4 * (1.0 + top.abs() + low.abs());
+            if u.dot(b0).max(u.dot(b0 + db)) > low + tol {
+                continue;
+            }
+            for &i in group {
+                let ea = edges[i as usize];
+                let a0 = pa.vertex(ea.vertices[0] as usize);
+                let da = pa.vertex(ea.vertices[1] as usize) - a0;
+                if u.dot(a0).min(u.dot(a0 + da)) >= top - tol && lines_cross(a0, da, b0, db) {
+                    edge = Some((i as usize, j, u, sep));
+                    break;
+                }
+            }
+        }
+    };
+    if half.is_some() {
+        for group in box_edge_groups() {
+            consider(group);
+        }
+    } else {
+        for i in 0..edges.len() {
+            consider(&[i as u16]);
+        }
+    }
+    if let Some(e) = edge {
+        if e.3 >= speculative {
+            return;
+        }
+    }
+    // Which axis makes the contact; inactive triangle features fall back to the face.
+    if let Some(e) = edge {
+        if e.3 > best_face + LINEAR_SLOP {
+            if t.edge_active(e.1) && normal_allowed(t, up, e.2) {
+                edge_contact(&pa, t, e, out);
+            } else {
+                tri_face_contact(&pa, t, up, sep_tri, speculative, out);
+            }
+            return;
+        }
+    }
+    if face.1 > sep_tri + FACE_SWITCH_TOL && normal_allowed(t, up, pa.normal(face.0)) {
+        a_face_contact(&pa, face.0, t, speculative, out);
+    } else {
+        tri_face_contact(&pa, t, up, sep_tri, speculative, out);
+    }
+    // Clipping missed the closest features (they lie beside the reference face): the edge
+    // axis, if it is better than the faces and allowed, gives the point.
+    let deepest = out
+        .points()
+        .iter()
+        .fold(f32::INFINITY, |d, p| d.min(p.separation));
+    if let Some(e) = edge {
+        if e.3 > best_face
+            && deepest > e.3 + CLIP_MISS_TOL
+            && t.edge_active(e.1)
+            && normal_allowed(t, up, e.2)
+        {
+            *out = Manifold::default();
+            edge_contact(&pa, t, e, out);
+        }
+    }
+    if out.count == 0 {
+        // Separated, with the closest features beside both faces (a vertex or an edge of
+        // A next to the triangle's rim): GJK's closest points give the one point.
+        if let Some(d) = triangle_distance(a, &Transform::IDENTITY, t.v) {
+            if !d.overlap && d.distance < speculative && normal_allowed(t, up, d.normal) {
+                out.normal = d.normal;
+                out.push((d.point_a + d.point_b) * 0.5, d.distance, GJK_ID);
+            }
+        }
+    }
+}
+
+/// The feature id of a point from GJK's closest points (clear of the feature codes).
+const GJK_ID: u32 = 0x3FFF | 0x3F << 16;
+
+/// The unit cube's edges grouped by direction (x, y, z), each group in index order.
+fn box_edge_groups() -> &'static [[u16; 4]; 3] {
+    static GROUPS: std::sync::OnceLock<[[u16; 4]; 3]> = std::sync::OnceLock::new();
+    GROUPS.get_or_init(|| {
+        let cube = unit_cube();
+        let mut groups = [[0u16; 4]; 3];
+        let mut len = [0usize; 3];
+        for (i, e) in cube.edges().iter().enumerate() {
+            let d =
+                cube.vertices()[e.vertices[1] as usize] - cube.vertices()[e.vertices[0] as usize];
+            let d = d.abs();
+            let axis = if d.x >= d.y && d.x >= d.z {
+                0
+            } else if d.y >= d.z {
+                1
+            } else {
+                2
+            };
+            if len[axis] < 4 {
+                groups[axis][len[axis]] = i as u16;
+                len[axis] += 1;
+            }
+        }
+        debug_assert_eq!(len, [4; 3], "a cube has four edges along each axis");
+        groups
+    })
+}
+
+/// Whether the segments `p1 + s d1` and `p2 + t d2` cross when seen along `d1 × d2`: the
+/// closest points of their lines lie within both (so the pair is a face of the Minkowski
+/// difference and its closest points are the edges').
+fn lines_cross(p1: Vec3, d1: Vec3, p2: Vec3, d2: Vec3) -> bool {
+    let r = p1 - p2;
+    let (a, b, e) = (d1.dot(d1), d1.dot(d2), d2.dot(d2));
+    let (c, f) = (d1.dot(r), d2.dot(r));
+    let denom = a * e - b * b;
+    if denom <= 1.0e-12 * a * e {
+        return false;
+    }
+    let s = (b * f - c * e) / denom;
+    let t = (a * f - b * c) / denom;
+    let tol = 1.0e-4;
+    (-tol..=1.0 + tol).contains(&s) && (-tol..=1.0 + tol).contains(&t)
+}
+
+/// Whether the normal `n` (from A to the triangle) may be used: it is the face normal, or
+/// it leans out of the triangle past an active edge (the normal cone of an active edge or
+/// of a vertex with an active edge). Leaning out only past inactive edges, it comes from a
+/// seam with a coplanar or concave neighbour and is replaced by the face normal.
+fn normal_allowed(t: &Tri, up: Vec3, n: Vec3) -> bool {
+    let w = -n;
+    if w.dot(up) >= 1.0 - 1.0e-6 {
+        return true;
+    }
+    (0..3).any(|j| t.edge_active(j) && w.dot(t.side(j)) > 1.0e-3)
+}
+
+/// Keeps the clipped points closer than `speculative` to the reference plane
+/// `up · x = plane`, halfway between the surfaces, and writes at most four.
+fn push_reduced(
+    cands: &mut [Candidate; CLIP_CAP],
+    mut count: usize,
+    extra: Option<Candidate>,
+    up: Vec3,
+    normal: Vec3,
+    out: &mut Manifold,
+) {
+    if let Some(c) = extra {
+        if count < CLIP_CAP {
+            cands[count] = c;
+            count += 1;
+        }
+    }
+    if count == 0 {
+        return;
+    }
+    out.normal = normal;
+    let (idx, n) = select_four(&cands[..count], up);
+    for &i in &idx[..n] {
+        let c = cands[i];
+        out.push(c.point, c.separation, c.id);
+    }
+}
+
+/// Clips the polygon `poly[..len]` against the planes `side · x <= h` (each with an edge
+/// code for the ids of cut points); returns the new length.
+fn clip(
+    poly: &mut [(Vec3, u32); CLIP_CAP],
+    mut len: usize,
+    planes: impl Iterator<Item = (Vec3, f32, u32)>,
+) -> usize {
+    let mut next = [(Vec3::ZERO, 0u32); CLIP_CAP];
+    for (side, h, e) in planes {
+        let mut n = 0;
+        for m in 0..len {
+            let (p, idp) = poly[m];
+            let (q, idq) = poly[(m + 1) % len];
+            let (dp, dq) = (side.dot(p) - h, side.dot(q) - h);
+            if dp <= 0.0 && n < CLIP_CAP {
+                next[n] = (p, idp);
+                n += 1;
+            }
+            if (dp <= 0.0) != (dq <= 0.0) && n < CLIP_CAP {
+                let s = dp / (dp - dq);
+                next[n] = (p + (q - p) * s, cut_id(idp, idq, e));
+                n += 1;
+            }
+        }
+        poly[..n].copy_from_slice(&next[..n]);
+        len = n;
+        if len == 0 {
+            break;
+        }
+    }
+    len
+}
+
+/// Reference: the triangle's face (normal `up` towards A). A's incident face is clipped
+/// against the triangle's side planes.
+fn tri_face_contact(
+    pa: &Poly,
+    t: &Tri,
+    up: Vec3,
+    sep_tri: f32,
+    speculative: f32,
+    out: &mut Manifold,
+) {
+    // Incident face: around A's deepest vertex, the most anti-parallel to `up`.
+    let local = pa.hull.support(-up * pa.scale);
+    let deep_v = pa
+        .hull
+        .vertices()
+        .iter()
+        .position(|&x| x == local)
+        .unwrap_or(0);
+    let mut inc = 0;
+    let mut best = f32::INFINITY;
+    for f in 0..pa.hull.faces().len() {
+        if !pa.hull.face_polygon(f).contains(&(deep_v as u16)) {
+            continue;
+        }
+        let dot = pa.normal(f).dot(up);
+        if dot < best {
+            (best, inc) = (dot, f);
+        }
+    }
+    let mut poly = [(Vec3::ZERO, 0u32); CLIP_CAP];
+    let mut len = 0;
+    for &v in pa.hull.face_polygon(inc) {
+        if len < CLIP_CAP {
+            poly[len] = (
+                pa.vertex(v as usize),
+                (VERTEX_CODE + v as u32) | (TRI_FACE << 16),
+            );
+            len += 1;
+        }
+    }
+    let planes = (0..3).map(|j| {
+        let side = t.side(j);
+        (side, side.dot(t.v[j]) + t.slop, (TRI_EDGE + j as u32) << 16)
+    });
+    let len = clip(&mut poly, len, planes);
+    let plane = up.dot(t.v[0]);
+    let mut cands = [Candidate::default(); CLIP_CAP];
+    let mut count = 0;
+    let mut deepest = f32::INFINITY;
+    for &(p, id) in &poly[..len] {
+        let separation = up.dot(p) - plane;
+        if separation < speculative {
+            cands[count] = Candidate {
+                point: p - up * (0.5 * separation),
+                separation,
+                id,
+            };
+            count += 1;
+            deepest = deepest.min(separation);
+        }
+    }
+    // Clipping lost the deepest point: add A's deepest vertex if it lies over the triangle.
+    let mut extra = None;
+    if deepest > sep_tri + CLIP_MISS_TOL {
+        let p = pa.vertex(deep_v);
+        let inside = (0..3).all(|j| t.side(j).dot(p - t.v[j]) <= t.slop);
+        let separation = up.dot(p) - plane;
+        if inside && separation < speculative {
+            extra = Some(Candidate {
+                point: p - up * (0.5 * separation),
+                separation,
+                id: (VERTEX_CODE + deep_v as u32) | (TRI_FACE << 16),
+            });
+        }
+    }
+    push_reduced(&mut cands, count, extra, up, -up, out);
+}
+
+/// Reference: A's face `f`. The triangle is clipped against the face's side planes.
+fn a_face_contact(pa: &Poly, f: usize, t: &Tri, speculative: f32, out: &mut Manifold) {
+    let nr = pa.normal(f);
+    let off = pa.offset(f);
+    let mut poly = [(Vec3::ZERO, 0u32); CLIP_CAP];
+    for (i, slot) in poly.iter_mut().take(3).enumerate() {
+        *slot = (t.v[i], (FACE_CODE + f as u32) | ((i as u32) << 16));
+    }
+    let ref_poly = pa.hull.face_polygon(f);
+    let k = ref_poly.len();
+    let planes = (0..k).map(|j| {
+        let a = pa.vertex(ref_poly[j] as usize);
+        let b = pa.vertex(ref_poly[(j + 1) % k] as usize);
+        let side = (b - a).cross(nr).normalize_or_zero();
+        (
+            side,
+            side.dot(a) + CLIP_SLOP,
+            edge_code(ref_poly[j], ref_poly[(j + 1) % k]),
+        )
+    });
+    let len = clip(&mut poly, 3, planes);
+    let mut cands = [Candidate::default(); CLIP_CAP];
+    let mut count = 0;
+    for &(p, id) in &poly[..len] {
+        let separation = nr.dot(p) - off;
+        if separation < speculative {
+            cands[count] = Candidate {
+                point: p - nr * (0.5 * separation),
+                separation,
+                id,
+            };
+            count += 1;
+        }
+    }
+    push_reduced(&mut cands, count, None, nr, nr, out);
+}
+
+/// One point between A's edge `i` and the triangle's edge `j` along `axis` (A to triangle).
+fn edge_contact(
+    pa: &Poly,
+    t: &Tri,
+    (i, j, axis, sep): (usize, usize, Vec3, f32),
+    out: &mut Manifold,
+) {
+    let ea = pa.hull.edges()[i];
+    let a0 = pa.vertex(ea.vertices[0] as usize);
+    let da = pa.vertex(ea.vertices[1] as usize) - a0;
+    let (b0, db) = (t.v[j], t.v[(j + 1) % 3] - t.v[j]);
+    let (s, u) = closest_segment_params(a0, da, b0, db);
+    let point = (a0 + da * s + b0 + db * u) * 0.5;
+    out.normal = axis;
+    let id = edge_code(ea.vertices[0], ea.vertices[1]) | (TRI_EDGE + j as u32) << 16;
+    out.push(point, sep, id);
+}
+
+#[cfg(test)]
+mod tests;
