@@ -4,9 +4,10 @@
 //! are added, queries against offset parts, errors, and determinism across thread counts.
 
 use impetus::{
-    BodyDef, BodyId, BodyType, JointDef, JointKind, Quat, QueryFilter, ShapeDef, Transform, Vec3,
-    World, WorldDef,
+    BodyDef, BodyId, BodyType, HeightField, JointDef, JointKind, Quat, QueryFilter, ShapeDef,
+    Transform, Vec3, World, WorldDef,
 };
+use std::sync::Arc;
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -273,6 +274,49 @@ fn table_stands_on_its_legs() {
             "{p}"
         );
     }
+}
+
+/// The table on a flat height field (its legs land on cells of the grid, across seams)
+/// stands as it does on a plane: the same height, level, still.
+#[test]
+fn table_stands_on_a_height_field() {
+    let rest = |terrain: bool| {
+        let mut w = world(Vec3::new(0.0, -10.0, 0.0), 1);
+        if terrain {
+            let g = w
+                .create_body(&BodyDef {
+                    body_type: BodyType::Static,
+                    position: Vec3::new(-4.0, 0.0, -4.0),
+                    ..Default::default()
+                })
+                .unwrap();
+            let field = HeightField::new(17, 17, vec![0.0; 17 * 17], Vec3::new(0.5, 1.0, 0.5));
+            w.add_shape(g, &ShapeDef::height_field(Arc::new(field.unwrap())))
+                .unwrap();
+        } else {
+            ground(&mut w);
+        }
+        // Legs at x = ±0.5 + 0.13, z = ±0.3 + 0.21: off the grid lines, some on diagonals.
+        let t = table(&mut w, Vec3::new(0.13, 0.1, 0.21));
+        for _ in 0..180 {
+            w.step(DT).unwrap();
+        }
+        (
+            w.body_transform(t).unwrap(),
+            w.linear_velocity(t).unwrap().length(),
+        )
+    };
+    let (on_plane, _) = rest(false);
+    let (on_field, speed) = rest(true);
+    assert!(
+        (on_field.p - on_plane.p).length() < 2e-3,
+        "{on_field:?} vs {on_plane:?}"
+    );
+    assert!(
+        on_field.q.dot(Quat::IDENTITY).abs() > 0.9999,
+        "{on_field:?}"
+    );
+    assert!(speed < 0.01, "{speed}");
 }
 
 /// A post on a small foot with a heavy block on an arm: with the block over the foot it
