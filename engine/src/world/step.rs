@@ -695,6 +695,8 @@ impl World {
         }
     }
 
+    /// Recomputes the bounds of body `b`'s shapes; a proxy whose bounds left its fat box
+    /// (every proxy of a static body) gets a new fat box.
     ///
     /// The bounds are swept over the next step's predicted motion (`v dt`, and the angular
     /// speed times the shape's radius), so pairs exist before fast bodies meet and the
