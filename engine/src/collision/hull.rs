@@ -66,6 +66,40 @@ impl Poly<'_> {
     }
 }
 
+/// Clips the polygon `poly[..len]` against the planes `side · x <= h` in turn (each with
+/// the edge code that names the points it cuts); returns the new length. Points past the
+/// capacity `N` are dropped.
+pub(super) fn clip_polygon<const N: usize>(
+    poly: &mut [(Vec3, u32); N],
+    mut len: usize,
+    planes: impl Iterator<Item = (Vec3, f32, u32)>,
+) -> usize {
+    let mut next = [(Vec3::ZERO, 0u32); N];
+    for (side, h, e) in planes {
+        let mut n = 0;
+        for m in 0..len {
+            let (p, idp) = poly[m];
+            let (q, idq) = poly[(m + 1) % len];
+            let (dp, dq) = (side.dot(p) - h, side.dot(q) - h);
+            if dp <= 0.0 && n < N {
+                next[n] = (p, idp);
+                n += 1;
+            }
+            if (dp <= 0.0) != (dq <= 0.0) && n < N {
+                let t = dp / (dp - dq);
+                next[n] = (p + (q - p) * t, cut_id(idp, idq, e));
+                n += 1;
+            }
+        }
+        poly[..n].copy_from_slice(&next[..n]);
+        len = n;
+        if len == 0 {
+            break;
+        }
+    }
+    len
+}
+
 /// The unit cube as a hull (vertices `±1`), built once.
 pub(super) fn unit_cube() -> &'static ConvexHull {
     static CUBE: OnceLock<ConvexHull> = OnceLock::new();
@@ -293,34 +327,14 @@ fn poly_poly(
     }
     let ref_poly = pr.hull.face_polygon(face);
     let k = ref_poly.len();
-    let mut next = [(Vec3::ZERO, 0u32); CLIP_CAP];
-    for j in 0..k {
+    let planes = (0..k).map(|j| {
         let a = pr.vertex(ref_poly[j] as usize);
         let b = pr.vertex(ref_poly[(j + 1) % k] as usize);
         let side = (b - a).cross(nr).normalize_or_zero();
         let h = side.dot(a) + super::box_clip::CLIP_SLOP;
-        let e = edge_code(ref_poly[j], ref_poly[(j + 1) % k]);
-        let mut n = 0;
-        for m in 0..len {
-            let (p, idp) = poly[m];
-            let (q, idq) = poly[(m + 1) % len];
-            let (dp, dq) = (side.dot(p) - h, side.dot(q) - h);
-            if dp <= 0.0 && n < CLIP_CAP {
-                next[n] = (p, idp);
-                n += 1;
-            }
-            if (dp <= 0.0) != (dq <= 0.0) && n < CLIP_CAP {
-                let t = dp / (dp - dq);
-                next[n] = (p + (q - p) * t, cut_id(idp, idq, e));
-                n += 1;
-            }
-        }
-        poly[..n].copy_from_slice(&next[..n]);
-        len = n;
-        if len == 0 {
-            break;
-        }
-    }
+        (side, h, edge_code(ref_poly[j], ref_poly[(j + 1) % k]))
+    });
+    len = clip_polygon(&mut poly, len, planes);
     let mut cands = [Candidate::default(); CLIP_CAP];
     let mut count = 0;
     for &(p, id) in &poly[..len] {

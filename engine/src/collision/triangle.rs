@@ -39,7 +39,7 @@ use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
 use super::box_clip::CLIP_SLOP;
 use super::capsule::closest_segment_params;
 use super::gjk::triangle_distance;
-use super::hull::{cut_id, edge_code, unit_cube, Poly, FACE_CODE, VERTEX_CODE};
+use super::hull::{clip_polygon, edge_code, unit_cube, Poly, FACE_CODE, VERTEX_CODE};
 use super::reduce::{select_four, Candidate};
 use super::Manifold;
 use crate::hull::MAX_HULL_VERTICES;
@@ -592,39 +592,6 @@ fn push_reduced(
     }
 }
 
-/// Clips the polygon `poly[..len]` against the planes `side · x <= h` (each with an edge
-/// code for the ids of cut points); returns the new length.
-fn clip(
-    poly: &mut [(Vec3, u32); CLIP_CAP],
-    mut len: usize,
-    planes: impl Iterator<Item = (Vec3, f32, u32)>,
-) -> usize {
-    let mut next = [(Vec3::ZERO, 0u32); CLIP_CAP];
-    for (side, h, e) in planes {
-        let mut n = 0;
-        for m in 0..len {
-            let (p, idp) = poly[m];
-            let (q, idq) = poly[(m + 1) % len];
-            let (dp, dq) = (side.dot(p) - h, side.dot(q) - h);
-            if dp <= 0.0 && n < CLIP_CAP {
-                next[n] = (p, idp);
-                n += 1;
-            }
-            if (dp <= 0.0) != (dq <= 0.0) && n < CLIP_CAP {
-                let s = dp / (dp - dq);
-                next[n] = (p + (q - p) * s, cut_id(idp, idq, e));
-                n += 1;
-            }
-        }
-        poly[..n].copy_from_slice(&next[..n]);
-        len = n;
-        if len == 0 {
-            break;
-        }
-    }
-    len
-}
-
 /// Reference: the triangle's face (normal `up` towards A). A's incident face is clipped
 /// against the triangle's side planes.
 fn tri_face_contact(
@@ -669,7 +636,7 @@ fn tri_face_contact(
         let side = t.side(j);
         (side, side.dot(t.v[j]) + t.slop, (TRI_EDGE + j as u32) << 16)
     });
-    let len = clip(&mut poly, len, planes);
+    let len = clip_polygon(&mut poly, len, planes);
     let plane = up.dot(t.v[0]);
     let mut cands = [Candidate::default(); CLIP_CAP];
     let mut count = 0;
@@ -723,7 +690,7 @@ fn a_face_contact(pa: &Poly, f: usize, t: &Tri, speculative: f32, out: &mut Mani
             edge_code(ref_poly[j], ref_poly[(j + 1) % k]),
         )
     });
-    let len = clip(&mut poly, 3, planes);
+    let len = clip_polygon(&mut poly, 3, planes);
     let mut cands = [Candidate::default(); CLIP_CAP];
     let mut count = 0;
     for &(p, id) in &poly[..len] {
