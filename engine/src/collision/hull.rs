@@ -43,6 +43,33 @@ pub(super) struct Poly<'a> {
 }
 
 impl Poly<'_> {
+    /// The incident face against a reference normal `n` (in this polyhedron's frame): of
+    /// the faces around the vertex deepest along `-n`, the most anti-parallel to `n`. (The
+    /// globally most anti-parallel face of a sharp rock need not hold its deepest point.)
+    /// Returns the face and that vertex.
+    pub(super) fn incident_face(&self, n: Vec3) -> (usize, usize) {
+        let local = self.hull.support(-n * self.scale);
+        let deep_v = self
+            .hull
+            .vertices()
+            .iter()
+            .position(|&x| x == local)
+            .unwrap_or(0);
+        let mut inc = 0;
+        let mut best = f32::INFINITY;
+        for f in 0..self.hull.faces().len() {
+            if !self.hull.face_polygon(f).contains(&(deep_v as u16)) {
+                continue;
+            }
+            let dot = self.normal(f).dot(n);
+            if dot < best {
+                best = dot;
+                inc = f;
+            }
+        }
+        (inc, deep_v)
+    }
+
     #[inline]
     pub(super) fn vertex(&self, i: usize) -> Vec3 {
         self.hull.vertices()[i] * self.scale
@@ -285,29 +312,8 @@ fn poly_poly(
     };
     let nr = pr.normal(face);
     let off = pr.offset(face);
-    // Incident face: of the faces around the incident shape's deepest vertex, the most
-    // anti-parallel to the reference normal (the globally most anti-parallel face of a
-    // sharp rock need not hold its deepest point).
     let ni = rel.inv_transform_vector(nr);
-    let local = pi.hull.support(-ni * pi.scale);
-    let deep_v = pi
-        .hull
-        .vertices()
-        .iter()
-        .position(|&x| x == local)
-        .unwrap_or(0);
-    let mut inc = 0;
-    let mut best = f32::INFINITY;
-    for f in 0..pi.hull.faces().len() {
-        if !pi.hull.face_polygon(f).contains(&(deep_v as u16)) {
-            continue;
-        }
-        let dot = pi.normal(f).dot(ni);
-        if dot < best {
-            best = dot;
-            inc = f;
-        }
-    }
+    let (inc, deep_v) = pi.incident_face(ni);
     // Features are coded per shape; the id puts A's code low.
     let pair = |ref_code: u32, inc_code: u32| {
         if ref_is_a {

@@ -603,24 +603,7 @@ fn tri_face_contact(
     out: &mut Manifold,
 ) {
     // Incident face: around A's deepest vertex, the most anti-parallel to `up`.
-    let local = pa.hull.support(-up * pa.scale);
-    let deep_v = pa
-        .hull
-        .vertices()
-        .iter()
-        .position(|&x| x == local)
-        .unwrap_or(0);
-    let mut inc = 0;
-    let mut best = f32::INFINITY;
-    for f in 0..pa.hull.faces().len() {
-        if !pa.hull.face_polygon(f).contains(&(deep_v as u16)) {
-            continue;
-        }
-        let dot = pa.normal(f).dot(up);
-        if dot < best {
-            (best, inc) = (dot, f);
-        }
-    }
+    let (inc, deep_v) = pa.incident_face(up);
     let mut poly = [(Vec3::ZERO, 0u32); CLIP_CAP];
     let mut len = 0;
     for &v in pa.hull.face_polygon(inc) {
