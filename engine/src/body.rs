@@ -175,8 +175,6 @@ pub(crate) struct BodyStore {
     pub min_extent: Vec<f32>,
     /// True when the user set the mass explicitly (shapes then do not change it).
     pub mass_override: Vec<bool>,
-    /// Set when the pose changed outside the solver (teleport): proxies must refit.
-    pub pose_dirty: Vec<bool>,
     /// Sleep: dynamic bodies in an awake island, and every kinematic body (static: false).
     pub awake: Vec<bool>,
     pub can_sleep: Vec<bool>,
@@ -247,7 +245,6 @@ impl BodyStore {
         set!(bullet, def.bullet);
         set!(min_extent, f32::INFINITY);
         set!(mass_override, false);
-        set!(pose_dirty, false);
         set!(awake, movable);
         set!(can_sleep, def.can_sleep);
         set!(sleep_threshold, def.sleep_threshold.unwrap_or(-1.0));

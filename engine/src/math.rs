@@ -67,16 +67,6 @@ impl Transform {
         }
     }
 
-    /// The inverse transform: `self.inverse().mul(self)` is the identity.
-    #[inline]
-    pub fn inverse(&self) -> Transform {
-        let qc = self.q.conjugate();
-        Transform {
-            p: -(qc * self.p),
-            q: qc,
-        }
-    }
-
     /// `self * other`: apply `other`, then `self`.
     #[inline]
     pub fn mul(&self, other: &Transform) -> Transform {

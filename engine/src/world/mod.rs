@@ -373,7 +373,7 @@ impl World {
             ));
         }
         if body_type == BodyType::Dynamic && !self.bodies.mass_override[b] {
-            let (mass, _) = self.shape_mass_sum(b, Some(def));
+            let mass = self.shape_mass(b, Some(def));
             if mass <= 0.0 {
                 return Err(Error::invalid(
                     "ShapeDef::density",
@@ -510,24 +510,19 @@ impl World {
         }
     }
 
-    /// Sum of the masses and inertias of body `b`'s shapes, plus `extra` if given, for
-    /// shapes that all sit at the body origin (their inertias then add directly).
-    fn shape_mass_sum(&self, b: usize, extra: Option<&ShapeDef>) -> (f32, Vec3) {
+    /// Total mass of body `b`'s shapes, plus `extra` if given.
+    fn shape_mass(&self, b: usize, extra: Option<&ShapeDef>) -> f32 {
+        let part =
+            |shape: &Shape, density: f32, inner: f32| Self::shape_part(shape, density, inner).mass;
         let mut mass = 0.0;
-        let mut inertia = Vec3::ZERO;
-        let mut add = |shape: &Shape, density: f32, inner: f32| {
-            let mp = Self::shape_part(shape, density, inner);
-            mass += mp.mass;
-            inertia += mp.inertia;
-        };
         for s in &self.bodies.shapes[b] {
             let d = &self.shapes.data[s.index as usize];
-            add(&d.shape, d.density, d.inner_radius);
+            mass += part(&d.shape, d.density, d.inner_radius);
         }
         if let Some(def) = extra {
-            add(&def.shape, def.density, def.inner_radius);
+            mass += part(&def.shape, def.density, def.inner_radius);
         }
-        (mass, inertia)
+        mass
     }
 
     /// Mass, principal moments and mass frame of body `b`'s shapes at their local poses
@@ -547,17 +542,9 @@ impl World {
     /// user set the mass), and the shapes' poses in that frame.
     fn update_mass(&mut self, b: usize) {
         let dynamic = self.bodies.body_type[b] == BodyType::Dynamic;
-        let compound = dynamic
-            && self.bodies.shapes[b]
-                .iter()
-                .any(|s| self.shapes.data[s.index as usize].local_pose != Transform::IDENTITY);
-        // A dynamic body with shapes off its origin simulates its mass frame; every other
-        // body simulates its own frame.
-        let combined = if compound {
-            self.compound_mass(b)
-        } else {
-            None
-        };
+        // A dynamic body simulates its mass frame (the identity, exactly, while every shape
+        // sits at the body origin); every other body simulates its own frame.
+        let combined = if dynamic { self.compound_mass(b) } else { None };
         let frame = combined.map_or(Transform::IDENTITY, |(_, f)| f);
         if frame != self.bodies.frame[b] {
             self.set_mass_frame(b, frame);
@@ -579,14 +566,9 @@ impl World {
         if !dynamic || self.bodies.mass_override[b] {
             return;
         }
-        let (mass, inertia) = match combined {
-            Some((mp, _)) => (mp.mass, mp.inertia),
-            None => self.shape_mass_sum(b, None),
-        };
-        if mass > 0.0 {
-            self.bodies.set_mass(b, mass, inertia);
-        } else {
-            self.bodies.set_mass(b, 1.0, Vec3::ONE);
+        match combined {
+            Some((mp, _)) => self.bodies.set_mass(b, mp.mass, mp.inertia),
+            None => self.bodies.set_mass(b, 1.0, Vec3::ONE),
         }
     }
 
