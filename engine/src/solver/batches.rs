@@ -37,16 +37,21 @@ pub(crate) struct ContactBatches {
     /// Each colour's other joints in wide batches of one kind (one range per colour).
     lanes: Vec<JointW>,
     lane_ranges: Vec<Range<usize>>,
-    /// Scratch: each colour's other joints as (lane kind, slot).
+    /// Each colour's other joints as (lane kind, slot), sorted; kept between steps while
+    /// the joints, the awake set and the trees stay the same (see [`JointLists`]).
     lane_slots: Vec<Vec<(u8, u32)>>,
     /// Each colour's ball joints in wide batches (one range of `balls` per colour).
     balls: Vec<BallJointW>,
     ball_ranges: Vec<Range<usize>>,
-    /// Scratch: each colour's ball joint slots.
+    /// Each colour's ball joint slots, kept like `lane_slots`.
     ball_slots: Vec<Vec<u32>>,
+    /// The overflow joints' slots, kept like `lane_slots`.
+    overflow_slots: Vec<u32>,
     /// The trees of ball joints solved directly this step, and which slots they hold.
     trees: Vec<Tree>,
     direct: Vec<bool>,
+    /// Which trees of the topology were solved directly when the lists were made.
+    tree_ok: Vec<bool>,
 }
 
 impl ContactBatches {
@@ -116,6 +121,10 @@ impl ContactBatches {
     /// Prepares the joints (live slots in slot order) that are not solved as trees: each
     /// colour's ball joints into [`BallJointW`] batches, its other joints sorted by kind
     /// into [`JointW`] batches, and the overflow as scalar constraints.
+    ///
+    /// Sorting the joints into those lists walks every joint slot, so the lists are kept
+    /// while `keep_lists` (the caller saw no joint, colour or awake-set change) and the same
+    /// trees prepared; with the `validate` feature a kept list is checked against a fresh one.
     #[allow(clippy::too_many_arguments)]
     pub fn build_joints(
         &mut self,
@@ -125,49 +134,60 @@ impl ContactBatches {
         positions: &[Vec3],
         rotations: &[Quat],
         topology: &TreeTopology,
+        keep_lists: bool,
         h: f32,
         parallel: bool,
     ) {
         self.trees.clear();
-        self.direct.clear();
-        self.direct.resize(joints.len(), false);
+        let mut tree_ok = Vec::with_capacity(topology.trees.len());
         for range in &topology.trees {
             let tree = &topology.joints[range.clone()];
             // A tree is one connected set of bodies: asleep or awake as a whole.
-            if !tree.first().is_some_and(|tj| alive(tj.slot as usize)) {
-                continue;
-            }
-            if let Some(t) = Tree::prepare(tree, joints, sb, positions, rotations) {
-                for tj in tree {
+            let t = tree
+                .first()
+                .is_some_and(|tj| alive(tj.slot as usize))
+                .then(|| Tree::prepare(tree, joints, sb, positions, rotations))
+                .flatten();
+            tree_ok.push(t.is_some());
+            self.trees.extend(t);
+        }
+        if !keep_lists || tree_ok != self.tree_ok {
+            self.direct.clear();
+            self.direct.resize(joints.len(), false);
+            for (range, _) in topology.trees.iter().zip(&tree_ok).filter(|(_, &ok)| ok) {
+                for tj in &topology.joints[range.clone()] {
                     self.direct[tj.slot as usize] = true;
                 }
-                self.trees.push(t);
+            }
+            self.tree_ok = tree_ok;
+            self.sort_joints(joints, &alive);
+        } else {
+            #[cfg(feature = "validate")]
+            {
+                let kept = (
+                    self.lane_slots.clone(),
+                    self.ball_slots.clone(),
+                    self.overflow_slots.clone(),
+                );
+                self.sort_joints(joints, &alive);
+                assert!(
+                    kept == (
+                        self.lane_slots.clone(),
+                        self.ball_slots.clone(),
+                        self.overflow_slots.clone()
+                    ),
+                    "validate: kept joint lists differ from fresh ones"
+                );
             }
         }
-        self.lane_slots.resize_with(COLORS, Vec::new);
-        self.lane_slots.iter_mut().for_each(Vec::clear);
-        self.ball_slots.resize_with(COLORS, Vec::new);
-        self.ball_slots.iter_mut().for_each(Vec::clear);
         self.joint_overflow.clear();
-        for (slot, j) in joints.iter().enumerate() {
-            if !alive(slot) || self.direct[slot] {
-                continue;
-            }
-            if j.color == OVERFLOW {
-                let c = JointConstraint::prepare(slot as u32, j, sb, positions, rotations);
-                self.joint_overflow.push(c);
-            } else if j.ball {
-                self.ball_slots[j.color as usize].push(slot as u32);
-            } else {
-                let kind = lane_kind(&j.def.kind).expect("not a ball joint");
-                self.lane_slots[j.color as usize].push((kind, slot as u32));
-            }
-        }
+        self.joint_overflow
+            .extend(self.overflow_slots.iter().map(|&slot| {
+                JointConstraint::prepare(slot, &joints[slot as usize], sb, positions, rotations)
+            }));
         self.lanes.clear();
         self.lane_ranges.clear();
-        for list in &mut self.lane_slots {
-            // Slot order within a kind: the batches depend on the joints only.
-            list.sort_unstable();
+        for list in &self.lane_slots {
             let start = self.lanes.len();
             for run in list.chunk_by(|x, y| x.0 == y.0) {
                 for chunk in run.chunks(W) {
@@ -198,6 +218,33 @@ impl ContactBatches {
                 self.balls.extend(slots.chunks(W).map(prepare));
             }
             self.ball_ranges.push(start..self.balls.len());
+        }
+    }
+
+    /// Sorts the live joints not solved as trees into the overflow, each colour's ball
+    /// joints and each colour's other joints by (kind, slot): the batches depend on the
+    /// joints only.
+    fn sort_joints(&mut self, joints: &[JointData], alive: &impl Fn(usize) -> bool) {
+        self.lane_slots.resize_with(COLORS, Vec::new);
+        self.lane_slots.iter_mut().for_each(Vec::clear);
+        self.ball_slots.resize_with(COLORS, Vec::new);
+        self.ball_slots.iter_mut().for_each(Vec::clear);
+        self.overflow_slots.clear();
+        for (slot, j) in joints.iter().enumerate() {
+            if !alive(slot) || self.direct[slot] {
+                continue;
+            }
+            if j.color == OVERFLOW {
+                self.overflow_slots.push(slot as u32);
+            } else if j.ball {
+                self.ball_slots[j.color as usize].push(slot as u32);
+            } else {
+                let kind = lane_kind(&j.def.kind).expect("not a ball joint");
+                self.lane_slots[j.color as usize].push((kind, slot as u32));
+            }
+        }
+        for list in &mut self.lane_slots {
+            list.sort_unstable();
         }
     }
 

@@ -38,6 +38,7 @@ impl World {
         sim.frame_b = self.bodies.in_mass_frame(b, &def.frame_b);
         let data = JointData::new(sim, a as u32, b as u32, color, color_sides);
         self.joint_trees_dirty = true;
+        self.joint_lists_dirty = true;
         let (index, generation, fresh) = self.joint_pool.alloc();
         if fresh {
             self.joints.push(data);
@@ -71,6 +72,7 @@ impl World {
     pub(crate) fn remove_joint_slot(&mut self, j: usize) {
         let data = self.joints[j];
         self.joint_trees_dirty = true;
+        self.joint_lists_dirty = true;
         self.batches
             .coloring
             .release(data.color, data.color_sides, data.body_a, data.body_b);
@@ -201,6 +203,7 @@ impl World {
         def.validate()?;
         self.joints[j].set_def(def);
         self.joint_trees_dirty |= !same_kind;
+        self.joint_lists_dirty = true;
         self.update_driven(j as u32);
         let (a, b) = (self.joints[j].body_a, self.joints[j].body_b);
         self.wake_body(a as usize);

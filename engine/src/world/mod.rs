@@ -230,6 +230,11 @@ pub struct World {
     /// The trees of ball joints (solved directly), rebuilt when `joint_trees_dirty`.
     pub(crate) joint_trees: crate::solver::articulation::TreeTopology,
     pub(crate) joint_trees_dirty: bool,
+    /// The solver's joint lists (see `ContactBatches::build_joints`) need sorting again: a
+    /// joint was added, removed or changed kind. The awake set they were sorted for is
+    /// `joint_lists_awake` (the solver's slots then).
+    pub(crate) joint_lists_dirty: bool,
+    pub(crate) joint_lists_awake: Vec<u32>,
     /// Joints that broke in the last step.
     pub(crate) joint_breaks: Vec<crate::joint::JointBreak>,
     /// Islands of dynamic bodies, for sleep (see `sleep.rs`).
@@ -303,6 +308,8 @@ impl World {
             body_joints: Vec::new(),
             joint_trees: Default::default(),
             joint_trees_dirty: false,
+            joint_lists_dirty: true,
+            joint_lists_awake: Vec::new(),
             joint_breaks: Vec::new(),
             islands: Default::default(),
             active_scratch: Vec::new(),
@@ -590,6 +597,7 @@ impl World {
                 }
             }
             self.joint_trees_dirty = true;
+            self.joint_lists_dirty = true;
         }
         self.bodies.frame[b] = frame;
         self.bodies.set_origin(b, &origin);

@@ -600,6 +600,7 @@ impl World {
             let awake = |b: u32| {
                 bodies.body_type[b as usize] == BodyType::Dynamic && bodies.awake[b as usize]
             };
+            let keep_lists = !self.joint_lists_dirty && self.joint_lists_awake == self.solver.slot;
             self.batches.build_joints(
                 &self.joints,
                 |i| pool.is_alive(i) && (awake(joints[i].body_a) || awake(joints[i].body_b)),
@@ -607,9 +608,14 @@ impl World {
                 &self.bodies.position,
                 &self.bodies.rotation,
                 &self.joint_trees,
+                keep_lists,
                 h,
                 parallel,
             );
+            if !keep_lists {
+                self.joint_lists_dirty = false;
+                self.joint_lists_awake.clone_from(&self.solver.slot);
+            }
             #[cfg(feature = "validate")]
             if let Some((color, body)) = self
                 .batches
