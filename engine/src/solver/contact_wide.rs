@@ -161,8 +161,10 @@ impl StatesPtr {
     }
 }
 
-/// Raw access to a slice whose items are each written by at most one lane of one batch:
-/// contacts when impulses are stored, joint slots when joint results are.
+/// Raw access to a slice whose items are each written by at most one worker: contacts when
+/// impulses are stored and joint slots when joint results are (one lane of one batch each),
+/// a body's columns in the finalize stage (one solver index each) and a shape's bounds when
+/// they are refit (one body each).
 pub(crate) struct DisjointPtr<T> {
     ptr: *mut T,
     len: usize,
@@ -175,9 +177,10 @@ impl<T> Clone for DisjointPtr<T> {
 }
 impl<T> Copy for DisjointPtr<T> {}
 
-// SAFETY: only `get_mut` and `prefetch` dereference the pointer, and every item index
-// appears in exactly one lane of one batch (one constraint per touching contact or live
-// joint), so no two workers ever touch the same item.
+// SAFETY: only `get_mut` and `prefetch` dereference the pointer, and every item index is
+// handed to exactly one worker: one lane of one batch (one constraint per touching contact
+// or live joint), one solver index (the solver's slots are distinct bodies), or one body
+// (a shape belongs to one body), so no two workers ever touch the same item.
 unsafe impl<T: Send> Send for DisjointPtr<T> {}
 unsafe impl<T: Send> Sync for DisjointPtr<T> {}
 

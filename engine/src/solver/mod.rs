@@ -44,6 +44,7 @@ pub(crate) use softness::Softness;
 use crate::body::{BodyStore, BodyType};
 use crate::broadphase::NULL;
 use crate::math::rotate_diagonal;
+use contact_wide::DisjointPtr;
 use glam::{Mat3, Quat, Vec3};
 
 /// A movable body's solver state. 64 bytes, 64-aligned: one cache line per body. The
@@ -332,16 +333,34 @@ pub(crate) fn integrate_positions(
     }
 }
 
-/// Writes poses and velocities back to the body columns and clears the force accumulators.
-pub(crate) fn finalize(sb: &SolverBodies, bodies: &mut BodyStore) {
-    for (k, s) in sb.states.iter().enumerate() {
-        let i = sb.slot[k] as usize;
-        bodies.linear_velocity[i] = s.v;
-        bodies.angular_velocity[i] = s.w;
-        bodies.position[i] += s.dp;
-        bodies.rotation[i] = (s.dq * bodies.rotation[i]).normalize();
-        bodies.force[i] = Vec3::ZERO;
-        bodies.torque[i] = Vec3::ZERO;
+/// Writes poses and velocities back to the body columns and clears the force accumulators
+/// (in parallel chunks of bodies with `parallel` and enough bodies: each body's row is
+/// written by the one worker that holds its solver index).
+pub(crate) fn finalize(sb: &SolverBodies, bodies: &mut BodyStore, parallel: bool) {
+    let v = DisjointPtr::new(&mut bodies.linear_velocity);
+    let w = DisjointPtr::new(&mut bodies.angular_velocity);
+    let p = DisjointPtr::new(&mut bodies.position);
+    let q = DisjointPtr::new(&mut bodies.rotation);
+    let f = DisjointPtr::new(&mut bodies.force);
+    let t = DisjointPtr::new(&mut bodies.torque);
+    let work = |(s, &i): (&BodyState, &u32)| {
+        *v.get_mut(i) = s.v;
+        *w.get_mut(i) = s.w;
+        *p.get_mut(i) += s.dp;
+        let r = q.get_mut(i);
+        *r = (s.dq * *r).normalize();
+        *f.get_mut(i) = Vec3::ZERO;
+        *t.get_mut(i) = Vec3::ZERO;
+    };
+    if parallel && sb.states.len() >= 1024 {
+        use rayon::prelude::*;
+        sb.states
+            .par_iter()
+            .zip(&sb.slot)
+            .with_min_len(512)
+            .for_each(work);
+    } else {
+        sb.states.iter().zip(&sb.slot).for_each(work);
     }
 }
 

@@ -14,6 +14,7 @@ use crate::math::{prefetch, prefetch_head};
 use crate::shape::Aabb;
 use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
+use crate::solver::contact_wide::DisjointPtr;
 use crate::solver::{self, Softness, StepContext};
 use impetus_profiling::{physics_frame, plot, zone};
 use rayon::prelude::*;
@@ -690,57 +691,109 @@ impl World {
         }
         zone!("Finalize");
         let t = Instant::now();
-        solver::finalize(&self.solver, &mut self.bodies);
+        solver::finalize(&self.solver, &mut self.bodies, parallel);
         self.continuous(parallel);
-        self.refit_moved();
+        self.refit_moved(parallel);
         let (bodies, pool) = (&self.bodies, &self.body_pool);
+        let event = |&b: &u32| super::BodyMove {
+            body: crate::id::BodyId {
+                index: b,
+                generation: pool.generation(b as usize),
+            },
+            transform: bodies.origin(b as usize),
+            fell_asleep: false,
+        };
         self.events.moves.clear();
-        self.events
-            .moves
-            .extend(self.solver.slot.iter().map(|&b| super::BodyMove {
-                body: crate::id::BodyId {
-                    index: b,
-                    generation: pool.generation(b as usize),
-                },
-                transform: bodies.origin(b as usize),
-                fell_asleep: false,
-            }));
+        if parallel && self.solver.slot.len() >= PARALLEL_FINALIZE {
+            let slots = self
+                .solver
+                .slot
+                .par_iter()
+                .with_min_len(PARALLEL_FINALIZE / 2);
+            self.events.moves.par_extend(slots.map(event));
+        } else {
+            self.events.moves.extend(self.solver.slot.iter().map(event));
+        }
         self.profile.finalize = ms_since(t) - self.profile.continuous;
     }
 
     /// Recomputes the bounds of every shape of a movable body; a proxy whose tight box left
-    /// its fat box gets a new fat box.
-    pub(crate) fn refit_moved(&mut self) {
-        for k in 0..self.solver.slot.len() {
-            let b = self.solver.slot[k] as usize;
-            self.refit_body(b);
+    /// its fat box gets a new fat box. With `parallel`, the bounds are computed by the
+    /// workers in chunks of bodies and the proxies moved afterwards in body order, as the
+    /// serial walk moves them.
+    pub(crate) fn refit_moved(&mut self, parallel: bool) {
+        let slots = &self.solver.slot;
+        if !parallel || slots.len() < PARALLEL_FINALIZE {
+            for k in 0..slots.len() {
+                self.refit_body(self.solver.slot[k] as usize);
+            }
+            return;
+        }
+        let (bodies, data, broadphase) = (&self.bodies, &self.shapes.data, &self.broadphase);
+        let (dt, def) = (self.last_dt, &self.def);
+        let column = DisjointPtr::new(&mut self.shapes.bounds);
+        let moved: Vec<Vec<(u32, Aabb)>> = slots
+            .par_chunks(PARALLEL_FINALIZE / 2)
+            .map(|chunk| {
+                let mut moved = Vec::new();
+                for &b in chunk {
+                    shape_bounds(bodies, data, b as usize, dt, def, |s, bounds| {
+                        // Each shape belongs to one body, and each body is in one chunk.
+                        *column.get_mut(s) = bounds;
+                        if !broadphase.fat_aabb(s).contains(&bounds) {
+                            moved.push((s, bounds.expanded(def.aabb_margin)));
+                        }
+                    });
+                }
+                moved
+            })
+            .collect();
+        for (s, fat) in moved.into_iter().flatten() {
+            self.broadphase.move_proxy(s, fat);
         }
     }
 
     /// Recomputes the bounds of body `b`'s shapes; a proxy whose bounds left its fat box
     /// (every proxy of a static body) gets a new fat box.
-    ///
-    /// The bounds are swept over the next step's predicted motion (`v dt`, and the angular
-    /// speed times the shape's radius), so pairs exist before fast bodies meet and the
-    /// narrowphase can place speculative points.
     pub(crate) fn refit_body(&mut self, b: usize) {
-        let xf = self.bodies.transform(b);
         let is_static = self.bodies.body_type[b] == BodyType::Static;
-        let motion = self.bodies.linear_velocity[b] * self.last_dt;
-        let spin = self.bodies.angular_velocity[b].length() * self.last_dt;
-        for s in &self.bodies.shapes[b] {
-            let d = &self.shapes.data[s.index as usize];
-            let grow = self.def.speculative_distance + spin * d.reach();
-            let bb = d.shape.aabb(&d.pose(&xf)).expanded(grow);
-            let bounds = Aabb {
-                min: bb.min.min(bb.min + motion),
-                max: bb.max.max(bb.max + motion),
-            };
-            self.shapes.bounds[s.index as usize] = bounds;
-            if is_static || !self.broadphase.fat_aabb(s.index).contains(&bounds) {
-                self.broadphase
-                    .move_proxy(s.index, bounds.expanded(self.def.aabb_margin));
+        let (bodies, data, column) = (&self.bodies, &self.shapes.data, &mut self.shapes.bounds);
+        let (broadphase, margin) = (&mut self.broadphase, self.def.aabb_margin);
+        shape_bounds(bodies, data, b, self.last_dt, &self.def, |s, bounds| {
+            column[s as usize] = bounds;
+            if is_static || !broadphase.fat_aabb(s).contains(&bounds) {
+                broadphase.move_proxy(s, bounds.expanded(margin));
             }
-        }
+        });
+    }
+}
+
+/// Bodies from which the finalize stage runs in parallel (write-back, bounds, move events).
+const PARALLEL_FINALIZE: usize = 1024;
+
+/// Calls `f` with each shape of body `b` and its bounds: the tight box grown by the
+/// speculative distance and swept over the next step's predicted motion (`v dt`, and the
+/// angular speed times the shape's reach), so pairs exist before fast bodies meet and the
+/// narrowphase can place speculative points.
+fn shape_bounds(
+    bodies: &crate::body::BodyStore,
+    data: &[super::shapes::ShapeData],
+    b: usize,
+    dt: f32,
+    def: &super::WorldDef,
+    mut f: impl FnMut(u32, Aabb),
+) {
+    let xf = bodies.transform(b);
+    let motion = bodies.linear_velocity[b] * dt;
+    let spin = bodies.angular_velocity[b].length() * dt;
+    for s in &bodies.shapes[b] {
+        let d = &data[s.index as usize];
+        let grow = def.speculative_distance + spin * d.reach();
+        let bb = d.shape.aabb(&d.pose(&xf)).expanded(grow);
+        let bounds = Aabb {
+            min: bb.min.min(bb.min + motion),
+            max: bb.max.max(bb.max + motion),
+        };
+        f(s.index, bounds);
     }
 }
