@@ -420,6 +420,14 @@ impl ContactBatches {
         }
     }
 
+    /// Whether any joint is solved this step (after [`build_joints`](Self::build_joints)).
+    pub fn has_joints(&self) -> bool {
+        !(self.trees.is_empty()
+            && self.joint_overflow.is_empty()
+            && self.lanes.is_empty()
+            && self.balls.is_empty())
+    }
+
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&mut self, states: &mut [BodyState], parallel: bool) {
         self.trees.iter().for_each(|t| t.warm_start(states));

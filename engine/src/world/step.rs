@@ -15,7 +15,7 @@ use crate::shape::Aabb;
 use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::contact_wide::DisjointPtr;
-use crate::solver::{self, Softness, StepContext};
+use crate::solver::{self, Softness, StepContext, WarmStart};
 use impetus_profiling::{physics_frame, plot, zone};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -654,14 +654,21 @@ impl World {
             p.integrate_positions,
             p.relax,
         ) = (0.0, 0.0, 0.0, 0.0, 0.0);
-        for _ in 0..substeps {
+        // Without joints, substeps after the first carry their warm start per body.
+        let carry = !self.batches.has_joints();
+        for substep in 0..substeps {
+            let warm = match (carry, substep) {
+                (false, _) => WarmStart::Pass,
+                (true, 0) => WarmStart::First,
+                (true, _) => WarmStart::Carried,
+            };
             {
                 zone!("Integrate Velocities");
                 let t = Instant::now();
-                solver::integrate_velocities(&mut self.solver, &self.bodies, &ctx, parallel);
+                solver::integrate_velocities(&mut self.solver, &self.bodies, &ctx, warm, parallel);
                 p.integrate_velocities += ms_since(t);
             }
-            {
+            if warm != WarmStart::Carried {
                 zone!("Warm Start");
                 let t = Instant::now();
                 self.batches.warm_start(&mut self.solver.states, parallel);
