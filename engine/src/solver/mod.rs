@@ -3,7 +3,9 @@
 //! Per step, with `h = dt / substeps`:
 //! prepare contacts, colour them and pack each colour into SIMD batches -> for each
 //! substep { integrate velocities; warm start; solve (with bias); integrate positions;
-//! relax (no bias) } -> restitution -> store impulses. The scalar kernels
+//! relax (no bias) } -> restitution -> store impulses. In a step without joints the warm
+//! start of the substeps after the first is carried per body instead of re-applied by
+//! the constraints (see [`WarmStart`]). The scalar kernels
 //! ([`contact`]) solve the overflow of the colouring and restitution; the wide kernels
 //! ([`contact_wide`]) solve each colour `W` constraints at a time, spread over workers.
 //!
