@@ -9,7 +9,7 @@
 //! Body velocities are gathered from the dense `BodyState` array (64 bytes a body: one
 //! cache line per lane) and scattered back to dynamic bodies only.
 
-use super::wide::{transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
+use super::wide::{put3, put_sym, transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
 use super::{BodyState, SolverBodies, SolverMass, StepContext};
 use crate::broadphase::NULL;
 use crate::collision::MAX_POINTS;
@@ -65,32 +65,6 @@ pub(crate) struct ContactConstraintW {
     restitution: FloatW,
     any_restitution: bool,
     points: [PointW; MAX_POINTS],
-}
-
-/// Writes `v` into lane `i` of a component-wise staging array.
-#[inline(always)]
-fn put(dst: &mut [[f32; W]; 3], i: usize, v: Vec3) {
-    (dst[0][i], dst[1][i], dst[2][i]) = (v.x, v.y, v.z);
-}
-
-/// Writes the symmetric part of `m` (xx, xy, xz, yy, yz, zz, as [`SymMat3W`] keeps it)
-/// into lane `i` of a staging array.
-#[inline(always)]
-fn put_sym(dst: &mut [[f32; W]; 6], i: usize, m: &Mat3) {
-    let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
-    for (k, e) in [x.x, y.x, z.x, y.y, z.y, z.z].into_iter().enumerate() {
-        dst[k][i] = e;
-    }
-}
-
-/// The lanes of a component-wise staging array.
-#[inline(always)]
-fn load(src: &[[f32; W]; 3]) -> Vec3W {
-    Vec3W {
-        x: FloatW::new(src[0]),
-        y: FloatW::new(src[1]),
-        z: FloatW::new(src[2]),
-    }
 }
 
 /// Raw access to the body states shared by the workers of one colour.
@@ -368,7 +342,7 @@ impl ContactConstraintW {
                 m.friction_impulse,
             ];
             for (field, v) in vecs.iter_mut().zip(row) {
-                put(field, i, v);
+                put3(field, i, v);
             }
             let row = [
                 m_a,
@@ -385,8 +359,8 @@ impl ContactConstraintW {
                 field[i] = v;
             }
             for (j, p) in m.points().iter().enumerate() {
-                put(&mut pts_v[j][0], i, p.anchor_a);
-                put(&mut pts_v[j][1], i, p.anchor_b);
+                put3(&mut pts_v[j][0], i, p.anchor_a);
+                put3(&mut pts_v[j][1], i, p.anchor_b);
                 pts_f[j][0][i] = p.separation;
                 pts_f[j][1][i] = p.normal_impulse;
                 pts_f[j][2][i] = 1.0;
@@ -400,14 +374,12 @@ impl ContactConstraintW {
         }
 
         // Compute in lanes.
-        let v = |k: usize| load(&vecs[k]);
+        let v = |k: usize| Vec3W::from_lanes(&vecs[k]);
         let fl = |k: usize| FloatW::new(f[k]);
         let (n, t1, t2) = (v(0), v(1), v(2));
         let (va, wa, vb, wb) = (v(3), v(4), v(5), v(6));
         let (m_a, m_b) = (fl(0), fl(1));
-        let [i_a, i_b] = inertia.map(|m| SymMat3W {
-            m: m.map(FloatW::new),
-        });
+        let [i_a, i_b] = inertia.map(|m| SymMat3W::from_lanes(&m));
         let zero = FloatW::ZERO;
         let one = FloatW::splat(1.0);
         let inv = |x: FloatW| {
@@ -425,8 +397,8 @@ impl ContactConstraintW {
         let mut center_a = Vec3W::gather(&[Vec3::ZERO; W]);
         let mut center_b = center_a;
         for [anchors_a, anchors_b] in &pts_v[..points_used] {
-            center_a = center_a + load(anchors_a);
-            center_b = center_b + load(anchors_b);
+            center_a = center_a + Vec3W::from_lanes(anchors_a);
+            center_b = center_b + Vec3W::from_lanes(anchors_b);
         }
         center_a = inv_count * center_a;
         center_b = inv_count * center_b;
@@ -434,7 +406,10 @@ impl ContactConstraintW {
             if j >= points_used {
                 return PointW::default();
             }
-            let (r_a, r_b) = (load(&pts_v[j][0]), load(&pts_v[j][1]));
+            let (r_a, r_b) = (
+                Vec3W::from_lanes(&pts_v[j][0]),
+                Vec3W::from_lanes(&pts_v[j][1]),
+            );
             let active = FloatW::new(pts_f[j][2]);
             let dv = vb + wb.cross(r_b) - va - wa.cross(r_a);
             let offset = r_a - center_a;
