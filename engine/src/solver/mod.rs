@@ -392,8 +392,8 @@ pub(crate) fn integrate_positions(
 }
 
 /// Writes poses and velocities back to the body columns and clears the force accumulators
-/// (in parallel chunks of bodies with `parallel` and enough bodies: each body's row is
-/// written by the one worker that holds its solver index).
+/// (with `parallel`, in chunks of bodies on the workers: each body's row is written by the
+/// one worker that holds its solver index).
 pub(crate) fn finalize(sb: &SolverBodies, bodies: &mut BodyStore, parallel: bool) {
     let v = DisjointPtr::new(&mut bodies.linear_velocity);
     let w = DisjointPtr::new(&mut bodies.angular_velocity);
@@ -410,7 +410,7 @@ pub(crate) fn finalize(sb: &SolverBodies, bodies: &mut BodyStore, parallel: bool
         *f.get_mut(i) = Vec3::ZERO;
         *t.get_mut(i) = Vec3::ZERO;
     };
-    if parallel && sb.states.len() >= 1024 {
+    if parallel {
         use rayon::prelude::*;
         sb.states
             .par_iter()

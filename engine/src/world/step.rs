@@ -711,9 +711,10 @@ impl World {
         }
         zone!("Finalize");
         let t = Instant::now();
-        solver::finalize(&self.solver, &mut self.bodies, parallel);
+        let parallel_finalize = parallel && self.solver.slot.len() >= PARALLEL_FINALIZE;
+        solver::finalize(&self.solver, &mut self.bodies, parallel_finalize);
         self.continuous(parallel);
-        self.refit_moved(parallel);
+        self.refit_moved(parallel_finalize);
         let (bodies, pool) = (&self.bodies, &self.body_pool);
         let event = |&b: &u32| super::BodyMove {
             body: crate::id::BodyId {
@@ -724,7 +725,7 @@ impl World {
             fell_asleep: false,
         };
         self.events.moves.clear();
-        if parallel && self.solver.slot.len() >= PARALLEL_FINALIZE {
+        if parallel_finalize {
             let slots = self
                 .solver
                 .slot
@@ -743,7 +744,7 @@ impl World {
     /// serial walk moves them.
     pub(crate) fn refit_moved(&mut self, parallel: bool) {
         let slots = &self.solver.slot;
-        if !parallel || slots.len() < PARALLEL_FINALIZE {
+        if !parallel {
             for k in 0..slots.len() {
                 self.refit_body(self.solver.slot[k] as usize);
             }
