@@ -600,31 +600,7 @@ pub fn pile(params: &Params) -> Vec<BodySpec> {
 pub fn rain(params: &Params) -> Vec<BodySpec> {
     let mut r = vec![ground(100.0)];
     let mut rng = Rng::new(params.seed);
-    for layer in 0..10 {
-        for ix in 0..20 {
-            for iz in 0..20 {
-                let position = Vec3::new(
-                    -19.0 + 2.0 * ix as f32,
-                    5.0 + 4.0 * layer as f32 + rng.range(-1.0, 1.0),
-                    -19.0 + 2.0 * iz as f32,
-                );
-                let rotation = random_rotation(&mut rng);
-                let shape = if (ix + iz + layer) % 2 == 0 {
-                    ShapeSpec::Cuboid(Vec3::new(
-                        rng.range(0.3, 0.6),
-                        rng.range(0.3, 0.6),
-                        rng.range(0.3, 0.6),
-                    ))
-                } else {
-                    ShapeSpec::Ball(rng.range(0.3, 0.6))
-                };
-                r.push(BodySpec {
-                    shape,
-                    ..BodySpec::unit_box(position, rotation)
-                });
-            }
-        }
-    }
+    r.extend(mixed_layers(&mut rng, 10, (5.0, 4.0, 1.0), (0.3, 0.6)));
     r
 }
 
@@ -645,23 +621,39 @@ pub fn mesh_pile(params: &Params) -> Vec<BodySpec> {
         ..BodySpec::static_box(Vec3::ZERO, Vec3::ONE)
     }];
     let mut rng = Rng::new(params.seed);
-    for layer in 0..5 {
+    r.extend(mixed_layers(&mut rng, 5, (6.0, 2.5, 0.5), (0.3, 0.5)));
+    r
+}
+
+/// `layers` layers of a 20 × 20 grid of columns 2 m apart centred on x = z = 0, alternately
+/// boxes (each half extent in `size`) and spheres (radius in `size`), randomly oriented;
+/// `height` is (first layer's y, spacing between layers, ± jitter in y). Shared by `rain`
+/// and `mesh_pile` (the random draws come in the same order for both).
+fn mixed_layers(
+    rng: &mut Rng,
+    layers: usize,
+    height: (f32, f32, f32),
+    size: (f32, f32),
+) -> Vec<BodySpec> {
+    let (y0, dy, jitter) = height;
+    let mut r = Vec::with_capacity(layers * 400);
+    for layer in 0..layers {
         for ix in 0..20 {
             for iz in 0..20 {
                 let position = Vec3::new(
                     -19.0 + 2.0 * ix as f32,
-                    6.0 + 2.5 * layer as f32 + rng.range(-0.5, 0.5),
+                    y0 + dy * layer as f32 + rng.range(-jitter, jitter),
                     -19.0 + 2.0 * iz as f32,
                 );
-                let rotation = random_rotation(&mut rng);
+                let rotation = random_rotation(rng);
                 let shape = if (ix + iz + layer) % 2 == 0 {
                     ShapeSpec::Cuboid(Vec3::new(
-                        rng.range(0.3, 0.5),
-                        rng.range(0.3, 0.5),
-                        rng.range(0.3, 0.5),
+                        rng.range(size.0, size.1),
+                        rng.range(size.0, size.1),
+                        rng.range(size.0, size.1),
                     ))
                 } else {
-                    ShapeSpec::Ball(rng.range(0.3, 0.5))
+                    ShapeSpec::Ball(rng.range(size.0, size.1))
                 };
                 r.push(BodySpec {
                     shape,

@@ -52,6 +52,8 @@ pub(crate) struct ContactBatches {
     direct: Vec<bool>,
     /// Which trees of the topology were solved directly when the lists were made.
     tree_ok: Vec<bool>,
+    /// Scratch: which trees prepared this step (compared with `tree_ok`).
+    tree_now: Vec<bool>,
 }
 
 impl ContactBatches {
@@ -139,7 +141,8 @@ impl ContactBatches {
         parallel: bool,
     ) {
         self.trees.clear();
-        let mut tree_ok = Vec::with_capacity(topology.trees.len());
+        let mut tree_ok = std::mem::take(&mut self.tree_now);
+        tree_ok.clear();
         for range in &topology.trees {
             let tree = &topology.joints[range.clone()];
             // A tree is one connected set of bodies: asleep or awake as a whole.
@@ -159,7 +162,7 @@ impl ContactBatches {
                     self.direct[tj.slot as usize] = true;
                 }
             }
-            self.tree_ok = tree_ok;
+            std::mem::swap(&mut self.tree_ok, &mut tree_ok);
             self.sort_joints(joints, &alive);
         } else {
             #[cfg(feature = "validate")]
@@ -180,6 +183,7 @@ impl ContactBatches {
                 );
             }
         }
+        self.tree_now = tree_ok;
         self.joint_overflow.clear();
         self.joint_overflow
             .extend(self.overflow_slots.iter().map(|&slot| {
