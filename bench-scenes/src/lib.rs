@@ -13,7 +13,7 @@ pub use measure::{run_scene, run_scene_with, RunResult, Stability};
 pub use rapier::{rapier_version, run_rapier};
 pub use scenes::{
     build_impetus, build_joints_impetus, find, BodySpec, JointSpec, JointSpecKind, Params, Recipe,
-    Scene, ShapeSpec, Terrain, SCENES,
+    Scene, ShapeSpec, Terrain, SCENES, TOWER_HEIGHTS,
 };
 
 use impetus::{Vec3, WorldDef};

@@ -84,6 +84,14 @@ pub const SCENES: &[Scene] = &[
         recipe: |p| pile(p).into(),
     },
     Scene {
+        name: "towers",
+        description: "lone columns of 5, 10, 15, 20 and 25 unit boxes dropped as the pile's",
+        bodies: 75,
+        joints: 0,
+        default_steps: 600,
+        recipe: |p| towers(p).into(),
+    },
+    Scene {
         name: "rain",
         description: "4,000 boxes and spheres of mixed sizes falling onto a 40 x 40 ground",
         bodies: 4000,
@@ -554,6 +562,18 @@ pub fn many_pyramids(_: &Params) -> Vec<BodySpec> {
     r
 }
 
+/// A rotation by up to 0.05 rad about a random axis: how the pile and the towers tilt
+/// their boxes so that they do not land flat.
+fn small_tilt(rng: &mut Rng) -> Quat {
+    let axis = Vec3::new(
+        rng.range(-1.0, 1.0),
+        rng.range(-1.0, 1.0),
+        rng.range(-1.0, 1.0),
+    );
+    let axis = axis.try_normalize().unwrap_or(Vec3::Y);
+    Quat::from_axis_angle(axis, rng.range(-0.05, 0.05))
+}
+
 /// `pile`: 10,000 unit boxes in a 20 × 25 × 20 grid, spacing 1.1, lowest layer at y = 1,
 /// each tilted by up to 0.05 rad about a random axis (so neighbours never start
 /// overlapping), dropped into four walls around x, z ∈ [−15, 15].
@@ -578,15 +598,30 @@ pub fn pile(params: &Params) -> Vec<BodySpec> {
                 let x = (ix as f32 - 0.5 * (nx as f32 - 1.0)) * spacing;
                 let z = (iz as f32 - 0.5 * (nz as f32 - 1.0)) * spacing;
                 let y = 1.0 + iy as f32 * spacing;
-                let axis = Vec3::new(
-                    rng.range(-1.0, 1.0),
-                    rng.range(-1.0, 1.0),
-                    rng.range(-1.0, 1.0),
-                );
-                let axis = axis.try_normalize().unwrap_or(Vec3::Y);
-                let rotation = Quat::from_axis_angle(axis, rng.range(-0.05, 0.05));
-                r.push(BodySpec::unit_box(Vec3::new(x, y, z), rotation));
+                r.push(BodySpec::unit_box(Vec3::new(x, y, z), small_tilt(&mut rng)));
             }
+        }
+    }
+    r
+}
+
+/// Heights of the `towers` scene's columns, left to right.
+pub const TOWER_HEIGHTS: [usize; 5] = [5, 10, 15, 20, 25];
+
+/// `towers`: lone columns of [`TOWER_HEIGHTS`] unit boxes 6 m apart along x, each built
+/// as one of the pile's columns (spacing 1.1 from y = 1, each box tilted by up to
+/// 0.05 rad about a random axis) on a ground of half size 20. A pile's edge columns stand
+/// alone like these, so this scene separates how one column settles from the heap.
+pub fn towers(params: &Params) -> Vec<BodySpec> {
+    let mut r = vec![ground(20.0)];
+    let mut rng = Rng::new(params.seed);
+    for (k, &n) in TOWER_HEIGHTS.iter().enumerate() {
+        let x = (k as f32 - 2.0) * 6.0;
+        for iy in 0..n {
+            r.push(BodySpec::unit_box(
+                Vec3::new(x, 1.0 + iy as f32 * 1.1, 0.0),
+                small_tilt(&mut rng),
+            ));
         }
     }
     r
