@@ -331,6 +331,10 @@ impl Shape {
 
     /// The largest distance from the body origin to the surface, in m (0 for a plane,
     /// which only static bodies own; the farthest corner of the bounds for a mesh).
+    ///
+    /// Inlined (the narrowphase asks it for both shapes of every contact, 1.4 % of
+    /// large_pyramid's step as a call); the mesh case stays out of line.
+    #[inline]
     pub fn bounding_radius(&self) -> f32 {
         match *self {
             Shape::Sphere { radius } => radius,
@@ -341,11 +345,14 @@ impl Shape {
             Shape::Box { half_extents } => half_extents.length(),
             Shape::Hull { ref hull } => hull.bounding_radius(),
             Shape::Plane { .. } => 0.0,
-            Shape::Mesh { .. } | Shape::HeightField { .. } => {
-                let bb = self.triangles().map_or_else(Aabb::default, |t| t.bounds());
-                bb.min.abs().max(bb.max.abs()).length()
-            }
+            Shape::Mesh { .. } | Shape::HeightField { .. } => self.mesh_bounding_radius(),
         }
+    }
+
+    #[inline(never)]
+    fn mesh_bounding_radius(&self) -> f32 {
+        let bb = self.triangles().map_or_else(Aabb::default, |t| t.bounds());
+        bb.min.abs().max(bb.max.abs()).length()
     }
 
     /// The smallest distance from the body origin to the surface, in m: how far the body

@@ -30,7 +30,7 @@ pub(crate) struct PointW {
 }
 
 /// `W` contact manifolds of one colour.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct ContactConstraintW {
     a: [u32; W],
     b: [u32; W],
@@ -266,12 +266,13 @@ impl ContactConstraintW {
     /// the same quantities as the scalar [`prepare`](super::contact::prepare), with the
     /// per-lane inputs gathered first and the arithmetic done in lanes.
     pub fn prepare(
+        &mut self,
         contacts: &[Contact],
         tangents: &[Vec3],
         ids: &[u32],
         sb: &SolverBodies,
         ctx: &StepContext,
-    ) -> Self {
+    ) {
         let mut speeds = [[0.0f32; W]; 2];
         debug_assert!(!ids.is_empty() && ids.len() <= W);
         // Gather: scalar loads per lane into plain arrays, one array per component so each
@@ -402,9 +403,10 @@ impl ContactConstraintW {
         }
         center_a = inv_count * center_a;
         center_b = inv_count * center_b;
-        let points = std::array::from_fn(|j| {
+        for (j, out) in self.points.iter_mut().enumerate() {
             if j >= points_used {
-                return PointW::default();
+                *out = PointW::default();
+                continue;
             }
             let (r_a, r_b) = (
                 Vec3W::from_lanes(&pts_v[j][0]),
@@ -414,7 +416,7 @@ impl ContactConstraintW {
             let dv = vb + wb.cross(r_b) - va - wa.cross(r_a);
             let offset = r_a - center_a;
             let tangential = offset - n.dot(offset) * n;
-            PointW {
+            *out = PointW {
                 r_a,
                 r_b,
                 base_separation: FloatW::new(pts_f[j][0]) - n.dot(r_b - r_a),
@@ -423,8 +425,8 @@ impl ContactConstraintW {
                 max_normal_impulse: zero,
                 relative_velocity: n.dot(dv),
                 lever: tangential.dot(tangential).sqrt(),
-            }
-        });
+            };
+        }
         let (k11, k12, k22) = (
             k(center_a, center_b, t1, t1),
             k(center_a, center_b, t1, t2),
@@ -434,37 +436,23 @@ impl ContactConstraintW {
         let regular = det.simd_gt(zero);
         let inv_det = one / regular.select(det, one);
         let fi = v(7);
-        Self {
-            a,
-            b,
-            write_a,
-            write_b,
-            source,
-            points_used,
-            normal: n,
-            t1,
-            t2,
-            m_a,
-            m_b,
-            i_a,
-            i_b,
-            friction: fl(2),
-            bias_rate: fl(4),
-            mass_scale: fl(5),
-            impulse_scale: fl(6),
-            center_a,
-            center_b,
-            k11: regular.select(k22 * inv_det, inv(k11)),
-            k12: regular.select(-k12 * inv_det, zero),
-            k22: regular.select(k11 * inv_det, inv(k22)),
-            friction_impulse: [fi.dot(t1), fi.dot(t2)],
-            tangent_speed: speeds.map(FloatW::new),
-            twist_mass: inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n))),
-            twist_impulse: fl(7),
-            restitution: fl(3),
-            any_restitution,
-            points,
-        }
+        (self.a, self.b, self.write_a, self.write_b, self.source) =
+            (a, b, write_a, write_b, source);
+        self.points_used = points_used;
+        (self.normal, self.t1, self.t2) = (n, t1, t2);
+        (self.m_a, self.m_b, self.i_a, self.i_b) = (m_a, m_b, i_a, i_b);
+        self.friction = fl(2);
+        (self.bias_rate, self.mass_scale, self.impulse_scale) = (fl(4), fl(5), fl(6));
+        (self.center_a, self.center_b) = (center_a, center_b);
+        self.k11 = regular.select(k22 * inv_det, inv(k11));
+        self.k12 = regular.select(-k12 * inv_det, zero);
+        self.k22 = regular.select(k11 * inv_det, inv(k22));
+        self.friction_impulse = [fi.dot(t1), fi.dot(t2)];
+        self.tangent_speed = speeds.map(FloatW::new);
+        self.twist_mass = inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n)));
+        self.twist_impulse = fl(7);
+        self.restitution = fl(3);
+        self.any_restitution = any_restitution;
     }
 
     /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
