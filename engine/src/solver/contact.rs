@@ -11,7 +11,8 @@
 //! that matters to tall stacks.
 //!
 //! Normal row for the current separation `s` (refreshed each substep from the body deltas:
-//! `s = base_sep + n · ((Δp_B − Δp_A) + rot(Δq_B, r_B) − rot(Δq_A, r_A))`,
+//! `s = base_sep + n · ((Δp_B − Δp_A) + rot(Δq_B, r_B) − rot(Δq_A, r_A))`, computed as
+//! `n · (Δp_B − Δp_A) + rot(Δq_B⁻¹, n) · r_B − rot(Δq_A⁻¹, n) · r_A + base_sep`,
 //! `base_sep = s0 − n · (r_B − r_A)`):
 //! - `s > 0` (speculative): `bias = s / h`, rigid (mass scale 1, impulse scale 0): the
 //!   bodies may close the gap this substep and no more;
@@ -278,11 +279,12 @@ pub(crate) fn solve(
             ctx.contact_softness
         };
         let n = c.normal;
-        let dp = sb.dp - sa.dp;
+        // n · rot(Δq, r) = rot(Δq⁻¹, n) · r: two rotations a manifold, not two a point.
+        let n_dp = n.dot(sb.dp - sa.dp);
+        let (n_a, n_b) = (sa.dq.conjugate() * n, sb.dq.conjugate() * n);
         let (mut total_normal, mut twist_limit) = (0.0, 0.0);
         for cp in c.points[..c.count].iter_mut() {
-            let d = dp + sb.dq * cp.r_b - sa.dq * cp.r_a;
-            let s = n.dot(d) + cp.base_separation;
+            let s = n_dp + n_b.dot(cp.r_b) - n_a.dot(cp.r_a) + cp.base_separation;
             let (bias, mass_scale, impulse_scale) = if s > 0.0 {
                 (s * ctx.inv_h, 1.0, 0.0)
             } else if use_bias {

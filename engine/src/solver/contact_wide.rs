@@ -567,10 +567,13 @@ impl ContactConstraintW {
         let n = self.normal;
         let mut total_normal = zero;
         let mut twist_limit = zero;
+        // As the scalar kernel: the normal turned back by each body's rotation delta once,
+        // then two dot products a point instead of two rotations.
+        let n_dp = n.dot(b.dp);
+        let (n_a, n_b) = (b.dqa.conjugate().rotate(n), b.dqb.conjugate().rotate(n));
         for j in 0..self.points_used {
             let cp = self.points[j];
-            let d = b.dp + b.dqb.rotate(cp.r_b) - b.dqa.rotate(cp.r_a);
-            let s = n.dot(d) + cp.base_separation;
+            let s = n_dp + n_b.dot(cp.r_b) - n_a.dot(cp.r_a) + cp.base_separation;
             let speculative = s.simd_gt(zero);
             let spec_bias = s * inv_h;
             let (bias, mass_scale, impulse_scale) = if use_bias {
