@@ -504,12 +504,12 @@ impl ContactConstraintW {
                 & self.restitution.simd_gt(zero);
             let vn = n.dot(Self::relative_velocity(&b, cp.r_a, cp.r_b));
             let impulse = -cp.normal_mass * (vn + self.restitution * cp.relative_velocity);
-            let total = (cp.normal_impulse + impulse).max(zero);
+            let total = (cp.normal_impulse + impulse).fast_max(zero);
             let total = active.select(total, cp.normal_impulse);
             let impulse = total - cp.normal_impulse;
             let p = &mut self.points[j];
             p.normal_impulse = total;
-            p.max_normal_impulse = p.max_normal_impulse.max(total);
+            p.max_normal_impulse = p.max_normal_impulse.fast_max(total);
             self.apply(&mut b, cp.r_a, cp.r_b, impulse * n);
         }
         self.scatter(states, &b);
@@ -558,6 +558,10 @@ impl ContactConstraintW {
 
     /// One pass: with bias (`solve`) or without (`relax`). Same rows, same order as
     /// [`super::contact::solve`].
+    ///
+    /// Clamps use `fast_max` / `fast_min` (a bare `maxps`): `wide`'s `max` adds a NaN
+    /// test of the second operand, which is finite in any valid state, so the results are
+    /// the same.
     pub fn solve(&mut self, states: StatesPtr, ctx: &StepContext, use_bias: bool) {
         let mut b = self.gather_bodies(states, true);
         let zero = FloatW::ZERO;
@@ -578,7 +582,7 @@ impl ContactConstraintW {
             let spec_bias = s * inv_h;
             let (bias, mass_scale, impulse_scale) = if use_bias {
                 (
-                    speculative.select(spec_bias, (self.bias_rate * s).max(max_push)),
+                    speculative.select(spec_bias, (self.bias_rate * s).fast_max(max_push)),
                     speculative.select(one, self.mass_scale),
                     speculative.select(zero, self.impulse_scale),
                 )
@@ -588,14 +592,14 @@ impl ContactConstraintW {
             let vn = n.dot(Self::relative_velocity(&b, cp.r_a, cp.r_b));
             let cp = &mut self.points[j];
             if use_bias {
-                cp.relative_velocity = cp.relative_velocity.min(vn);
+                cp.relative_velocity = cp.relative_velocity.fast_min(vn);
             }
             let impulse =
                 -cp.normal_mass * mass_scale * (vn + bias) - impulse_scale * cp.normal_impulse;
-            let total = (cp.normal_impulse + impulse).max(zero);
+            let total = (cp.normal_impulse + impulse).fast_max(zero);
             let impulse = total - cp.normal_impulse;
             cp.normal_impulse = total;
-            cp.max_normal_impulse = cp.max_normal_impulse.max(total);
+            cp.max_normal_impulse = cp.max_normal_impulse.fast_max(total);
             total_normal += total;
             twist_limit += total * cp.lever;
             let (r_a, r_b) = (cp.r_a, cp.r_b);
@@ -615,7 +619,10 @@ impl ContactConstraintW {
         let max = self.friction * total_normal;
         let len2 = new[0] * new[0] + new[1] * new[1];
         let over = len2.simd_gt(max * max);
-        let scale = over.select(max / len2.max(FloatW::splat(f32::MIN_POSITIVE)).sqrt(), one);
+        let scale = over.select(
+            max / len2.fast_max(FloatW::splat(f32::MIN_POSITIVE)).sqrt(),
+            one,
+        );
         new = [new[0] * scale, new[1] * scale];
         self.friction_impulse = new;
         let p = (new[0] - old[0]) * self.t1 + (new[1] - old[1]) * self.t2;
@@ -624,7 +631,7 @@ impl ContactConstraintW {
         let wn = n.dot(b.wb - b.wa);
         let max = self.friction * twist_limit;
         let old = self.twist_impulse;
-        let new = (old - self.twist_mass * wn).max(-max).min(max);
+        let new = (old - self.twist_mass * wn).fast_max(-max).fast_min(max);
         self.twist_impulse = new;
         self.apply_angular(&mut b, (new - old) * n);
 
