@@ -608,6 +608,11 @@ pub fn pile(params: &Params) -> Vec<BodySpec> {
 /// Heights of the `towers` scene's columns, left to right.
 pub const TOWER_HEIGHTS: [usize; 5] = [5, 10, 15, 20, 25];
 
+/// Where the `towers` scene's column `k` stands along x: 6 m apart, centred on x = 0.
+pub fn tower_x(k: usize) -> f32 {
+    (k as f32 - 0.5 * (TOWER_HEIGHTS.len() as f32 - 1.0)) * 6.0
+}
+
 /// `towers`: lone columns of [`TOWER_HEIGHTS`] unit boxes 6 m apart along x, each built
 /// as one of the pile's columns (spacing 1.1 from y = 1, each box tilted by up to
 /// 0.05 rad about a random axis) on a ground of half size 20. A pile's edge columns stand
@@ -616,7 +621,7 @@ pub fn towers(params: &Params) -> Vec<BodySpec> {
     let mut r = vec![ground(20.0)];
     let mut rng = Rng::new(params.seed);
     for (k, &n) in TOWER_HEIGHTS.iter().enumerate() {
-        let x = (k as f32 - 2.0) * 6.0;
+        let x = tower_x(k);
         for iy in 0..n {
             r.push(BodySpec::unit_box(
                 Vec3::new(x, 1.0 + iy as f32 * 1.1, 0.0),

@@ -3,7 +3,7 @@
 
 use impetus::World;
 use impetus_scenes::measure::{dynamic_positions, max_joint_error, stability};
-use impetus_scenes::{find, world_def, Params, DT, TOWER_HEIGHTS};
+use impetus_scenes::{find, tower_x, world_def, Params, DT, TOWER_HEIGHTS};
 
 fn build(name: &str, threads: usize) -> World {
     let mut w = World::new(world_def(threads)).unwrap();
@@ -74,10 +74,15 @@ fn short_towers_come_to_rest() {
     for _ in 0..600 {
         w.step(DT).unwrap();
     }
-    // Tower k stands at x = 6 (k - 2).
     let mut fastest = [0.0f32; TOWER_HEIGHTS.len()];
     for &(id, p0) in &start {
-        let k = (p0.x / 6.0 + 2.0).round() as usize;
+        let k = (0..TOWER_HEIGHTS.len())
+            .min_by(|&i, &j| {
+                (p0.x - tower_x(i))
+                    .abs()
+                    .total_cmp(&(p0.x - tower_x(j)).abs())
+            })
+            .unwrap();
         fastest[k] = fastest[k].max(w.linear_velocity(id).unwrap().length());
     }
     for (n, v) in TOWER_HEIGHTS.iter().zip(fastest) {

@@ -90,7 +90,6 @@ impl ContactBatches {
             self.ranges.push(total..total + batches);
             total += batches;
         }
-        self.wide.truncate(total);
         self.wide.resize(total, ContactConstraintW::default());
         let (colors, ranges) = (&self.coloring.colors, &self.ranges);
         let prepare = |(i, out): (usize, &mut ContactConstraintW)| {
