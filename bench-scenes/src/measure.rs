@@ -1,8 +1,8 @@
 //! Running a scene and measuring it: ms/step statistics, per-stage medians, stability
 //! figures and a state hash, as one [`RunResult`] that prints as a table or JSON.
 
-use crate::{world_def, Params, Scene, DT};
-use impetus::{BodyId, BodyType, Error, Vec3, World};
+use crate::{build_impetus, build_joints_impetus, world_def, Params, Scene, DT};
+use impetus::{BodyId, BodyType, Error, JointKind, Transform, Vec3, World};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -17,9 +17,91 @@ pub struct Stability {
     pub min_y: f32,
     /// Deepest overlap of any contact point at the end, in m (0 when nothing overlaps).
     pub max_penetration: f32,
-    /// Largest distance between the two world anchor points (the frames' origins) of any
-    /// joint at the end, in m (0 without joints).
+    /// Largest error of any joint at the end, in m (0 without joints): the distance
+    /// between its two world anchor points (the frames' origins), except for a distance
+    /// joint (a rod), whose anchors are meant to be apart: how far that distance lies
+    /// outside the joint's `[min_length, max_length]` (|distance − length| for a rod).
     pub max_joint_error: f32,
+    /// Largest joint stretch ratio at the end (0 without joints): each joint's error (as
+    /// in `max_joint_error`) over its rest length. A distance joint's rest length is its
+    /// `max_length` (the rod's length), so its ratio is |distance − length| / length. Any
+    /// other joint's is the distance from body A's origin to A's anchor plus the distance
+    /// from B's anchor to B's origin, both in the bodies' own frames: for a joint whose
+    /// anchor lies between the two bodies' centres as built (every link of a chain), the
+    /// distance between the centres as built, i.e. the link's length. Joints whose rest
+    /// length is 0 (anchors at both origins) do not count. "Every link stretches less
+    /// than 1 %" reads as a value below 0.01.
+    pub max_joint_stretch_ratio: f32,
+    /// Total compression of the scene's column ([`Recipe::column`](crate::Recipe::column),
+    /// its tallest stack) at the end, in m: the sum of its bodies' heights less the
+    /// column's height. A body's height is the extent of its shapes along its own y axis
+    /// (their bounding box in the body's frame: a unit box's is 1 m); the column's height
+    /// is the top body's highest point less the bottom body's lowest point, each body's
+    /// taken as the height of its origin plus that own-frame extent. For upright bodies
+    /// this is Σ (each one's world AABB height) − (highest point of the top one − lowest
+    /// point of the bottom one); a body tilted by θ counts as upright, which moves the
+    /// figure by about (1 − cos θ) × its height, where world AABBs would add about its
+    /// width × sin θ (tenths of a metre over the 25 leaning boxes of `towers`). 0 for a
+    /// stack of exactly touching boxes, positive when they overlap, negative when gaps
+    /// open. `None` for scenes without a column.
+    pub column_compression: Option<f32>,
+}
+
+/// The error of a joint whose world anchor points are `pa` and `pb`: their distance, or
+/// for a distance joint with `rod = Some((min, max))` how far their distance lies outside
+/// `[min, max]` (see [`Stability::max_joint_error`]).
+pub fn anchor_error(pa: Vec3, pb: Vec3, rod: Option<(f32, f32)>) -> f32 {
+    let d = pa.distance(pb);
+    match rod {
+        None => d,
+        Some((min, max)) => (d - max).max(min - d).max(0.0),
+    }
+}
+
+/// The rest length of a joint whose anchors are `local_a` and `local_b` in the frames of
+/// its bodies A and B: a distance joint's (`rod = Some((min, max))`) `max` (its `min` when
+/// `max` is infinite), any other joint's `|local_a| + |local_b|` (see
+/// [`Stability::max_joint_stretch_ratio`]).
+pub fn stretch_scale(local_a: Vec3, local_b: Vec3, rod: Option<(f32, f32)>) -> f32 {
+    match rod {
+        Some((_, max)) if max.is_finite() => max,
+        Some((min, _)) => min,
+        None => local_a.length() + local_b.length(),
+    }
+}
+
+/// The compression of a column whose bodies, bottom to top, are given as
+/// `(origin_y, low, high)`: the world height of the body's origin and the extent of its
+/// shapes along its own y axis (see [`Stability::column_compression`]); `None` for an
+/// empty column.
+pub fn column_compression_of(bodies: impl IntoIterator<Item = (f32, f32, f32)>) -> Option<f32> {
+    let mut bodies = bodies.into_iter();
+    let (y, low, mut high) = bodies.next()?;
+    let bottom = y + low;
+    let mut top = y + high;
+    let mut heights = high - low;
+    for (y, low, h) in bodies {
+        high = h;
+        heights += high - low;
+        top = y + high;
+    }
+    Some(heights - (top - bottom))
+}
+
+/// The compression of the column of bodies `column` (bottom to top) in an impetus world,
+/// in m (see [`Stability::column_compression`]); `None` for an empty column.
+pub fn column_compression(world: &World, column: &[BodyId]) -> Option<f32> {
+    column_compression_of(column.iter().map(|&id| {
+        let y = world.body_transform(id).map_or(f32::NAN, |xf| xf.p.y);
+        let (mut low, mut high) = (f32::INFINITY, f32::NEG_INFINITY);
+        for &shape in world.body_shapes(id).unwrap_or(&[]) {
+            if let Ok(geom) = world.shape(shape) {
+                let aabb = geom.aabb(&Transform::IDENTITY);
+                (low, high) = (low.min(aabb.min.y), high.max(aabb.max.y));
+            }
+        }
+        (y, low, high)
+    }))
 }
 
 /// The outcome of one timed run.
@@ -121,14 +203,22 @@ pub fn stability(world: &World, start: &[(BodyId, Vec3)]) -> Stability {
             s.max_penetration = s.max_penetration.max(-p.separation);
         }
     }
-    s.max_joint_error = max_joint_error(world);
+    (s.max_joint_error, s.max_joint_stretch_ratio) = joint_stretch(world);
     s
 }
 
-/// The largest distance between the two world anchor points (the frames' origins) of any
-/// joint of the world, in m (0 without joints).
+/// The largest error of any joint of the world, in m (0 without joints), as
+/// [`Stability::max_joint_error`] defines it: the distance between the two world anchor
+/// points (the frames' origins), or how far it lies outside a distance joint's limits.
 pub fn max_joint_error(world: &World) -> f32 {
-    let mut worst = 0.0f32;
+    joint_stretch(world).0
+}
+
+/// The largest joint error, m, and the largest joint stretch ratio of the world, as
+/// [`Stability::max_joint_error`] and [`Stability::max_joint_stretch_ratio`] define them
+/// (0 and 0 without joints).
+pub fn joint_stretch(world: &World) -> (f32, f32) {
+    let (mut worst, mut worst_ratio) = (0.0f32, 0.0f32);
     for id in world.joints() {
         let Ok(def) = world.joint_def(id) else {
             continue;
@@ -139,10 +229,26 @@ pub fn max_joint_error(world: &World) -> f32 {
         ) else {
             continue;
         };
-        let d = xa.transform_point(def.frame_a.p) - xb.transform_point(def.frame_b.p);
-        worst = worst.max(d.length());
+        let rod = match def.kind {
+            JointKind::Distance {
+                min_length,
+                max_length,
+                ..
+            } => Some((min_length, max_length)),
+            _ => None,
+        };
+        let error = anchor_error(
+            xa.transform_point(def.frame_a.p),
+            xb.transform_point(def.frame_b.p),
+            rod,
+        );
+        worst = worst.max(error);
+        let scale = stretch_scale(def.frame_a.p, def.frame_b.p, rod);
+        if scale > 0.0 {
+            worst_ratio = worst_ratio.max(error / scale);
+        }
     }
-    worst
+    (worst, worst_ratio)
 }
 
 /// The dynamic bodies of a world with their positions.
@@ -173,7 +279,10 @@ pub fn run_scene_with(
     mut progress: impl FnMut(usize, f64),
 ) -> Result<RunResult, Error> {
     let mut world = World::new(def)?;
-    scene.build(&mut world, &Params::default())?;
+    let recipe = (scene.recipe)(&Params::default());
+    let ids = build_impetus(&mut world, &recipe.bodies)?;
+    build_joints_impetus(&mut world, &ids, &recipe.joints)?;
+    let column: Vec<BodyId> = recipe.column.iter().map(|&i| ids[i]).collect();
     let start = dynamic_positions(&world);
     let warmup = warmup_steps(steps);
     let mut times = Vec::with_capacity(steps);
@@ -214,7 +323,10 @@ pub fn run_scene_with(
             .zip(stages.iter_mut())
             .map(|(n, v)| (*n, median(v)))
             .collect(),
-        stability: stability(&world, &start),
+        stability: Stability {
+            column_compression: column_compression(&world, &column),
+            ..stability(&world, &start)
+        },
         state_hash: world.state_hash(),
     })
 }
@@ -244,6 +356,8 @@ impl RunResult {
                 "min_y": self.stability.min_y,
                 "max_penetration": self.stability.max_penetration,
                 "max_joint_error": self.stability.max_joint_error,
+                "max_joint_stretch_ratio": self.stability.max_joint_stretch_ratio,
+                "column_compression": self.stability.column_compression,
             },
             "state_hash": format!("{:016x}", self.state_hash),
         })
@@ -303,14 +417,27 @@ impl RunResult {
             "max penetration (m)",
             format!("{:.4}", self.stability.max_penetration),
         );
+        if let Some(c) = self.stability.column_compression {
+            line(&mut s, "column compression (m)", format!("{c:.5}"));
+        }
         if self.joints > 0 {
             line(
                 &mut s,
                 "max joint error (m)",
                 format!("{:.5}", self.stability.max_joint_error),
             );
+            line(
+                &mut s,
+                "max joint stretch",
+                stretch_percent(self.stability.max_joint_stretch_ratio),
+            );
         }
         line(&mut s, "state hash", format!("{:016x}", self.state_hash));
         s
     }
+}
+
+/// A joint stretch ratio as a percentage for the tables, e.g. `0.0123 %`.
+pub fn stretch_percent(ratio: f32) -> String {
+    format!("{:.4} %", 100.0 * ratio)
 }

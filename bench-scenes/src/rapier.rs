@@ -2,15 +2,28 @@
 //! [`run_scene`](crate::run_scene) measures impetus.
 //!
 //! The world is built from the same [`Recipe`] as the impetus world ([`Scene::recipe`]):
-//! bodies (with their initial velocities), and joints as impulse joints (ball: spherical,
-//! hinge: revolute with its limits and velocity motor, cone-twist: spherical with angular
-//! limits, fixed: fixed) with contacts between the jointed bodies off, as impetus's
-//! default, so the two cannot drift apart. Step settings follow SCENES.md
-//! (see [`integration_parameters`]); sleeping is off on every body; the step runs on a
-//! dedicated rayon pool of the requested size (`PhysicsWorld::configure_thread_pool`), not
-//! on the global pool.
+//! bodies (with their initial velocities; capsules with `ColliderBuilder::capsule_y`), and
+//! joints as impulse joints (ball: spherical, hinge: revolute with its limits and velocity
+//! motor, cone-twist: spherical with angular limits, fixed: fixed, distance: see below)
+//! with contacts between the jointed bodies off, as impetus's default, so the two cannot
+//! drift apart. Step settings follow SCENES.md (see [`integration_parameters`]); sleeping
+//! is off on every body; the step runs on a dedicated rayon pool of the requested size
+//! (`PhysicsWorld::configure_thread_pool`), not on the global pool.
+//!
+//! Rapier 0.36 has no rigid distance joint (rod). The closest equivalent is the joint its
+//! `RopeJointBuilder` builds: a generic joint with no locked axis whose linear axes are
+//! coupled, so that its `LinX` limit bounds the distance between the anchors. A recipe rod
+//! of length L is that joint with the limit `[L, L]`. Rapier's solver enforces only the
+//! upper bound of a coupled limit, so the rod acts as `RopeJointBuilder::new(L)`: rigid
+//! under tension (as the rods of the `heavy_chain` bridge always are), slack under
+//! compression. The stability figures read the limit back and measure the rod as impetus
+//! does, |distance − L|. A spring joint (`SpringJointBuilder`) would be a soft rod, so it
+//! was not chosen.
 
-use crate::measure::{step_stats, tail_median, warmup_steps, RunResult, Stability};
+use crate::measure::{
+    anchor_error, column_compression_of, step_stats, stretch_scale, tail_median, warmup_steps,
+    RunResult, Stability,
+};
 use crate::{JointSpec, JointSpecKind, Params, Recipe, Scene, ShapeSpec, DT};
 use rapier3d::dynamics::FrictionModel;
 use rapier3d::prelude::*;
@@ -90,13 +103,13 @@ const MOTOR_FACTOR: f32 = 1.0e4;
 
 /// A recipe joint as a rapier joint between bodies at poses `pose_a` and `pose_b`: both
 /// local frames are the world frame at the anchor with its x axis (rapier's joint axis)
-/// along the recipe axis, so the frames coincide (hinge angle 0) as built.
+/// along the recipe axis, so the frames coincide (hinge angle 0) as built; B's frame is at
+/// B's anchor when the recipe gives one (a distance joint's other end).
 fn rapier_joint(j: &JointSpec, pose_a: &Pose, pose_b: &Pose) -> GenericJoint {
     let axis = j.axis.try_normalize().unwrap_or(impetus::Vec3::Z);
-    let world = Pose::from_parts(
-        vector(j.anchor),
-        rotation(impetus::Quat::from_rotation_arc(impetus::Vec3::X, axis)),
-    );
+    let turn = rotation(impetus::Quat::from_rotation_arc(impetus::Vec3::X, axis));
+    let world = Pose::from_parts(vector(j.anchor), turn);
+    let world_b = Pose::from_parts(vector(j.anchor_b()), turn);
     let mut joint = match j.kind {
         JointSpecKind::Ball => SphericalJointBuilder::new().build().data,
         JointSpecKind::Hinge { limits, motor } => {
@@ -121,10 +134,15 @@ fn rapier_joint(j: &JointSpec, pose_a: &Pose, pose_b: &Pose) -> GenericJoint {
                 .data
         }
         JointSpecKind::Fixed => FixedJointBuilder::new().build().data,
+        // RopeJointBuilder's joint with the rod's length as both bounds (module doc).
+        JointSpecKind::Distance { length } => GenericJointBuilder::new(JointAxesMask::empty())
+            .coupled_axes(JointAxesMask::LIN_AXES)
+            .limits(JointAxis::LinX, [length, length])
+            .build(),
     };
     joint
         .set_local_frame1(pose_a.inv_mul(&world))
-        .set_local_frame2(pose_b.inv_mul(&world))
+        .set_local_frame2(pose_b.inv_mul(&world_b))
         .set_contacts_enabled(false);
     joint
 }
@@ -179,6 +197,10 @@ pub fn build_rapier(recipe: &Recipe, threads: usize) -> Result<RapierScene, Stri
         let collider = match b.shape {
             ShapeSpec::Cuboid(h) => ColliderBuilder::cuboid(h.x, h.y, h.z),
             ShapeSpec::Ball(r) => ColliderBuilder::ball(r),
+            ShapeSpec::Capsule {
+                half_height,
+                radius,
+            } => ColliderBuilder::capsule_y(half_height, radius),
             ShapeSpec::Terrain(t) => ColliderBuilder::new(SharedShape::new(terrain(&t))),
         }
         .density(if b.dynamic { b.density } else { 0.0 })
@@ -224,21 +246,58 @@ impl RapierScene {
                 }
             }
         }
-        s.max_joint_error = self.max_joint_error();
+        (s.max_joint_error, s.max_joint_stretch_ratio) = self.joint_stretch();
         s
     }
 
-    /// The largest distance between the two world anchor points (the local frames'
-    /// origins) of any joint, in m (0 without joints).
+    /// The largest error of any joint, in m (0 without joints), as
+    /// [`Stability::max_joint_error`] defines it: the distance between the two world
+    /// anchor points (the local frames' origins), or for a rod (linear axes coupled under
+    /// a `LinX` limit `[min, max]`) how far that distance is outside `[min, max]`.
     pub fn max_joint_error(&self) -> f32 {
+        self.joint_stretch().0
+    }
+
+    /// The largest joint error, m, and the largest joint stretch ratio, as
+    /// [`Stability::max_joint_error`] and [`Stability::max_joint_stretch_ratio`] define
+    /// them (0 and 0 without joints).
+    pub fn joint_stretch(&self) -> (f32, f32) {
         let w = &self.world;
-        let mut worst = 0.0f32;
+        let (mut worst, mut worst_ratio) = (0.0f32, 0.0f32);
+        let v = |v: Vector| impetus::Vec3::from_array(v.to_array());
         for (_, j) in w.impulse_joints.iter() {
-            let pa = w.bodies[j.body1()].position() * j.data.local_anchor1();
-            let pb = w.bodies[j.body2()].position() * j.data.local_anchor2();
-            worst = worst.max((pa - pb).length());
+            let (la, lb) = (j.data.local_anchor1(), j.data.local_anchor2());
+            let pa = w.bodies[j.body1()].position() * la;
+            let pb = w.bodies[j.body2()].position() * lb;
+            let rod = if j.data.coupled_axes.contains(JointAxesMask::LIN_AXES) {
+                j.data.limits(JointAxis::LinX).map(|l| (l.min, l.max))
+            } else {
+                None
+            };
+            let error = anchor_error(v(pa), v(pb), rod);
+            worst = worst.max(error);
+            let scale = stretch_scale(v(la), v(lb), rod);
+            if scale > 0.0 {
+                worst_ratio = worst_ratio.max(error / scale);
+            }
         }
-        worst
+        (worst, worst_ratio)
+    }
+
+    /// The compression of the column of recipe bodies `column` (bottom to top), in m, as
+    /// [`Stability::column_compression`] defines it (the colliders sit at their bodies'
+    /// origins); `None` for an empty column.
+    pub fn column_compression(&self, column: &[usize]) -> Option<f32> {
+        let w = &self.world;
+        column_compression_of(column.iter().map(|&i| {
+            let rb = &w.bodies[self.bodies[i]];
+            let (mut low, mut high) = (f32::INFINITY, f32::NEG_INFINITY);
+            for &c in rb.colliders() {
+                let aabb = w.colliders[c].shape().compute_local_aabb();
+                (low, high) = (low.min(aabb.mins.y), high.max(aabb.maxs.y));
+            }
+            (rb.translation().y, low, high)
+        }))
     }
 
     /// Contact manifolds with at least one solver contact (touching or speculative, as
@@ -369,7 +428,10 @@ pub fn run_rapier(
             .zip(stages.iter_mut())
             .map(|(n, v)| (*n, crate::measure::median(v)))
             .collect(),
-        stability: rs.stability(&start),
+        stability: Stability {
+            column_compression: rs.column_compression(&recipe.column),
+            ..rs.stability(&start)
+        },
         state_hash: rs.state_hash(),
     })
 }

@@ -3,13 +3,18 @@
 use crate::Rng;
 use impetus::{
     BodyDef, BodyId, BodyType, Error, HeightField, JointDef, JointId, JointKind, Limits, Motor,
-    Quat, ShapeDef, Vec3, World,
+    Quat, ShapeDef, Transform, Vec3, World,
 };
 
 mod jointed;
+mod stiff;
 pub use jointed::{
     door, ragdolls, ragdolls_n, tumbler, tumbler_n, DOOR_LIMITS, RAGDOLL_BONES, TUMBLER_CENTRE,
     TUMBLER_HALF, TUMBLER_SPEED,
+};
+pub use stiff::{
+    capsule_volume, heavy_chain, mass_ratio, BRIDGE_PLANKS, BRIDGE_PLANK_MASS, BRIDGE_ROD,
+    CHAIN_BALL_MASS, CHAIN_LINKS, CHAIN_LINK_MASS, MASS_RATIO_STACKS,
 };
 
 /// Scene parameters. Every scene is fully determined by them.
@@ -57,7 +62,7 @@ pub const SCENES: &[Scene] = &[
         bodies: 820,
         joints: 0,
         default_steps: 600,
-        recipe: |p| pyramid(p).into(),
+        recipe: pyramid,
     },
     Scene {
         name: "large_pyramid",
@@ -65,7 +70,7 @@ pub const SCENES: &[Scene] = &[
         bodies: 5050,
         joints: 0,
         default_steps: 600,
-        recipe: |p| large_pyramid(p).into(),
+        recipe: large_pyramid,
     },
     Scene {
         name: "many_pyramids",
@@ -89,7 +94,15 @@ pub const SCENES: &[Scene] = &[
         bodies: 75,
         joints: 0,
         default_steps: 600,
-        recipe: |p| towers(p).into(),
+        recipe: towers,
+    },
+    Scene {
+        name: "mass_ratio",
+        description: "light box under heavy box at 1:10, 1:100, 1:1000; heavy-light-heavy at 1:100",
+        bodies: 9,
+        joints: 0,
+        default_steps: 600,
+        recipe: mass_ratio,
     },
     Scene {
         name: "rain",
@@ -149,6 +162,14 @@ pub const SCENES: &[Scene] = &[
         recipe: chain,
     },
     Scene {
+        name: "heavy_chain",
+        description: "100 1-kg capsules hanging a 100-kg ball; 10 80-kg planks hung on rods",
+        bodies: 111,
+        joints: 123,
+        default_steps: 600,
+        recipe: heavy_chain,
+    },
+    Scene {
         name: "ragdolls",
         description: "256 ragdolls of 11 boxes (cone-twist and hinge joints) falling into a pile",
         bodies: 256 * RAGDOLL_BONES,
@@ -186,6 +207,15 @@ pub enum ShapeSpec {
     Cuboid(Vec3),
     /// A sphere of this radius, in m.
     Ball(f32),
+    /// A capsule along the body's y axis: the segment from `(0, −half_height, 0)` to
+    /// `(0, half_height, 0)` swept by a sphere of `radius`, in m (its tips at
+    /// `±(half_height + radius)`).
+    Capsule {
+        /// Half the length of the core segment, in m.
+        half_height: f32,
+        /// Radius, in m.
+        radius: f32,
+    },
     /// A static height-field terrain centred (in x and z) on the body's position.
     Terrain(Terrain),
 }
@@ -307,6 +337,16 @@ pub enum JointSpecKind {
     },
     /// Fixed (weld): the two bodies keep their relative pose as built.
     Fixed,
+    /// Distance (a rigid rod): the distance between A's anchor ([`JointSpec::anchor`]) and
+    /// B's ([`JointSpec::anchor_b`]) stays `length` m; rotation is free. Impetus: a distance
+    /// joint with `min_length = max_length = length`. Rapier 0.36 has no rod: its closest
+    /// equivalent is a coupled distance limit `[length, length]` on the linear axes (the
+    /// limit of its `RopeJointBuilder`), of which rapier enforces only the upper bound, so
+    /// there the rod acts as a rope: rigid under tension, slack under compression.
+    Distance {
+        /// The rod's length, m.
+        length: f32,
+    },
 }
 
 /// One joint of a scene recipe, between two bodies of the recipe's body list, given in
@@ -318,8 +358,12 @@ pub struct JointSpec {
     pub a: usize,
     /// Body B: an index into [`Recipe::bodies`]. At least one of A and B is dynamic.
     pub b: usize,
-    /// The anchor point, in world space, m.
+    /// The anchor point, in world space, m: A's joint frame, and B's too unless
+    /// `anchor_b` is given.
     pub anchor: Vec3,
+    /// B's anchor point, in world space, m, when it is not `anchor` (a distance joint's
+    /// other end). `None` for the joints whose anchors coincide as built.
+    pub anchor_b: Option<Vec3>,
     /// The joint axis, in world space (the hinge axis; unused by ball joints).
     pub axis: Vec3,
     /// Kind and parameters.
@@ -333,6 +377,7 @@ impl JointSpec {
             a,
             b,
             anchor,
+            anchor_b: None,
             axis: Vec3::Z,
             kind: JointSpecKind::Ball,
         }
@@ -345,6 +390,7 @@ impl JointSpec {
             a,
             b,
             anchor,
+            anchor_b: None,
             axis,
             kind: JointSpecKind::Hinge {
                 limits: None,
@@ -378,6 +424,7 @@ impl JointSpec {
             a,
             b,
             anchor,
+            anchor_b: None,
             axis,
             kind: JointSpecKind::ConeTwist { cone_angle, twist },
         }
@@ -389,20 +436,43 @@ impl JointSpec {
             a,
             b,
             anchor,
+            anchor_b: None,
             axis: Vec3::Z,
             kind: JointSpecKind::Fixed,
         }
     }
+
+    /// A rod (see [`JointSpecKind::Distance`]) of length `length` between the world point
+    /// `anchor_a` on body `a` and `anchor_b` on body `b`.
+    pub fn distance(a: usize, b: usize, anchor_a: Vec3, anchor_b: Vec3, length: f32) -> Self {
+        JointSpec {
+            a,
+            b,
+            anchor: anchor_a,
+            anchor_b: Some(anchor_b),
+            axis: Vec3::Z,
+            kind: JointSpecKind::Distance { length },
+        }
+    }
+
+    /// B's anchor point in world space: [`JointSpec::anchor_b`], or `anchor` without one.
+    pub fn anchor_b(&self) -> Vec3 {
+        self.anchor_b.unwrap_or(self.anchor)
+    }
 }
 
 /// A scene recipe: its bodies and the joints between them. Every engine's builder reads
-/// the same recipe. A body list converts into a recipe without joints.
+/// the same recipe. A body list converts into a recipe without joints or column.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Recipe {
     /// The bodies, in build order.
     pub bodies: Vec<BodySpec>,
     /// The joints, indexing into `bodies`.
     pub joints: Vec<JointSpec>,
+    /// The scene's tallest column (stack) of bodies, bottom to top, as indices into
+    /// `bodies`; empty when the scene has none. Its compression is a stability figure
+    /// ([`Stability::column_compression`](crate::Stability::column_compression)).
+    pub column: Vec<usize>,
 }
 
 impl From<Vec<BodySpec>> for Recipe {
@@ -410,6 +480,7 @@ impl From<Vec<BodySpec>> for Recipe {
         Recipe {
             bodies,
             joints: Vec::new(),
+            column: Vec::new(),
         }
     }
 }
@@ -453,6 +524,10 @@ pub fn build_impetus(world: &mut World, recipe: &[BodySpec]) -> Result<Vec<BodyI
         let shape = match b.shape {
             ShapeSpec::Cuboid(he) => ShapeDef::cuboid(he),
             ShapeSpec::Ball(r) => ShapeDef::sphere(r),
+            ShapeSpec::Capsule {
+                half_height,
+                radius,
+            } => ShapeDef::capsule(half_height, radius),
             ShapeSpec::Terrain(t) => {
                 let scale = Vec3::new(t.spacing, 1.0, t.spacing);
                 let field = HeightField::new(t.rows, t.cols, t.heights(), scale)?;
@@ -473,8 +548,9 @@ pub fn build_impetus(world: &mut World, recipe: &[BodySpec]) -> Result<Vec<BodyI
 }
 
 /// Builds a recipe's joints into an impetus world whose recipe bodies are `bodies` (as
-/// [`build_impetus`] returns them), with [`JointDef::at_world`] at the bodies' current
-/// poses; returns the joint ids in recipe order.
+/// [`build_impetus`] returns them), at the bodies' current poses as
+/// [`JointDef::at_world`] places them (B's frame at [`JointSpec::anchor_b`] when given);
+/// returns the joint ids in recipe order.
 pub fn build_joints_impetus(
     world: &mut World,
     bodies: &[BodyId],
@@ -501,9 +577,19 @@ pub fn build_joints_impetus(
                 linear: None,
                 angular: None,
             },
+            JointSpecKind::Distance { length } => JointKind::Distance {
+                min_length: length,
+                max_length: length,
+                spring: None,
+            },
         };
         let (xa, xb) = (world.body_transform(a)?, world.body_transform(b)?);
-        let def = JointDef::at_world(kind, a, &xa, b, &xb, j.anchor, j.axis);
+        let mut def = JointDef::at_world(kind, a, &xa, b, &xb, j.anchor, j.axis);
+        if let Some(anchor_b) = j.anchor_b {
+            // The same frame orientation as A's, at B's own anchor.
+            let world_b = Transform::new(anchor_b, xa.q * def.frame_a.q);
+            def.frame_b = xb.inv_mul(&world_b);
+        }
         ids.push(world.create_joint(&def)?);
     }
     Ok(ids)
@@ -531,14 +617,43 @@ pub fn flat_pyramid(base: usize, g: f32) -> Vec<BodySpec> {
     r
 }
 
-/// `pyramid`: base 40 (820 boxes), ground 100.
-pub fn pyramid(_: &Params) -> Vec<BodySpec> {
-    flat_pyramid(40, 100.0)
+/// The centre column of [`flat_pyramid`]`(base, _)`: in each row, bottom to top, the box
+/// nearest x = 0 (the one on the −x side of a tie), as indices into its body list. Rows
+/// are offset by half a box, so the column zigzags by half a box, each box resting on the
+/// one below it.
+pub fn flat_pyramid_column(base: usize) -> Vec<usize> {
+    let half = (base as f32 - 1.0) * 0.5;
+    let mut column = Vec::with_capacity(base);
+    let mut first = 1; // the ground is body 0
+    for i in 0..base {
+        let x = |j: usize| j as f32 - 0.5 * i as f32 - half;
+        let j = (i..base)
+            .min_by(|&a, &b| x(a).abs().total_cmp(&x(b).abs()))
+            .unwrap_or(i);
+        column.push(first + j - i);
+        first += base - i;
+    }
+    column
 }
 
-/// `large_pyramid`: base 100 (5,050 boxes), ground 400.
-pub fn large_pyramid(_: &Params) -> Vec<BodySpec> {
-    flat_pyramid(100, 400.0)
+/// A flat pyramid as a recipe with its centre column ([`flat_pyramid_column`]).
+fn flat_pyramid_recipe(base: usize, g: f32) -> Recipe {
+    Recipe {
+        column: flat_pyramid_column(base),
+        ..flat_pyramid(base, g).into()
+    }
+}
+
+/// `pyramid`: base 40 (820 boxes), ground 100; its column is the centre one
+/// ([`flat_pyramid_column`]).
+pub fn pyramid(_: &Params) -> Recipe {
+    flat_pyramid_recipe(40, 100.0)
+}
+
+/// `large_pyramid`: base 100 (5,050 boxes), ground 400; its column is the centre one
+/// ([`flat_pyramid_column`]).
+pub fn large_pyramid(_: &Params) -> Recipe {
+    flat_pyramid_recipe(100, 400.0)
 }
 
 /// `many_pyramids`: 14 × 14 pyramids of base 10 (10,780 boxes), ground 77.
@@ -616,17 +731,23 @@ pub fn tower_x(k: usize) -> f32 {
 /// `towers`: lone columns of [`TOWER_HEIGHTS`] unit boxes 6 m apart along x, each built
 /// as one of the pile's columns (spacing 1.1 from y = 1, each box tilted by up to
 /// 0.05 rad about a random axis) on a ground of half size 20. A pile's edge columns stand
-/// alone like these, so this scene separates how one column settles from the heap.
-pub fn towers(params: &Params) -> Vec<BodySpec> {
-    let mut r = vec![ground(20.0)];
+/// alone like these, so this scene separates how one column settles from the heap. Its
+/// column (for [`Stability::column_compression`](crate::Stability::column_compression)) is
+/// the tallest one, the 25 boxes at x = 12.
+pub fn towers(params: &Params) -> Recipe {
+    let mut r = Recipe::from(vec![ground(20.0)]);
     let mut rng = Rng::new(params.seed);
     for (k, &n) in TOWER_HEIGHTS.iter().enumerate() {
         let x = tower_x(k);
+        let first = r.bodies.len();
         for iy in 0..n {
-            r.push(BodySpec::unit_box(
+            r.bodies.push(BodySpec::unit_box(
                 Vec3::new(x, 1.0 + iy as f32 * 1.1, 0.0),
                 small_tilt(&mut rng),
             ));
+        }
+        if n > r.column.len() {
+            r.column = (first..first + n).collect();
         }
     }
     r

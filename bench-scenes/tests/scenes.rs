@@ -303,6 +303,12 @@ fn every_scene_lists_the_counts_of_its_recipe() {
             assert!(j.a != j.b && j.a < r.bodies.len() && j.b < r.bodies.len());
             assert!(r.bodies[j.a].dynamic || r.bodies[j.b].dynamic);
         }
+        // A column is dynamic bodies, bottom to top.
+        for w in r.column.windows(2) {
+            let (lower, upper) = (&r.bodies[w[0]], &r.bodies[w[1]]);
+            assert!(lower.dynamic && upper.dynamic, "{}: column", s.name);
+            assert!(lower.position.y < upper.position.y, "{}: column", s.name);
+        }
     }
 }
 
@@ -608,4 +614,254 @@ fn tumbler_turns_at_its_motor_speed_and_keeps_its_boxes() {
         worst_joint < 0.02,
         "the walls came apart by {worst_joint} m"
     );
+}
+
+/// The mass of recipe body `i` in the impetus world and (with rapier) in the rapier world.
+fn masses(recipe: &impetus_scenes::Recipe, i: usize) -> Vec<f32> {
+    let (w, ids) = build_recipe_ids(recipe, 1);
+    let mut m = vec![w.mass_properties(ids[i]).unwrap().mass];
+    #[cfg(feature = "rapier")]
+    {
+        let rs = impetus_scenes::rapier::build_rapier(recipe, 1).unwrap();
+        m.push(rs.world.bodies[rs.bodies[i]].mass());
+    }
+    m
+}
+
+#[test]
+fn mass_ratio_and_heavy_chain_build_in_both_engines_with_their_counts_and_masses() {
+    use impetus_scenes::measure::{column_compression, joint_stretch};
+    use impetus_scenes::scenes::{
+        BRIDGE_PLANKS, BRIDGE_PLANK_MASS, CHAIN_BALL_MASS, CHAIN_LINKS, CHAIN_LINK_MASS,
+        MASS_RATIO_STACKS,
+    };
+    // (scene, all bodies, dynamic bodies, joints, column length)
+    let expected = [
+        ("mass_ratio", 1 + 9, 9, 0, 3),
+        ("heavy_chain", 1 + 101 + 2 + 10, 111, 101 + 22, 0),
+    ];
+    for (name, all, dynamic, joints, column) in expected {
+        let recipe = (find(name).unwrap().recipe)(&Params::default());
+        assert_eq!(recipe.bodies.len(), all, "{name}: bodies");
+        assert_eq!(recipe.joints.len(), joints, "{name}: joints");
+        assert_eq!(recipe.column.len(), column, "{name}: column");
+        let (mut w, ids) = build_recipe_ids(&recipe, 1);
+        assert_eq!(w.bodies().count(), all, "{name}");
+        assert_eq!(dynamic_positions(&w).len(), dynamic, "{name}");
+        assert_eq!(w.joint_count(), joints, "{name}");
+        // As built: every joint holds (rods at their length), the column's boxes touch.
+        let (e, ratio) = joint_stretch(&w);
+        assert!(e < 1.0e-5, "{name}: impetus joint error {e} m as built");
+        assert!(ratio < 2.0e-5, "{name}: impetus stretch {ratio} as built");
+        let col: Vec<_> = recipe.column.iter().map(|&i| ids[i]).collect();
+        let c = column_compression(&w, &col);
+        assert_eq!(c.is_some(), column > 0, "{name}");
+        assert!(c.unwrap_or(0.0).abs() < 1.0e-5, "{name}: compression {c:?}");
+        #[cfg(feature = "rapier")]
+        {
+            let rs = impetus_scenes::rapier::build_rapier(&recipe, 1).unwrap();
+            assert_eq!(rs.bodies.len(), all, "{name}");
+            let moving = rs
+                .bodies
+                .iter()
+                .filter(|&&h| rs.world.bodies[h].is_dynamic())
+                .count();
+            assert_eq!(moving, dynamic, "{name}");
+            assert_eq!(rs.world.impulse_joints.len(), joints, "{name}");
+            let (e, ratio) = rs.joint_stretch();
+            assert!(e < 1.0e-5, "{name}: rapier joint error {e} m as built");
+            assert!(ratio < 2.0e-5, "{name}: rapier stretch {ratio} as built");
+            let c = rs.column_compression(&recipe.column);
+            assert_eq!(c.is_some(), column > 0, "{name}");
+            assert!(c.unwrap_or(0.0).abs() < 1.0e-5, "{name}: compression {c:?}");
+        }
+        // Nothing touches but the boxes on their ground and on each other.
+        w.step(DT).unwrap();
+        let touching = w.contacts().filter(|c| !c.points.is_empty()).count();
+        let stacked: usize = MASS_RATIO_STACKS.iter().map(|s| s.len()).sum();
+        assert_eq!(touching, if name == "mass_ratio" { stacked } else { 0 });
+    }
+    // The masses, in both engines.
+    let close = |m: &[f32], want: f32, what: &str| {
+        for &m in m {
+            assert!(
+                (m - want).abs() <= 1.0e-4 * want,
+                "{what}: {m} kg, not {want}"
+            );
+        }
+    };
+    let recipe = (find("mass_ratio").unwrap().recipe)(&Params::default());
+    let mut i = 1;
+    for stack in MASS_RATIO_STACKS {
+        for &density in stack {
+            close(&masses(&recipe, i), density, "mass_ratio box");
+            i += 1;
+        }
+    }
+    let sandwich = i - MASS_RATIO_STACKS[3].len();
+    assert_eq!(recipe.column, (sandwich..i).collect::<Vec<_>>());
+    let recipe = (find("heavy_chain").unwrap().recipe)(&Params::default());
+    for k in [1, CHAIN_LINKS / 2, CHAIN_LINKS] {
+        close(&masses(&recipe, k), CHAIN_LINK_MASS, "link");
+    }
+    close(&masses(&recipe, CHAIN_LINKS + 1), CHAIN_BALL_MASS, "ball");
+    let first_plank = CHAIN_LINKS + 4;
+    for p in [first_plank, first_plank + BRIDGE_PLANKS - 1] {
+        close(&masses(&recipe, p), BRIDGE_PLANK_MASS, "plank");
+    }
+    // The bridge hangs symmetric between level anchors, every rod 0.5 m.
+    let (left, right) = (
+        &recipe.bodies[CHAIN_LINKS + 2],
+        &recipe.bodies[CHAIN_LINKS + 3],
+    );
+    assert!(!left.dynamic && !right.dynamic);
+    assert_eq!(left.position.y, right.position.y);
+    let lowest = recipe.bodies[first_plank..first_plank + BRIDGE_PLANKS]
+        .iter()
+        .map(|b| b.position.y)
+        .fold(f32::INFINITY, f32::min);
+    println!(
+        "heavy_chain bridge: anchors' centres {:.3} m apart, lowest plank centre {:.3} m below \
+         them",
+        right.position.x - left.position.x,
+        left.position.y - lowest
+    );
+}
+
+/// A hand-made column of upright boxes: edges 0.02 m apart, then overlapping by 0.07 m,
+/// then 0.01 m apart; and the same column leaning by 0.05 rad, which world AABBs would
+/// read as ≈ 0.2 m more compressed.
+#[test]
+fn column_compression_is_the_overlap_less_the_gaps_in_both_engines() {
+    use impetus::{Quat, Vec3};
+    use impetus_scenes::measure::column_compression;
+    use impetus_scenes::{scenes::ground, BodySpec, Recipe, ShapeSpec};
+    // (half height, centre height): 0 to 1; 1.02 to 1.52 (0.02 m of gap); 1.45 to 2.25
+    // (0.07 m of overlap); 2.26 to 2.76 (0.01 m of gap).
+    let boxes = [(0.5, 0.5), (0.25, 1.27), (0.4, 1.85), (0.25, 2.51)];
+    let column = |lean: f32| {
+        let turn = Quat::from_rotation_z(lean);
+        let mut bodies = vec![ground(5.0)];
+        for (half, y) in boxes {
+            bodies.push(BodySpec {
+                shape: ShapeSpec::Cuboid(Vec3::new(0.5, half, 0.5)),
+                ..BodySpec::unit_box(turn * Vec3::new(0.0, y, 0.0), turn)
+            });
+        }
+        Recipe {
+            column: vec![1, 2, 3, 4],
+            ..Recipe::from(bodies)
+        }
+    };
+    let lean = 0.05f32;
+    // Heights 2.8 m less the span: the top origin's height plus 0.25 less the bottom
+    // origin's height less 0.5, the origins 2.01 cos(lean) apart in height once leaning.
+    let cases = [
+        (0.0, column(0.0), 0.07 - 0.02 - 0.01),
+        (lean, column(lean), 2.8 - 0.75 - 2.01 * lean.cos()),
+    ];
+    for (lean, recipe, expected) in &cases {
+        assert!((expected - 0.04).abs() < 0.003);
+        let (w, ids) = build_recipe_ids(recipe, 1);
+        let column: Vec<_> = recipe.column.iter().map(|&i| ids[i]).collect();
+        let c = column_compression(&w, &column).unwrap();
+        assert!(
+            (c - expected).abs() < 1.0e-5,
+            "impetus: {c} m, not {expected}"
+        );
+        // The bottom two boxes alone: the gap between them (1.5 m of heights less the
+        // span, 0.75 m plus the origins' 0.77 cos(lean) apart in height).
+        let c = column_compression(&w, &column[..2]).unwrap();
+        let gap = 0.75 - 0.77 * lean.cos();
+        assert!((c - gap).abs() < 1.0e-5, "impetus: {c} m, not {gap}");
+        assert_eq!(column_compression(&w, &[]), None);
+        #[cfg(feature = "rapier")]
+        {
+            let rs = impetus_scenes::rapier::build_rapier(recipe, 1).unwrap();
+            let c = rs.column_compression(&recipe.column).unwrap();
+            assert!(
+                (c - expected).abs() < 1.0e-5,
+                "rapier: {c} m, not {expected}"
+            );
+            assert_eq!(rs.column_compression(&[]), None);
+        }
+    }
+}
+
+/// Hand-built joints whose anchors start apart: a ball joint 0.06 m apart between centres
+/// 2 m apart, a 0.5 m rod stretched to 0.52 m, and on its own a 1 m rod squeezed to 0.97 m.
+#[test]
+fn joint_stretch_ratio_is_the_error_over_the_rest_length_in_both_engines() {
+    use impetus::{Quat, Vec3};
+    use impetus_scenes::measure::joint_stretch;
+    use impetus_scenes::{BodySpec, JointSpec, Recipe};
+    let at = |x: f32| Vec3::new(x, 0.0, 0.0);
+    let bodies = vec![
+        BodySpec::static_box(at(0.0), Vec3::splat(0.1)),
+        BodySpec::unit_box(at(2.0), Quat::IDENTITY),
+        BodySpec::unit_box(at(4.0), Quat::IDENTITY),
+    ];
+    // A's anchor 1 m from A's centre, B's 0.06 m above it, ≈ 1.0018 m from B's centre.
+    let ball = JointSpec {
+        anchor_b: Some(Vec3::new(1.0, 0.06, 0.0)),
+        ..JointSpec::ball(0, 1, at(1.0))
+    };
+    let ball_ratio = 0.06 / (1.0 + 1.0f32.hypot(0.06));
+    let stretched = JointSpec::distance(1, 2, at(2.5), at(3.02), 0.5);
+    let squeezed = JointSpec::distance(1, 2, at(2.5), at(3.47), 1.0);
+    let cases = [
+        // (joints, largest error in m, largest ratio)
+        (vec![ball], 0.06, ball_ratio),
+        (vec![ball, stretched], 0.06, 0.04),
+        (vec![squeezed], 0.03, 0.03),
+    ];
+    for (joints, error, ratio) in cases {
+        let recipe = Recipe {
+            joints,
+            ..Recipe::from(bodies.clone())
+        };
+        let mut got = vec![("impetus", joint_stretch(&build_recipe(&recipe, 1)))];
+        #[cfg(feature = "rapier")]
+        got.push((
+            "rapier",
+            impetus_scenes::rapier::build_rapier(&recipe, 1)
+                .unwrap()
+                .joint_stretch(),
+        ));
+        for (engine, (e, r)) in got {
+            assert!(
+                (e - error).abs() < 1.0e-5,
+                "{engine}: error {e} m, not {error}"
+            );
+            assert!(
+                (r - ratio).abs() < 1.0e-5,
+                "{engine}: ratio {r}, not {ratio}"
+            );
+        }
+    }
+}
+
+/// The new figures reach the JSON of a run, in both engines: a column's compression, and
+/// null for a scene without a column.
+#[test]
+fn run_json_reports_column_compression_and_joint_stretch() {
+    use impetus_scenes::run_scene;
+    for (name, has_column) in [("mass_ratio", true), ("door", false)] {
+        let scene = find(name).unwrap();
+        let mut results = vec![run_scene(scene, 1, 2, |_, _| {}).unwrap()];
+        #[cfg(feature = "rapier")]
+        results.push(impetus_scenes::run_rapier(scene, 1, 2, |_, _| {}).unwrap());
+        for r in results {
+            let v = r.to_json();
+            let s = &v["stability"];
+            assert_eq!(s["column_compression"].is_f64(), has_column, "{name}: {s}");
+            assert_eq!(
+                s["column_compression"].is_null(),
+                !has_column,
+                "{name}: {s}"
+            );
+            assert!(s["max_joint_stretch_ratio"].is_f64(), "{name}: {s}");
+            assert!(r.table().contains("column compression") == has_column);
+        }
+    }
 }

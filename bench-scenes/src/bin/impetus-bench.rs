@@ -10,6 +10,7 @@
 //! ```
 
 use impetus_scenes::chart::{bar_chart, scaling_chart, Series};
+use impetus_scenes::measure::stretch_percent;
 use impetus_scenes::{find, run_scene_with, world_def, RunResult, Scene, SCENES};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -394,11 +395,30 @@ fn comparison_table(reps: &[Reps]) -> String {
         "max penetration (m)",
         each(&|r| format!("{:.4}", r.stability.max_penetration)),
     );
+    if reps_runs
+        .iter()
+        .any(|r| r.stability.column_compression.is_some())
+    {
+        row(
+            &mut s,
+            "column compression (m)",
+            each(&|r| {
+                r.stability
+                    .column_compression
+                    .map_or("-".to_string(), |c| format!("{c:.5}"))
+            }),
+        );
+    }
     if jointed {
         row(
             &mut s,
             "max joint error (m)",
             each(&|r| format!("{:.5}", r.stability.max_joint_error)),
+        );
+        row(
+            &mut s,
+            "max joint stretch",
+            each(&|r| stretch_percent(r.stability.max_joint_stretch_ratio)),
         );
     }
     row(

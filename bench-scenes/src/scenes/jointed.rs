@@ -124,6 +124,7 @@ pub fn ragdolls_n(count: usize, params: &Params) -> Recipe {
                 a: first + j.a,
                 b: first + j.b,
                 anchor: origin + pose * j.anchor,
+                anchor_b: j.anchor_b.map(|p| origin + pose * p),
                 axis: pose * j.axis,
                 kind: j.kind,
             });
