@@ -9,6 +9,7 @@
 //! Body velocities are gathered from the dense `BodyState` array (64 bytes a body: one
 //! cache line per lane) and scattered back to dynamic bodies only.
 
+use super::contact::{null_impulses, NULL_TINY};
 use super::wide::{put3, put_sym, transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
 use super::{BodyState, SolverBodies, SolverMass, StepContext};
 use crate::broadphase::NULL;
@@ -64,6 +65,11 @@ pub(crate) struct ContactConstraintW {
     twist_impulse: FloatW,
     restitution: FloatW,
     any_restitution: bool,
+    /// Four-point manifolds: the normal impulses that move no body (see
+    /// [`super::contact::null_impulses`]), and `1 / |null|²` (zero in lanes without four
+    /// points).
+    null: [FloatW; MAX_POINTS],
+    null_scale: FloatW,
     points: [PointW; MAX_POINTS],
 }
 
@@ -458,6 +464,15 @@ impl ContactConstraintW {
         self.twist_impulse = fl(7);
         self.restitution = fl(3);
         self.any_restitution = any_restitution;
+        self.null_scale = zero;
+        if points_used == MAX_POINTS {
+            let anchors = self.points.map(|p| (p.r_a.dot(t1), p.r_a.dot(t2)));
+            self.null = null_impulses(anchors);
+            let nn = self.null.iter().fold(zero, |acc, &v| acc + v * v);
+            let tiny = FloatW::splat(NULL_TINY);
+            let four = count.simd_ge(FloatW::splat(MAX_POINTS as f32)) & nn.simd_gt(tiny);
+            self.null_scale = four.select(one / nn.fast_max(tiny), zero);
+        }
     }
 
     /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
@@ -640,6 +655,31 @@ impl ContactConstraintW {
         self.twist_impulse = new;
         self.apply_angular(&mut b, (new - old) * n);
 
+        if !use_bias && self.points_used == MAX_POINTS {
+            self.drop_null_impulses();
+        }
         self.scatter(states, &b);
+    }
+
+    /// Takes out of a four-point manifold's normal impulses the part that moves no body,
+    /// as far as every impulse stays non-negative: the same as
+    /// [`super::contact::drop_null_impulses`], in lanes.
+    fn drop_null_impulses(&mut self) {
+        let zero = FloatW::ZERO;
+        let v = self.null;
+        let l = self.points.map(|p| p.normal_impulse);
+        let along = (0..MAX_POINTS).fold(zero, |acc, j| acc + l[j] * v[j]);
+        let mut t = along * self.null_scale;
+        // λ_j − t v_j ≥ 0 bounds t from above where v_j > 0 and from below where v_j < 0.
+        let (mut hi, mut lo) = (FloatW::splat(f32::MAX), FloatW::splat(-f32::MAX));
+        for j in 0..MAX_POINTS {
+            let limit = l[j] / v[j].simd_eq(zero).select(FloatW::splat(1.0), v[j]);
+            hi = v[j].simd_gt(zero).select(hi.fast_min(limit), hi);
+            lo = v[j].simd_lt(zero).select(lo.fast_max(limit), lo);
+        }
+        t = t.fast_min(hi).fast_max(lo);
+        for (p, vj) in self.points.iter_mut().zip(v) {
+            p.normal_impulse = (p.normal_impulse - t * vj).fast_max(zero);
+        }
     }
 }

@@ -26,6 +26,22 @@
 //! Static bodies have no state; a shared identity state stands in for them and is never
 //! written.
 //!
+//! # Stiffness under load
+//!
+//! A contact is a damped spring of stiffness `m_eff ω²` (30 Hz; twice that against
+//! static bodies) whatever it carries, so a resting contact overlaps by `F / (m_eff ω²)`:
+//! 28 mm for a 100 kg box under 10,000 kg (`m_eff` is the light box's), 0.1 m over a
+//! column of 20 boxes, and columns of more than ~16 boxes buckle on these springs and
+//! sway. Stiffer contacts everywhere, stiffness raised with each contact's load, shock
+//! propagation, extra passes, an integral spring and mass scaling were each measured
+//! (`docs/decisions.md`, "Stiffness under load"): every way of making contacts stiffer
+//! also makes stacks rock unless the velocity passes converge through the stack (a
+//! column of N boxes needs about N relax sweeps a substep), so the step keeps 30 Hz
+//! with one biased and one relax sweep. What was kept is the removal, after each relax
+//! pass, of the corner loads of a four-point manifold that move no body
+//! ([`contact::null_impulses`]): left as the rows solved one after another leave them,
+//! a corner at zero lets a box stand on a diagonal and rock.
+//!
 //! Names inside the kernels: `v`, `w` linear / angular velocity, `dp`, `dq` delta position /
 //! rotation, `m` inverse mass, `i` world inverse inertia, `h` substep, `n` normal,
 //! `r` anchor relative to the centre of mass.

@@ -1,0 +1,239 @@
+//! Stiffness under load: how far contacts give under what they carry, whether stacks come
+//! to rest, and how far a loaded chain stretches (see the solver's module doc,
+//! "Stiffness under load").
+//!
+//! The tests marked `#[ignore]` are the open bars of the stiffness work: they fail on the
+//! soft step as it is (a contact is a spring of `m_eff ω²` whatever it carries) and say by
+//! how much; `cargo test --release --test stiffness -- --ignored --nocapture` runs them.
+
+use impetus::{
+    BodyDef, BodyId, BodyType, JointDef, JointKind, Quat, ShapeDef, Vec3, World, WorldDef,
+};
+
+const DT: f32 = 1.0 / 60.0;
+
+fn world(contact_hertz: f32) -> World {
+    World::new(WorldDef {
+        worker_count: 1,
+        enable_sleep: false,
+        contact_hertz,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn ground(w: &mut World) {
+    let g = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Static,
+            position: Vec3::new(0.0, -1.0, 0.0),
+            ..Default::default()
+        })
+        .unwrap();
+    w.add_shape(g, &ShapeDef::cuboid(Vec3::new(50.0, 1.0, 50.0)))
+        .unwrap();
+}
+
+fn unit_box(w: &mut World, position: Vec3, rotation: Quat, density: f32) -> BodyId {
+    let b = w
+        .create_body(&BodyDef {
+            position,
+            rotation,
+            ..Default::default()
+        })
+        .unwrap();
+    w.add_shape(b, &ShapeDef::cuboid(Vec3::splat(0.5)).with_density(density))
+        .unwrap();
+    b
+}
+
+/// The deepest overlap of any contact point, in m.
+fn max_penetration(w: &World) -> f32 {
+    w.contacts()
+        .flat_map(|c| c.points.iter().map(|p| -p.separation))
+        .fold(0.0, f32::max)
+}
+
+fn max_speed(w: &World, bodies: &[BodyId]) -> f32 {
+    bodies
+        .iter()
+        .map(|&b| w.linear_velocity(b).unwrap().length())
+        .fold(0.0, f32::max)
+}
+
+/// A light unit box (100 kg) with a box `ratio` times heavier resting on it, after 300
+/// steps: the deepest penetration of any contact, in m. Panics if the stack fell.
+fn heavy_on_light(ratio: f32) -> f32 {
+    let mut w = world(30.0);
+    ground(&mut w);
+    unit_box(&mut w, Vec3::new(0.0, 0.5, 0.0), Quat::IDENTITY, 100.0);
+    let top = unit_box(
+        &mut w,
+        Vec3::new(0.0, 1.5, 0.0),
+        Quat::IDENTITY,
+        100.0 * ratio,
+    );
+    for _ in 0..300 {
+        w.step(DT).unwrap();
+    }
+    let y = w.body_position(top).unwrap().y;
+    assert!((y - 1.5).abs() < 0.4, "the 1:{ratio} stack fell: y = {y}");
+    max_penetration(&w)
+}
+
+/// A column of `n` unit boxes 1.1 m apart from y = 1 (they drop 0.1 m onto each other),
+/// each tilted a little about its own axis, after `steps` steps: (total compression in m,
+/// max speed in m/s).
+fn column(n: usize, contact_hertz: f32, steps: usize) -> (f32, f32) {
+    let mut w = world(contact_hertz);
+    ground(&mut w);
+    let mut bodies = Vec::new();
+    for i in 0..n {
+        let k = i as f32;
+        let axis = Vec3::new((1.7 * k).sin(), 0.3, (2.3 * k).cos()).normalize();
+        let tilt = Quat::from_axis_angle(axis, 0.04 * (0.9 * k).sin());
+        bodies.push(unit_box(
+            &mut w,
+            Vec3::new(0.0, 1.0 + 1.1 * k, 0.0),
+            tilt,
+            100.0,
+        ));
+    }
+    for _ in 0..steps {
+        w.step(DT).unwrap();
+    }
+    let top = w.body_position(*bodies.last().unwrap()).unwrap().y + 0.5;
+    (n as f32 - top, max_speed(&w, &bodies))
+}
+
+#[test]
+fn light_load_sinks_little() {
+    let p = heavy_on_light(10.0);
+    println!("1:10: penetration {:.2} mm", 1e3 * p);
+    assert!(p < 0.005, "1:10 sinks {:.1} mm", 1e3 * p);
+}
+
+#[test]
+fn short_column_comes_to_rest() {
+    let (c, v) = column(10, 30.0, 600);
+    println!(
+        "10 boxes: compression {:.1} mm, max speed {v:.5} m/s",
+        1e3 * c
+    );
+    assert!(v < 0.005, "10-box column still moves at {v} m/s");
+    assert!(c < 0.05, "10-box column shortened by {:.1} mm", 1e3 * c);
+}
+
+/// Regression: a four-point manifold's corner loads drift in the direction that moves no
+/// body (see `solver::contact::null_impulses`) until the box stands on a diagonal and
+/// rocks. Before the drift was taken out, three boxes at 60 Hz rocked at 0.07 m/s after
+/// 10 s; now they rest.
+#[test]
+fn stiffer_short_column_does_not_rock() {
+    let (c, v) = column(3, 60.0, 600);
+    println!(
+        "3 boxes at 60 Hz: compression {:.2} mm, max speed {v:.5} m/s",
+        1e3 * c
+    );
+    assert!(v < 0.001, "3-box column at 60 Hz still moves at {v} m/s");
+}
+
+/// A chain of `links` capsules (1 kg each, 0.5 m between joints) hanging from a static
+/// anchor with a ball of `end_mass` kg at its end, after `steps` steps: the largest
+/// stretch of a joint relative to the link length, and the end ball's speed.
+fn loaded_chain(links: usize, end_mass: f32, steps: usize) -> (f32, f32) {
+    let mut w = world(30.0);
+    let top = Vec3::new(0.0, 60.0, 0.0);
+    let anchor = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Static,
+            position: top,
+            ..Default::default()
+        })
+        .unwrap();
+    let (half, radius) = (0.2, 0.05);
+    let length = 2.0 * (half + radius);
+    let volume = std::f32::consts::PI * radius * radius * (2.0 * half + 4.0 / 3.0 * radius);
+    let mut prev = anchor;
+    let mut joints = vec![];
+    let mut join = |w: &mut World, a: BodyId, b: BodyId, at: Vec3| {
+        let (xa, xb) = (w.body_transform(a).unwrap(), w.body_transform(b).unwrap());
+        let def = JointDef::at_world(JointKind::Ball, a, &xa, b, &xb, at, Vec3::Z);
+        joints.push(w.create_joint(&def).unwrap());
+    };
+    for k in 0..links {
+        let b = w
+            .create_body(&BodyDef {
+                position: top - Vec3::Y * (length * (k as f32 + 0.5)),
+                ..Default::default()
+            })
+            .unwrap();
+        w.add_shape(
+            b,
+            &ShapeDef::capsule(half, radius).with_density(1.0 / volume),
+        )
+        .unwrap();
+        join(&mut w, prev, b, top - Vec3::Y * (length * k as f32));
+        prev = b;
+    }
+    let r = 0.3;
+    let end = top - Vec3::Y * (length * links as f32);
+    let ball = w
+        .create_body(&BodyDef {
+            position: end - Vec3::Y * r,
+            ..Default::default()
+        })
+        .unwrap();
+    let density = end_mass / (4.0 / 3.0 * std::f32::consts::PI * r * r * r);
+    w.add_shape(ball, &ShapeDef::sphere(r).with_density(density))
+        .unwrap();
+    join(&mut w, prev, ball, end);
+    for _ in 0..steps {
+        w.step(DT).unwrap();
+    }
+    let mut worst = 0.0f32;
+    for &j in &joints {
+        let def = w.joint_def(j).unwrap();
+        let xa = w.body_transform(def.body_a).unwrap();
+        let xb = w.body_transform(def.body_b).unwrap();
+        let d = xa.transform_point(def.frame_a.p) - xb.transform_point(def.frame_b.p);
+        worst = worst.max(d.length() / length);
+    }
+    (worst, w.linear_velocity(ball).unwrap().length())
+}
+
+/// 100 links of 1 kg holding 100 kg: the chain is a tree of ball joints, solved exactly.
+#[test]
+fn loaded_chain_does_not_stretch() {
+    let (stretch, v) = loaded_chain(100, 100.0, 300);
+    println!(
+        "chain: stretch {:.3} % of a link, end speed {v:.4} m/s",
+        100.0 * stretch
+    );
+    assert!(stretch < 0.01, "a link stretches {:.2} %", 100.0 * stretch);
+    assert!(v < 0.01, "the end mass still moves at {v} m/s");
+}
+
+/// Open bar: a 100 kg box under a 10,000 kg one sinks 27.9 mm into it (k = m_eff ω²
+/// with m_eff that of the light box).
+#[test]
+#[ignore = "open bar of the stiffness work: 1:100 sinks 27.9 mm (see the solver's module doc)"]
+fn heavy_on_light_does_not_sink() {
+    let p = heavy_on_light(100.0);
+    println!("1:100: penetration {:.2} mm", 1e3 * p);
+    assert!(p < 0.010, "1:100 sinks {:.1} mm", 1e3 * p);
+}
+
+/// Open bar: twenty boxes buckle on 30 Hz springs (the soft step's stiffness is below
+/// the column's critical one beyond ~16 boxes) and sway for ever.
+#[test]
+#[ignore = "open bar of the stiffness work: 20 boxes sway at ~0.014 m/s (see the solver's module doc)"]
+fn tall_column_stands_still() {
+    let (c, v) = column(20, 30.0, 600);
+    println!(
+        "20 boxes: compression {:.1} mm, max speed {v:.4} m/s",
+        1e3 * c
+    );
+    assert!(v < 0.005, "20-box column still moves at {v} m/s");
+    assert!(c < 0.020, "20-box column shortened by {:.1} mm", 1e3 * c);
+}
