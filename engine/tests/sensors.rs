@@ -272,3 +272,145 @@ fn event_lists_do_not_depend_on_the_thread_count() {
     assert!(one.1 > 300, "sensor and hit events happened: {}", one.1);
     assert!(one == run(2) && one == run(4));
 }
+
+/// A kinematic body of `shape` at `x0` along x moving at `speed` m/s (velocity set once).
+fn kinematic(w: &mut World, x0: f32, speed: f32, shape: ShapeDef) -> (BodyId, ShapeId) {
+    let b = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Kinematic,
+            position: Vec3::new(x0, 1.0, 0.0),
+            ..Default::default()
+        })
+        .unwrap();
+    let s = w.add_shape(b, &shape).unwrap();
+    w.set_linear_velocity(b, Vec3::new(speed, 0.0, 0.0))
+        .unwrap();
+    (b, s)
+}
+
+/// Steps `w` `steps` times; the sensor begin and end events as (step, sensor, visitor).
+#[allow(clippy::type_complexity)]
+fn sensor_log(
+    w: &mut World,
+    steps: usize,
+) -> (
+    Vec<(usize, ShapeId, ShapeId)>,
+    Vec<(usize, ShapeId, ShapeId)>,
+) {
+    let (mut begins, mut ends) = (Vec::new(), Vec::new());
+    for step in 1..=steps {
+        w.step(DT).unwrap();
+        begins.extend(
+            w.sensor_begin_events()
+                .iter()
+                .map(|e| (step, e.sensor, e.visitor)),
+        );
+        ends.extend(
+            w.sensor_end_events()
+                .iter()
+                .map(|e| (step, e.sensor, e.visitor)),
+        );
+    }
+    (begins, ends)
+}
+
+/// The steps whose events report a box of half width `half`, starting at `x0` and moving
+/// at `speed`, entering and leaving the slab |x| <= `slab`: the overlap begins (ends)
+/// during step `ceil(t / DT)`, and the narrowphase, which runs at the start of a step,
+/// reports it in the next one.
+fn crossing(x0: f32, speed: f32, half: f32, slab: f32) -> (f32, f32) {
+    let t_in = (-slab - half - x0) / speed;
+    let t_out = (slab + half - x0) / speed;
+    ((t_in / DT).ceil() + 1.0, (t_out / DT).ceil() + 1.0)
+}
+
+/// Jolt's SensorTests "KinematicVsSensor": a kinematic box driven through a static
+/// sensor enters and leaves it once, when their bounds say, and is not pushed.
+#[test]
+fn a_kinematic_body_triggers_a_static_sensor() {
+    for threads in [1, 2] {
+        let mut w = world(threads);
+        let slab = fixed(&mut w, Vec3::new(0.0, 1.0, 0.0));
+        let sensor = w
+            .add_shape(slab, &ShapeDef::cuboid(Vec3::new(0.5, 2.0, 2.0)).sensor())
+            .unwrap();
+        let (b, s) = kinematic(&mut w, -4.0, 2.0, ShapeDef::cuboid(Vec3::splat(0.25)));
+        let (begins, ends) = sensor_log(&mut w, 300);
+        assert_eq!(begins.len(), 1, "{begins:?}");
+        assert_eq!(ends.len(), 1, "{ends:?}");
+        assert_eq!((begins[0].1, begins[0].2), (sensor, s));
+        assert_eq!((ends[0].1, ends[0].2), (sensor, s));
+        let (t_in, t_out) = crossing(-4.0, 2.0, 0.25, 0.5);
+        assert!(
+            (begins[0].0 as f32 - t_in).abs() <= 1.0,
+            "entered at {}, expected {t_in}",
+            begins[0].0
+        );
+        assert!(
+            (ends[0].0 as f32 - t_out).abs() <= 1.0,
+            "left at {}, expected {t_out}",
+            ends[0].0
+        );
+        // Sensors push nothing: the box kept its speed and line.
+        let v = w.linear_velocity(b).unwrap();
+        assert_eq!(v, Vec3::new(2.0, 0.0, 0.0));
+        assert!((w.body_position(b).unwrap().x - (-4.0 + 2.0 * 300.0 * DT)).abs() < 1e-3);
+    }
+}
+
+/// A kinematic sensor swept over a static box and a kinematic one (standing still) sees
+/// each enter and leave once; a static box outside its filter is not seen.
+#[test]
+fn a_kinematic_sensor_sees_static_and_kinematic_shapes() {
+    let mut w = world(1);
+    let still = fixed(&mut w, Vec3::new(0.0, 1.0, 0.0));
+    let a = w
+        .add_shape(still, &ShapeDef::cuboid(Vec3::splat(0.25)))
+        .unwrap();
+    let parked = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Kinematic,
+            position: Vec3::new(3.0, 1.0, 0.0),
+            ..Default::default()
+        })
+        .unwrap();
+    let k = w
+        .add_shape(parked, &ShapeDef::cuboid(Vec3::splat(0.25)))
+        .unwrap();
+    let hidden_body = fixed(&mut w, Vec3::new(-2.0, 1.0, 0.0));
+    let mut hidden_def = ShapeDef::cuboid(Vec3::splat(0.25));
+    hidden_def.filter.category = 2;
+    hidden_def.filter.mask = !1;
+    w.add_shape(hidden_body, &hidden_def).unwrap();
+    let (_, sensor) = kinematic(
+        &mut w,
+        -4.0,
+        2.0,
+        ShapeDef::cuboid(Vec3::new(0.5, 0.5, 0.5)).sensor(),
+    );
+    let (begins, ends) = sensor_log(&mut w, 300);
+    let seen = |log: &[(usize, ShapeId, ShapeId)], v: ShapeId| {
+        log.iter()
+            .filter(|e| e.1 == sensor && e.2 == v)
+            .map(|e| e.0)
+            .collect::<Vec<_>>()
+    };
+    for (visitor, x) in [(a, 0.0), (k, 3.0)] {
+        let (b, e) = (seen(&begins, visitor), seen(&ends, visitor));
+        assert_eq!((b.len(), e.len()), (1, 1), "{begins:?} {ends:?}");
+        let (t_in, t_out) = crossing(-4.0 - x, 2.0, 0.5, 0.25);
+        assert!(
+            (b[0] as f32 - t_in).abs() <= 1.0,
+            "{visitor:?} in at {}",
+            b[0]
+        );
+        assert!(
+            (e[0] as f32 - t_out).abs() <= 1.0,
+            "{visitor:?} out at {}",
+            e[0]
+        );
+    }
+    // The ground plane is static and overlaps nothing; the filtered box is never seen.
+    assert_eq!(begins.len(), 2, "{begins:?}");
+    assert_eq!(ends.len(), 2, "{ends:?}");
+}

@@ -63,8 +63,10 @@ pub struct ShapeDef {
     /// shape).
     pub filter: Filter,
     /// A sensor detects the shapes that overlap it (sensor begin/end events) and pushes
-    /// nothing: it has no contact response. Sensors do not detect other sensors, meshes or
-    /// height fields (which cannot be sensors). Default: false.
+    /// nothing: it has no contact response. It sees dynamic and kinematic bodies, and a
+    /// sensor on a kinematic or dynamic body also sees static shapes (a pair of static
+    /// bodies never meets). Sensors do not detect other sensors, meshes or height fields
+    /// (which cannot be sensors). Default: false.
     pub is_sensor: bool,
     /// Publish contact begin/end events for this shape's contacts (either shape asking is
     /// enough). Default: true.

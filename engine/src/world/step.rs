@@ -152,7 +152,8 @@ impl World {
     }
 
     /// A contact for the shapes with slots `pa`, `pb`, or `None` when the pair cannot
-    /// produce a response (kinds that never collide, no dynamic body).
+    /// produce a response (kinds that never collide; no dynamic body in a solid pair, or
+    /// no moving body in a sensor pair).
     pub(crate) fn new_contact(&self, pa: u32, pb: u32) -> Option<Contact> {
         let (da, db) = (
             &self.shapes.data[pa as usize],
@@ -171,13 +172,21 @@ impl World {
         {
             return None;
         }
+        // A solid pair needs a dynamic body to push; a sensor sees any body that can move
+        // (kinematic doors, platforms and characters too). Two static bodies never pair.
+        let (ta, tb) = (
+            self.bodies.body_type[da.body as usize],
+            self.bodies.body_type[db.body as usize],
+        );
+        let responds = if sensor {
+            ta != BodyType::Static || tb != BodyType::Static
+        } else {
+            needs_solving(ta, tb)
+        };
         if !can_collide(ka, kb)
             || !da.filter.collides_with(&db.filter)
             || self.joint_blocks(da.body, db.body)
-            || !needs_solving(
-                self.bodies.body_type[da.body as usize],
-                self.bodies.body_type[db.body as usize],
-            )
+            || !responds
         {
             return None;
         }
