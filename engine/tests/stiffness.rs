@@ -237,3 +237,37 @@ fn tall_column_stands_still() {
     assert!(v < 0.005, "20-box column still moves at {v} m/s");
     assert!(c < 0.020, "20-box column shortened by {:.1} mm", 1e3 * c);
 }
+
+/// `WorldDef::linear_slop` is a tolerance, not an allowed penetration: a resting box
+/// overlaps the ground by what its weight compresses the contact spring by, whatever
+/// the slop. Per corner: a quarter of 981 N on `m_eff ω²` = 25 kg · (2π 60 Hz)²
+/// (a static contact runs at twice the contact hertz): 0.069 mm.
+#[test]
+fn resting_overlap_follows_the_spring_not_the_slop() {
+    for slop in [0.001, 0.005, 0.05] {
+        let mut w = World::new(WorldDef {
+            worker_count: 1,
+            enable_sleep: false,
+            linear_slop: slop,
+            speculative_distance: 4.0 * slop,
+            ..Default::default()
+        })
+        .unwrap();
+        ground(&mut w);
+        unit_box(&mut w, Vec3::new(0.0, 0.5, 0.0), Quat::IDENTITY, 100.0);
+        for _ in 0..120 {
+            w.step(DT).unwrap();
+        }
+        let p = max_penetration(&w);
+        let spring = 0.25 * 100.0 * 9.81 / (25.0 * (2.0 * std::f32::consts::PI * 60.0).powi(2));
+        println!(
+            "slop {slop}: overlap {:.4} mm, spring {:.4} mm",
+            1e3 * p,
+            1e3 * spring
+        );
+        assert!(
+            (p - spring).abs() < 0.1 * spring,
+            "slop {slop}: overlap {p}, spring {spring}"
+        );
+    }
+}
