@@ -15,7 +15,7 @@
 //! Empty lanes have zero masses and zero rows and are never written back.
 
 use super::contact_wide::{BodiesW, DisjointPtr, StatesPtr};
-use super::joint::{spring_softness, swing_twist_twist, twist_angle};
+use super::joint::{spring_softness, swing_twist_twist, twist_angle, SpringStep};
 use super::joint_wide::{point_mass, solve3, Broken, JointBodiesW};
 use super::wide::{FloatW, QuatW, Vec3W, W};
 use super::{SolverBodies, SolverMass, StepContext};
@@ -119,14 +119,16 @@ impl ScalesW {
     }
 }
 
-/// A spring per lane (`on` masks the lanes that have one). The frequency form's
-/// coefficients do not depend on the row; the physical form's `a2 = h a k` does, so
-/// those lanes (`physical`) finish it in the pass with the row's inverse mass `k`.
+/// A spring per lane (`on` masks the lanes that have one). The frequency form is
+/// updated exactly ([`SpringStep`], computed per lane once a step, the same for every
+/// lane width); the physical form is one soft row whose `a2 = h a k` depends on the
+/// row, so those lanes (`physical`) finish it in the pass with the row's inverse mass.
 #[derive(Clone, Copy, Debug)]
 struct SpringW {
     on: FloatW,
     target: FloatW,
-    freq: ScalesW,
+    /// The frequency form's update: `x(h) = a x₀ + b v₀`, `v(h) = d x₀ + c v₀`.
+    step: [FloatW; 4],
     physical: FloatW,
     /// `h (c + h k_s)` and `k_s / (c + h k_s)` of the physical form.
     ha: FloatW,
@@ -135,7 +137,18 @@ struct SpringW {
 
 impl SpringW {
     fn gather(springs: &[Option<Spring>; W], h: f32) -> Self {
-        let freq = springs.map(|s| s.map(|s| spring_softness(&s, 0.0, h)));
+        let step = springs.map(|s| match s.map(|s| s.stiffness) {
+            Some(SpringStiffness::Frequency {
+                hertz,
+                damping_ratio,
+            }) => SpringStep::new(2.0 * std::f32::consts::PI * hertz, damping_ratio, h),
+            _ => SpringStep {
+                a: 0.0,
+                b: 0.0,
+                c: 0.0,
+                d: 0.0,
+            },
+        });
         let phys = springs.map(|s| match s.map(|s| s.stiffness) {
             Some(SpringStiffness::Physical { stiffness, damping }) => {
                 let a = damping + h * stiffness;
@@ -146,28 +159,28 @@ impl SpringW {
         Self {
             on: mask(|i| springs[i].is_some()),
             target: lanes(|i| springs[i].map_or(0.0, |s| s.target)),
-            freq: ScalesW {
-                bias_rate: lanes(|i| freq[i].map_or(0.0, |s| s.bias_rate)),
-                mass_scale: lanes(|i| freq[i].map_or(0.0, |s| s.mass_scale)),
-                impulse_scale: lanes(|i| freq[i].map_or(0.0, |s| s.impulse_scale)),
-            },
+            step: [
+                lanes(|i| step[i].a),
+                lanes(|i| step[i].b),
+                lanes(|i| step[i].c),
+                lanes(|i| step[i].d),
+            ],
             physical: mask(|i| phys[i].is_some()),
             ha: lanes(|i| phys[i].map_or(0.0, |p| p.0)),
             phys_bias: lanes(|i| phys[i].map_or(0.0, |p| p.1)),
         }
     }
 
-    /// The coefficients on a row of inverse effective mass `k`.
+    /// The physical form's coefficients on a row of inverse effective mass `k`.
     #[inline(always)]
-    fn scales(&self, k: FloatW) -> ScalesW {
+    fn physical_scales(&self, k: FloatW) -> ScalesW {
         let a2 = self.ha * k;
         let a3 = splat(1.0) / (splat(1.0) + a2);
-        let phys = ScalesW {
+        ScalesW {
             bias_rate: self.phys_bias,
             mass_scale: a2 * a3,
             impulse_scale: a3,
-        };
-        phys.select(self.physical, self.freq)
+        }
     }
 }
 
@@ -269,6 +282,9 @@ struct ImpulsesW {
     motor: FloatW,
     spring: FloatW,
     cone: FloatW,
+    /// The axis spring's velocity at the end of the substep, from the solve pass for the
+    /// relax pass (see [`SpringStep`]).
+    spring_end: FloatW,
 }
 
 /// A row `Cdot = lin · (v_B − v_A) + ang_b · ω_B − ang_a · ω_A` (no `lin`: angular).
@@ -364,6 +380,7 @@ impl JointW {
                 motor: f(2),
                 spring: f(3),
                 cone: f(4),
+                spring_end: ZERO,
             },
             params,
         }
@@ -626,20 +643,40 @@ impl JointW {
         }
     }
 
-    /// A soft row towards `x = target` with the spring's coefficients (both passes), on
-    /// the lanes that have a spring (the others' accumulator is the caller's).
+    /// The spring of an axis at `x`, on the lanes that have one (the others'
+    /// accumulator is the caller's); as the scalar joint's: the exact update for the
+    /// frequency form (solve pass: the velocity that reaches `x(h)`, relax pass: `v(h)`),
+    /// one soft row in the solve pass for the physical form.
+    #[allow(clippy::too_many_arguments)]
     fn solve_spring(
         &self,
         row: &RowW,
         l: &mut BodiesW,
         spring: &SpringW,
         x: FloatW,
+        ctx: &StepContext,
+        use_bias: bool,
         acc: &mut FloatW,
+        end: &mut FloatW,
     ) {
-        let s = spring.scales(row.k);
         let c = x - spring.target;
-        let impulse = -row.mass * s.mass_scale * (Self::cdot(row, l) + s.bias_rate * c)
-            - s.impulse_scale * *acc;
+        let cdot = Self::cdot(row, l);
+        let exact = if use_bias {
+            let v0 = cdot - row.k * *acc;
+            let [a, b, cc, d] = spring.step;
+            let (x1, v1) = (a * c + b * v0, d * c + cc * v0);
+            *end = v1;
+            row.mass * ((x1 - c) * splat(ctx.inv_h) - cdot)
+        } else {
+            row.mass * (*end - cdot)
+        };
+        let phys = if use_bias {
+            let s = spring.physical_scales(row.k);
+            -row.mass * s.mass_scale * (cdot + s.bias_rate * c) - s.impulse_scale * *acc
+        } else {
+            ZERO
+        };
+        let impulse = spring.physical.select(phys, exact);
         let impulse = spring.on.select(impulse, ZERO);
         *acc += impulse;
         self.apply_row(row, l, impulse);
@@ -655,10 +692,12 @@ impl JointW {
         axis: &AxisW,
         soft: ScalesW,
         ctx: &StepContext,
+        use_bias: bool,
         imp: &mut ImpulsesW,
     ) {
         if axis.spring.on.any() {
-            self.solve_spring(row, l, &axis.spring, x, &mut imp.spring);
+            let end = &mut imp.spring_end;
+            self.solve_spring(row, l, &axis.spring, x, ctx, use_bias, &mut imp.spring, end);
         }
         imp.spring = axis.spring.on.select(imp.spring, ZERO);
         if axis.motor_on.any() {
@@ -823,7 +862,7 @@ impl JointW {
                 let angle = per_lane(rel.v.z, rel.s, |z, w| {
                     twist_angle(Quat::from_xyzw(0.0, 0.0, z, w))
                 });
-                self.solve_axis(&row, &mut l, angle, axis, soft, ctx, &mut j);
+                self.solve_axis(&row, &mut l, angle, axis, soft, ctx, use_bias, &mut j);
                 self.solve_swing(&mut l, &f, soft, &mut j.angular);
                 let p = self.solve_point(&l, &f, None, soft, &mut j.linear);
                 self.apply_linear(&mut l, f.r_a, f.r_b, p);
@@ -832,7 +871,7 @@ impl JointW {
                 let [_, _, z] = f.q_a.axes();
                 let row = self.linear_row(z, f.r_a + f.d, f.r_b);
                 let x = z.dot(f.d);
-                self.solve_axis(&row, &mut l, x, axis, soft, ctx, &mut j);
+                self.solve_axis(&row, &mut l, x, axis, soft, ctx, use_bias, &mut j);
                 let a = self.solve_rotation(&l, &f, None, soft, &mut j.angular);
                 self.apply_angular(&mut l, a);
                 self.solve_slider_perp(&mut l, &f, soft, &mut j.linear);
@@ -863,7 +902,8 @@ impl JointW {
                     self.apply_row(&row, &mut l, impulse);
                 }
                 if axis.spring.on.any() {
-                    self.solve_spring(&row, &mut l, &axis.spring, len, &mut j.spring);
+                    let (spring, end) = (&mut j.spring, &mut j.spring_end);
+                    self.solve_spring(&row, &mut l, &axis.spring, len, ctx, use_bias, spring, end);
                 }
                 j.spring = (*rigid | axis.spring.on).select(j.spring, ZERO);
                 self.solve_range(&row, &mut l, len, axis, soft, ctx.inv_h, &mut j);
