@@ -10,20 +10,26 @@
 //! 2. Face axes are preferred: an edge axis wins only when it is better by more than
 //!    [`LINEAR_SLOP`], and B's face only when better than A's by [`FACE_SWITCH_TOL`]. Without
 //!    the bias a resting box flips between nearly equal axes from one step to the next, and
-//!    its manifold (and warm start) with them.
+//!    its manifold (and warm start) with them. A deep contact (see `deep.rs`) shrinks both
+//!    biases to a small fraction of its depth, so that its normal is the minimum
+//!    translation's.
 //! 3. Face axis: clip the incident face against the reference face's side planes, keep at
 //!    most 4 points ([`super::reduce`]). Edge axis: one point, halfway between the closest
 //!    points of the two edges, with the SAT separation (a lower bound of the distance when
 //!    the edges pass each other without crossing: safe for a speculative contact).
 //! 4. When an edge axis was the best but lost to the bias, and clipping finds nothing as deep
 //!    as it (the crossing edges lie outside the reference face), the edge point is used.
+//! 5. A deep face contact also gets the incident box's deepest vertex (id: that vertex with
+//!    the reference face) when clipping lost it, and the reduction keeps the deepest point:
+//!    its separation is the face axis's, the boxes' penetration depth.
 //!
 //! Each box's face queries are computed in its own frame from the other's relative transform,
 //! so swapping A and B swaps the numbers exactly: a box resting on the ground gets the same
 //! separations in both orders.
 
-use super::box_clip::{clip_face, edge_contact, Candidates};
-use super::reduce::select_four;
+use super::box_clip::{clip_face, edge_contact, face_code, pair_id, vertex_code, Candidates};
+use super::deep;
+use super::reduce::{select_four, select_four_deep, Candidate};
 use super::Manifold;
 use crate::math::Transform;
 use crate::shape::Shape;
@@ -154,11 +160,14 @@ pub(crate) fn box_box(
         return;
     }
     let edge = query_edges(ha, hb, &rot_ab, rel_ab.p);
+    // The best axis's separation; past `deep::DEEP` the biases shrink (see `deep.rs`).
+    let best_face = face_a.separation.max(face_b.separation);
+    let best = edge.map_or(best_face, |e| e.separation.max(best_face));
     if let Some(e) = edge {
         if e.separation >= speculative {
             return;
         }
-        if e.separation > face_a.separation.max(face_b.separation) + LINEAR_SLOP {
+        if e.separation > best_face + deep::bias(LINEAR_SLOP, best) {
             push_edge(ha, hb, &rot_ab, rel_ab.p, &e, xf_a, out);
             return;
         }
@@ -167,7 +176,7 @@ pub(crate) fn box_box(
     // Face contact. The reference box's frame is where the clipping is exact (its side
     // planes are axis aligned); the manifold normal points from A to B, so when B is the
     // reference its face normal is flipped. Separations and midpoints are symmetric.
-    let ref_is_a = face_b.separation <= face_a.separation + FACE_SWITCH_TOL;
+    let ref_is_a = face_b.separation <= face_a.separation + deep::bias(FACE_SWITCH_TOL, best);
     let (fq, h_ref, h_inc, rot, t, xf_ref) = if ref_is_a {
         (face_a, ha, hb, &rot_ab, rel_ab.p, xf_a)
     } else {
@@ -203,6 +212,20 @@ pub(crate) fn box_box(
             return;
         }
     }
+    let deep = deep::is_deep(best);
+    if deep {
+        // The incident box's deepest vertex carries the face axis's separation; clipping
+        // drops it when it lies beside the reference face (a duplicate id is merged).
+        cands.push(deepest_vertex(
+            h_ref,
+            h_inc,
+            rot,
+            t,
+            fq.axis,
+            fq.positive,
+            ref_is_a,
+        ));
+    }
     if cands.len == 0 {
         return;
     }
@@ -211,10 +234,51 @@ pub(crate) fn box_box(
     let n_ab = if ref_is_a { nr } else { -nr };
     // Rotating an axis by the reference body alone keeps an axis-aligned pair exact.
     out.normal = xf_ref.transform_vector(n_ab).normalize_or(n_ab);
-    let (idx, count) = select_four(cands.as_slice(), nr);
+    let (idx, count) = if deep {
+        select_four_deep(cands.as_slice(), nr)
+    } else {
+        select_four(cands.as_slice(), nr)
+    };
     for &k in &idx[..count] {
         let c = cands.items[k];
         out.push(xf_ref.transform_point(c.point), c.separation, c.id);
+    }
+}
+
+/// The incident box's vertex deepest below the reference face on `axis` (+ side if
+/// `positive`), as a candidate with the id of a clipped incident vertex (vertex, face). The
+/// reference box has half extents `h_ref`; the incident box `h_inc`, axes the columns of
+/// `rot`, centre `t` (reference frame).
+fn deepest_vertex(
+    h_ref: Vec3,
+    h_inc: Vec3,
+    rot: &Mat3,
+    t: Vec3,
+    axis: usize,
+    positive: bool,
+    ref_is_a: bool,
+) -> Candidate {
+    let sr = if positive { 1.0 } else { -1.0 };
+    let mut p = t;
+    let mut signs = [false; 3];
+    for k in 0..3 {
+        // Deepest along -nr: the side whose axis points against nr.
+        signs[k] = sr * rot.col(k)[axis] < 0.0;
+        p += rot.col(k) * if signs[k] { h_inc[k] } else { -h_inc[k] };
+    }
+    let separation = sr * p[axis] - h_ref[axis];
+    let (code_ref, code_inc) = (face_code(axis, positive), vertex_code(signs));
+    let id = if ref_is_a {
+        pair_id(code_ref, code_inc)
+    } else {
+        pair_id(code_inc, code_ref)
+    };
+    let mut nr = Vec3::ZERO;
+    nr[axis] = sr;
+    Candidate {
+        point: p - nr * (0.5 * separation),
+        separation,
+        id,
     }
 }
 

@@ -13,9 +13,13 @@
 //!   face's side planes and each clipped end whose height over the face is below the
 //!   speculative distance becomes a point (two points hold a capsule lying on a face);
 //!   otherwise the GJK witnesses give one point. When the segment itself enters the box
-//!   (penetration deeper than the radius, which GJK does not measure) the face of least
-//!   penetration of the segment is used (box face axes only: the segment × edge axes of a
-//!   full SAT are left out, a conservative choice for a rare, deep case).
+//!   (penetration deeper than the radius, which GJK does not measure) the contact is deep
+//!   (see `deep.rs`): a separating-axis test over the box's three face axes and the three
+//!   cross products of the segment with the box's edge directions (each sign), complete
+//!   for a segment against a box. A face axis is clipped as above, plus the segment's
+//!   deepest end when clipping lost it; a cross axis (kept only when better than the best
+//!   face by the bias of `deep::bias`) gives one point between the segment and the box
+//!   edge, id `CROSS_ID | 2k` (`| 1` for the negated axis, see [`CROSS_ID`]).
 //! - Capsule–plane: each end sphere against the plane, up to two points, id = the end.
 //!
 //! Feature ids only depend on which features touch (segment ends, clipping planes, box
@@ -223,7 +227,7 @@ pub(crate) fn capsule_capsule(
 /// Capsule A against box B, in the box's frame (see the module docs). Face points have
 /// ids `face << 4 | end` (face `2k + (side > 0)`; end 0 or 1 for the segment's own ends,
 /// `2 + 2j + (side > 0)` for a clip by the side plane on axis `j`); a single GJK point has
-/// id `0x80 | feature` of the segment.
+/// id `0x80 | feature` of the segment; a deep cross-axis point `CROSS_ID | 2k (| 1)`.
 pub(crate) fn capsule_box(
     a: &Shape,
     xf_a: &Transform,
@@ -247,39 +251,123 @@ pub(crate) fn capsule_box(
         return;
     };
     let (p0, seg) = (core.p0, core.seg);
+    if dist.overlap {
+        // The segment enters the box: deep (see `deep.rs`).
+        deep_capsule_box(p0, seg, r, h, speculative, xf_b, out);
+        return;
+    }
     // The face to clip against: (axis, side), side = the sign of the face's outward normal.
-    let face = if dist.overlap {
-        // The segment enters the box: the box face of least penetration of the segment.
-        let p1 = p0 + seg;
-        let mut best = (f32::NEG_INFINITY, 0usize, 1.0f32);
-        for k in 0..3 {
-            let (lo, hi) = (p0[k].min(p1[k]), p0[k].max(p1[k]));
-            for (sep, side) in [(lo - h[k], 1.0), (-h[k] - hi, -1.0)] {
-                if sep > best.0 {
-                    best = (sep, k, side);
-                }
+    let n = dist.normal;
+    let a = n.abs();
+    let k = if a.x >= a.y && a.x >= a.z {
+        0
+    } else if a.y >= a.z {
+        1
+    } else {
+        2
+    };
+    if n[k].abs() >= FACE_COS
+        && face_points(p0, seg, r, h, k, -n[k].signum(), speculative, xf_b, out)
+    {
+        return;
+    }
+    push_closest(&dist, &core, r, xf_b, out);
+}
+
+/// The id of a capsule–box point on a cross axis `u × e_k` (`| 2k`, `| 1` for the
+/// negated axis): clear of the face ids (below `0x60`) and the closest-point ids (`0x80 |
+/// feature`).
+const CROSS_ID: u32 = 0xC0;
+
+/// Capsule (core `p0 + τ seg`, radius `r`, box frame) whose core enters the box of half
+/// extents `h`: the separating-axis test over the box's face normals and the cross products
+/// of the core's direction with the box's edge directions, which is complete for a segment
+/// against a box (see `deep.rs`). A face axis gives the face's clipped points (as a shallow
+/// face contact does) and the deepest end of the core if clipping lost it; a cross axis
+/// one point between the core and the box edge it names.
+#[allow(clippy::too_many_arguments)]
+fn deep_capsule_box(
+    p0: Vec3,
+    seg: Vec3,
+    r: f32,
+    h: Vec3,
+    speculative: f32,
+    xf_b: &Transform,
+    out: &mut Manifold,
+) {
+    let p1 = p0 + seg;
+    // Face axes: (separation of the core, axis, side).
+    let mut face = (f32::NEG_INFINITY, 0usize, 1.0f32);
+    for k in 0..3 {
+        let (lo, hi) = (p0[k].min(p1[k]), p0[k].max(p1[k]));
+        for (sep, side) in [(lo - h[k], 1.0), (-h[k] - hi, -1.0)] {
+            if sep > face.0 {
+                face = (sep, k, side);
             }
         }
-        Some((best.1, best.2))
-    } else {
-        let n = dist.normal;
-        let a = n.abs();
-        let k = if a.x >= a.y && a.x >= a.z {
-            0
-        } else if a.y >= a.z {
-            1
-        } else {
-            2
+    }
+    // Cross axes, each sign (every direction normal to a box edge is a normal of that edge
+    // or of a face beside it): (separation, axis from the box towards the core, edge axis,
+    // id). The core projects to one point on them.
+    let mut cross: Option<(f32, Vec3, usize, u32)> = None;
+    for k in 0..3 {
+        let Some(c) = super::deep::cross_axis(seg, Vec3::AXES[k]) else {
+            continue;
         };
-        (n[k].abs() >= FACE_COS).then_some((k, -n[k].signum()))
-    };
-    if let Some((k, side)) = face {
-        if face_points(p0, seg, r, h, k, side, speculative, xf_b, out) {
+        for (a, flip) in [(c, 0), (-c, 1)] {
+            let sep = a.dot(p0) - h.dot(a.abs());
+            if cross.is_none_or(|x| sep > x.0) {
+                cross = Some((sep, a, k, CROSS_ID | (2 * k) as u32 | flip));
+            }
+        }
+    }
+    let best = cross.map_or(face.0, |x| x.0.max(face.0));
+    if let Some((sep, a, k, id)) = cross {
+        if sep > face.0 + super::deep::bias(super::box_box::LINEAR_SLOP, best - r) {
+            // The box edge along e_k on the side of `a`.
+            let mut q0 = Vec3::ZERO;
+            for j in (0..3).filter(|&j| j != k) {
+                q0[j] = if a[j] < 0.0 { -h[j] } else { h[j] };
+            }
+            q0[k] = -h[k];
+            let mut qd = Vec3::ZERO;
+            qd[k] = 2.0 * h[k];
+            let (s, _) = closest_segment_params(p0, seg, q0, qd);
+            let c = p0 + seg * s;
+            let separation = sep - r;
+            out.normal = xf_b.transform_vector(-a);
+            out.push(
+                xf_b.transform_point(c - a * (r + 0.5 * separation)),
+                separation,
+                id,
+            );
             return;
         }
     }
-    if !dist.overlap {
-        push_closest(&dist, &core, r, xf_b, out);
+    let (sep, k, side) = face;
+    face_points(p0, seg, r, h, k, side, speculative, xf_b, out);
+    // The core's deepest end along the face normal carries the face axis's separation.
+    let (tau, end) = if side * p0[k] <= side * p1[k] {
+        (0.0, 0)
+    } else {
+        (1.0, 1)
+    };
+    let separation = sep - r;
+    let deepest = out
+        .points()
+        .iter()
+        .fold(f32::INFINITY, |d, p| d.min(p.separation));
+    let id = ((2 * k) as u32 + u32::from(side > 0.0)) << 4 | end;
+    if deepest > separation && out.points().iter().all(|p| p.id != id) {
+        let mut f = Vec3::ZERO;
+        f[k] = side;
+        let c = p0 + seg * tau;
+        out.normal = xf_b.transform_vector(-f);
+        out.push(
+            xf_b.transform_point(c - f * (r + 0.5 * separation)),
+            separation,
+            id,
+        );
     }
 }
 

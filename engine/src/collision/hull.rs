@@ -20,13 +20,25 @@
 //! Hull against plane: in the hull's frame, every vertex closer to the plane than the
 //! speculative distance is a candidate (id = the vertex index); more than four are reduced
 //! with the face-contact reduction of `reduce.rs` (deepest, farthest, largest triangle,
-//! largest quadrilateral). Hull pairs with capsules, boxes and hulls are not
-//! implemented yet: those pairs produce no contacts (the dispatch table has no entry).
+//! largest quadrilateral).
+//!
+//! Capsule against hull, in the hull's frame: as capsule against box (`capsule.rs`), with
+//! the hull's faces. When the capsule's segment enters the hull the contact is deep (see
+//! `deep.rs`): the separating-axis test over the hull's face normals and the cross products
+//! of the segment with the hull edges whose Gauss-map arcs cross the great circle normal to
+//! the segment; a face axis is clipped (plus the segment's deepest end when clipping lost
+//! it), a cross axis gives one point between the segment and the edge (id `CROSS_ID |
+//! edge`, see [`CROSS_ID`]).
+//!
+//! Deep contacts (past `deep::DEEP`) shrink the axis biases to a fraction of the depth,
+//! add the incident shape's deepest vertex whenever clipping lost it, and keep the deepest
+//! point through the reduction (see `deep.rs`).
 
 use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
 use super::capsule::{closest_segment_params, core_in_b, push_closest};
+use super::deep;
 use super::plane::{plane_in_frame, vertices_on_plane};
-use super::reduce::{select_four, Candidate};
+use super::reduce::{select_four, select_four_deep, Candidate};
 use super::Manifold;
 use crate::hull::{ConvexHull, MAX_HULL_VERTICES};
 use crate::math::Transform;
@@ -295,16 +307,20 @@ fn poly_poly(
         return;
     }
     let edge = query_edges(&pa, &pb, &rel_ab);
+    // The best axis's separation; past `deep::DEEP` the biases shrink (see `deep.rs`).
+    let best_face = face_a.1.max(face_b.1);
+    let best = edge.map_or(best_face, |e| e.3.max(best_face));
+    let deep = deep::is_deep(best);
     if let Some(e) = edge {
         if e.3 >= speculative {
             return;
         }
-        if e.3 > face_a.1.max(face_b.1) + LINEAR_SLOP {
+        if e.3 > best_face + deep::bias(LINEAR_SLOP, best) {
             push_edge(&pa, &pb, &rel_ab, e, xf_a, out);
             return;
         }
     }
-    let ref_is_a = face_b.1 <= face_a.1 + FACE_SWITCH_TOL;
+    let ref_is_a = face_b.1 <= face_a.1 + deep::bias(FACE_SWITCH_TOL, best);
     let (pr, pi, rel, (face, fq_sep), xf_ref) = if ref_is_a {
         (&pa, &pb, &rel_ab, face_a, xf_a)
     } else {
@@ -363,17 +379,20 @@ fn poly_poly(
             return;
         }
     }
-    if deepest > fq_sep + CLIP_MISS_TOL && count < CLIP_CAP {
+    // A deep contact keeps its depth exactly (see `deep.rs`).
+    let miss_tol = if deep { 0.0 } else { CLIP_MISS_TOL };
+    if deepest > fq_sep + miss_tol && count < CLIP_CAP {
         // Clipping lost the deepest point (it lies beside the reference face, or deep
         // overlap clipped the incident face away): add the incident shape's deepest vertex,
         // whose separation is the face axis's.
         let p = rel.transform_point(pi.vertex(deep_v));
         let separation = nr.dot(p) - off;
-        if separation < speculative {
+        let id = pair(FACE_CODE + face as u32, VERTEX_CODE + deep_v as u32);
+        if separation < speculative && cands[..count].iter().all(|c| c.id != id) {
             cands[count] = Candidate {
                 point: p - nr * (0.5 * separation),
                 separation,
-                id: pair(FACE_CODE + face as u32, VERTEX_CODE + deep_v as u32),
+                id,
             };
             count += 1;
         }
@@ -383,7 +402,11 @@ fn poly_poly(
     }
     let n_ab = if ref_is_a { nr } else { -nr };
     out.normal = xf_ref.transform_vector(n_ab).normalize_or(n_ab);
-    let (idx, n) = select_four(&cands[..count], nr);
+    let (idx, n) = if deep {
+        select_four_deep(&cands[..count], nr)
+    } else {
+        select_four(&cands[..count], nr)
+    };
     for &i in &idx[..n] {
         let c = cands[i];
         out.push(xf_ref.transform_point(c.point), c.separation, c.id);
@@ -479,33 +502,119 @@ pub(crate) fn capsule_hull(
         return;
     };
     let (p0, seg) = (core.p0, core.seg);
-    let face = if dist.overlap {
-        let p1 = p0 + seg;
-        let mut best = (f32::NEG_INFINITY, 0usize);
-        for (k, f) in hull.faces().iter().enumerate() {
-            let sep = f.normal.dot(p0).min(f.normal.dot(p1)) - f.offset;
-            if sep > best.0 {
-                best = (sep, k);
-            }
-        }
-        Some(best.1)
-    } else {
-        let n = dist.normal;
-        hull.faces()
-            .iter()
-            .enumerate()
-            .map(|(k, f)| (k, -f.normal.dot(n)))
-            .filter(|&(_, c)| c >= FACE_COS)
-            .max_by(|x, y| x.1.total_cmp(&y.1))
-            .map(|(k, _)| k)
-    };
+    if dist.overlap {
+        // The segment enters the hull: deep (see `deep.rs`).
+        deep_capsule_hull(hull, p0, seg, r, speculative, xf_b, out);
+        return;
+    }
+    let n = dist.normal;
+    let face = hull
+        .faces()
+        .iter()
+        .enumerate()
+        .map(|(k, f)| (k, -f.normal.dot(n)))
+        .filter(|&(_, c)| c >= FACE_COS)
+        .max_by(|x, y| x.1.total_cmp(&y.1))
+        .map(|(k, _)| k);
     if let Some(f) = face {
         if hull_face_points(hull, f, p0, seg, r, speculative, xf_b, out) {
             return;
         }
     }
-    if !dist.overlap {
-        push_closest(&dist, &core, r, xf_b, out);
+    push_closest(&dist, &core, r, xf_b, out);
+}
+
+/// The id of a capsule–hull point on a cross axis: this bit with the hull edge's index
+/// (clear of the face ids `face << 8 | end` and the closest-point ids `0x80 | feature`).
+const CROSS_ID: u32 = 1 << 24;
+
+/// Capsule (core `p0 + τ seg`, radius `r`, hull frame) whose core enters the hull: the
+/// separating-axis test over the hull's face normals and the cross products of the core's
+/// direction with the hull edges whose Gauss-map arcs cross the great circle normal to it,
+/// complete for a segment against a polytope (see `deep.rs`). A face axis gives the face's
+/// clipped points (as a shallow face contact does) and the deepest end of the core if
+/// clipping lost it; a cross axis one point between the core and the edge.
+#[allow(clippy::too_many_arguments)]
+fn deep_capsule_hull(
+    hull: &ConvexHull,
+    p0: Vec3,
+    seg: Vec3,
+    r: f32,
+    speculative: f32,
+    xf_b: &Transform,
+    out: &mut Manifold,
+) {
+    let p1 = p0 + seg;
+    let mut face = (f32::NEG_INFINITY, 0usize);
+    for (k, f) in hull.faces().iter().enumerate() {
+        let sep = f.normal.dot(p0).min(f.normal.dot(p1)) - f.offset;
+        if sep > face.0 {
+            face = (sep, k);
+        }
+    }
+    // Cross axes: (separation, axis from the hull towards the core, edge index).
+    let mut cross: Option<(f32, Vec3, usize)> = None;
+    for (i, e) in hull.edges().iter().enumerate() {
+        let (n1, n2) = (
+            hull.faces()[e.faces[0] as usize].normal,
+            hull.faces()[e.faces[1] as usize].normal,
+        );
+        // The edge's arc of normals crosses the great circle normal to the core.
+        if n1.dot(seg) * n2.dot(seg) >= 0.0 {
+            continue;
+        }
+        let v0 = hull.vertices()[e.vertices[0] as usize];
+        let v1 = hull.vertices()[e.vertices[1] as usize];
+        let Some(c) = super::deep::cross_axis(seg, v1 - v0) else {
+            continue;
+        };
+        // The crossing on the arc (the other one is its antipode).
+        let a = if c.dot(n1 + n2) < 0.0 { -c } else { c };
+        let sep = a.dot(p0) - a.dot(v0);
+        if cross.is_none_or(|x| sep > x.0) {
+            cross = Some((sep, a, i));
+        }
+    }
+    let best = cross.map_or(face.0, |x| x.0.max(face.0));
+    if let Some((sep, a, i)) = cross {
+        if sep > face.0 + super::deep::bias(LINEAR_SLOP, best - r) {
+            let e = hull.edges()[i];
+            let v0 = hull.vertices()[e.vertices[0] as usize];
+            let v1 = hull.vertices()[e.vertices[1] as usize];
+            let (s, _) = closest_segment_params(p0, seg, v0, v1 - v0);
+            let c = p0 + seg * s;
+            let separation = sep - r;
+            out.normal = xf_b.transform_vector(-a);
+            out.push(
+                xf_b.transform_point(c - a * (r + 0.5 * separation)),
+                separation,
+                CROSS_ID | i as u32,
+            );
+            return;
+        }
+    }
+    let (sep, f) = face;
+    hull_face_points(hull, f, p0, seg, r, speculative, xf_b, out);
+    // The core's deepest end below the face carries the face axis's separation.
+    let n = hull.faces()[f].normal;
+    let (c, end) = if n.dot(p0) <= n.dot(p1) {
+        (p0, 0)
+    } else {
+        (p1, 1)
+    };
+    let separation = sep - r;
+    let deepest = out
+        .points()
+        .iter()
+        .fold(f32::INFINITY, |d, p| d.min(p.separation));
+    let id = (f as u32) << 8 | end;
+    if deepest > separation && out.points().iter().all(|p| p.id != id) {
+        out.normal = xf_b.transform_vector(-n);
+        out.push(
+            xf_b.transform_point(c - n * (r + 0.5 * separation)),
+            separation,
+            id,
+        );
     }
 }
 

@@ -4,11 +4,13 @@
 //! `[ShapeKind; ShapeKind]` table, so adding a shape means adding a row, not a trait.
 //! Pairs are ordered so that `kind(a) <= kind(b)`; the manifold normal points from A to B.
 //! Manifolds are computed in A's local frame from the relative transform (for precision far
-//! from the origin) and returned in world space.
+//! from the origin) and returned in world space. Deep overlaps carry the minimum
+//! translation that separates the shapes (see `deep.rs`).
 
 mod box_box;
 mod box_clip;
 mod capsule;
+mod deep;
 pub(crate) mod gjk;
 mod hull;
 mod plane;

@@ -47,6 +47,17 @@ fn signed_area2(a: Vec3, b: Vec3, c: Vec3, normal: Vec3) -> f32 {
 /// to keep, and how many of them there are. `normal` is the contact normal in the
 /// candidates' frame; only its direction matters.
 pub(super) fn select_four(cands: &[Candidate], normal: Vec3) -> ([usize; 4], usize) {
+    select_four_tol(cands, normal, DEPTH_TOL)
+}
+
+/// [`select_four`] for a deep contact: the deepest candidate is kept whatever its rank (a
+/// deep manifold's deepest point carries the penetration depth, see `deep.rs`).
+pub(super) fn select_four_deep(cands: &[Candidate], normal: Vec3) -> ([usize; 4], usize) {
+    select_four_tol(cands, normal, 0.0)
+}
+
+/// [`select_four`] where a later candidate becomes the deepest when it is `depth_tol` deeper.
+fn select_four_tol(cands: &[Candidate], normal: Vec3, depth_tol: f32) -> ([usize; 4], usize) {
     let n = cands.len();
     if n <= 4 {
         let mut idx = [0usize; 4];
@@ -59,7 +70,7 @@ pub(super) fn select_four(cands: &[Candidate], normal: Vec3) -> ([usize; 4], usi
     // 1. The deepest point.
     let mut i0 = 0;
     for (k, c) in cands.iter().enumerate().skip(1) {
-        if c.separation < cands[i0].separation - DEPTH_TOL {
+        if c.separation < cands[i0].separation - depth_tol {
             i0 = k;
         }
     }

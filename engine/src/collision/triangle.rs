@@ -19,6 +19,16 @@
 //!   clipping and the edges find nothing although the axes allow a contact (closest
 //!   features beside both faces), GJK's closest points give one point.
 //!
+//! Deep overlaps (see `deep.rs`): a capsule core piercing the triangle is tested on the face
+//! normal and the cross products of the core with the active edges; a cross axis better
+//! than the face gives one point between the core and that edge, otherwise the face
+//! clipping above plus the core's deepest end when clipping lost it. A box or hull deeper
+//! than `deep::DEEP` (confirmed by GJK: the pruned edge axes are complete only for
+//! overlapping shapes) shrinks the axis biases to a fraction of its depth, keeps the
+//! incident shape's deepest vertex (A's, or the triangle's deepest corner) even beside the
+//! reference face, and keeps the deepest point through the reduction. A hull deep in a
+//! triangle whose three edges are active may leave through the far side of the triangle.
+//!
 //! Internal edges (Jolt's "active edges"): a normal that comes from a triangle edge flagged
 //! inactive (shared with a coplanar or concave neighbour) or from a vertex whose two edges
 //! are inactive is replaced by the triangle's face normal, with the separations measured
@@ -38,9 +48,10 @@
 use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
 use super::box_clip::CLIP_SLOP;
 use super::capsule::closest_segment_params;
+use super::deep;
 use super::gjk::triangle_distance;
 use super::hull::{clip_polygon, edge_code, unit_cube, Poly, FACE_CODE, VERTEX_CODE};
-use super::reduce::{select_four, Candidate};
+use super::reduce::{select_four, select_four_deep, Candidate};
 use super::Manifold;
 use crate::hull::MAX_HULL_VERTICES;
 use crate::math::Transform;
@@ -288,6 +299,11 @@ fn capsule_triangle(h: f32, r: f32, t: &Tri, speculative: f32, out: &mut Manifol
     // one point at the closest points, whose normal is the face normal when the closest
     // feature is the face.
     if crosses || dist <= MIN_DISTANCE || t.inactive_feature(feature) || along {
+        // A core piercing the triangle is deep: a cross axis may be its least penetration
+        // (see `deep.rs`).
+        if crosses && capsule_cross_contact(p0, seg, r, t, out) {
+            return;
+        }
         // Face normal: clip the segment to the triangle's prism.
         let up = t.up(if crosses { Vec3::ZERO } else { p });
         let (mut lo, mut hi) = (0.0f32, 1.0f32);
@@ -343,9 +359,76 @@ fn capsule_triangle(h: f32, r: f32, t: &Tri, speculative: f32, out: &mut Manifol
                 );
             }
         }
+        if crosses {
+            // The core's end deepest below the face carries the face axis's separation;
+            // clipping to the prism may have lost it.
+            let (c, end) = if up.dot(p0) <= up.dot(p0 + seg) {
+                (p0, 0)
+            } else {
+                (p0 + seg, 1)
+            };
+            let separation = up.dot(c - t.v[0]) - r;
+            let deepest = out
+                .points()
+                .iter()
+                .fold(f32::INFINITY, |d, p| d.min(p.separation));
+            let id = TRI_FACE << 16 | end;
+            if deepest > separation && out.points().iter().all(|p| p.id != id) {
+                out.push(c - up * (r + 0.5 * separation), separation, id);
+            }
+        }
         return;
     }
     closest_points(p, q, dist, r, feature << 16 | 0x80 | end, out);
+}
+
+/// The id of a point on a capsule–triangle cross axis, with the triangle edge's code.
+const CROSS_ID: u32 = 0xC0;
+
+/// A capsule core (`p0 + τ seg`, radius `r`) piercing the triangle: the separating-axis
+/// test over the face normal towards the capsule's centre and the cross products of the
+/// core's direction with the active edges (turned out of the triangle), complete for a
+/// segment against a triangle (see `deep.rs`; an inactive edge's normal is replaced by the
+/// face normal, as everywhere). When a cross axis beats the face, writes one point between
+/// the core and that edge and returns true.
+fn capsule_cross_contact(p0: Vec3, seg: Vec3, r: f32, t: &Tri, out: &mut Manifold) -> bool {
+    let up = t.up(Vec3::ZERO);
+    let sep_face = up.dot(p0).min(up.dot(p0 + seg)) - up.dot(t.v[0]);
+    let mut cross: Option<(f32, Vec3, usize)> = None;
+    for j in (0..3).filter(|&j| t.edge_active(j)) {
+        let e = t.v[(j + 1) % 3] - t.v[j];
+        let Some(c) = deep::cross_axis(seg, e) else {
+            continue;
+        };
+        // The normal of the face the edge sweeps leans out of the triangle past the edge.
+        let side = t.side(j);
+        let a = if c.dot(side) < 0.0 { -c } else { c };
+        if a.dot(side) <= 1.0e-3 {
+            continue;
+        }
+        let sep = a.dot(p0) - a.dot(t.v[j]);
+        if cross.is_none_or(|x| sep > x.0) {
+            cross = Some((sep, a, j));
+        }
+    }
+    let Some((sep, a, j)) = cross else {
+        return false;
+    };
+    let best = sep.max(sep_face);
+    if sep <= sep_face + deep::bias(LINEAR_SLOP, best - r) {
+        return false;
+    }
+    let e = t.v[(j + 1) % 3] - t.v[j];
+    let (s, _) = closest_segment_params(p0, seg, t.v[j], e);
+    let c = p0 + seg * s;
+    let separation = sep - r;
+    out.normal = -a;
+    out.push(
+        c - a * (r + 0.5 * separation),
+        separation,
+        (TRI_EDGE + j as u32) << 16 | CROSS_ID,
+    );
+    true
 }
 
 /// One point between core point `p` and triangle point `q` at distance `dist` (> 0).
@@ -378,6 +461,30 @@ fn poly_triangle(
     if sep_tri >= speculative {
         return;
     }
+    // A hull deep in a triangle whose every edge is active (a lone two-sided sheet) leaves
+    // through the far side when that is nearer (a box, centrally symmetric, never does).
+    // With an inactive edge the triangle is part of a surface and keeps its up side.
+    //
+    // The edge axes below are only those whose edges' closest points lie on both edges:
+    // complete for overlapping shapes (the least penetration is on such an axis), not for
+    // separated ones, whose axes may then all report overlap. So a deep-looking contact is
+    // confirmed by GJK before it is treated as deep.
+    let mut overlap: Option<bool> = None;
+    let mut overlaps = || {
+        *overlap.get_or_insert_with(|| {
+            triangle_distance(a, &Transform::IDENTITY, t.v).is_some_and(|d| d.overlap)
+        })
+    };
+    let (up, sep_tri) = if half.is_none() && t.active == 0b111 && deep::is_deep(sep_tri) {
+        let sep_down = up.dot(t.v[0]) - up.dot(pa.support(up));
+        if sep_down > sep_tri && overlaps() {
+            (-up, sep_down)
+        } else {
+            (up, sep_tri)
+        }
+    } else {
+        (up, sep_tri)
+    };
     // A's face axes.
     let faces = pa.hull.faces().len();
     let mut face = (0usize, f32::NEG_INFINITY);
@@ -461,21 +568,28 @@ fn poly_triangle(
             return;
         }
     }
-    // Which axis makes the contact; inactive triangle features fall back to the face.
+    // Which axis makes the contact; inactive triangle features fall back to the face. Past
+    // `deep::DEEP` the biases shrink (see `deep.rs`).
+    let best = edge.map_or(best_face, |e| e.3.max(best_face));
+    let deep = deep::is_deep(best) && overlaps();
+    // A contact that is not deep keeps the shallow biases.
+    let best = if deep { best } else { best.max(0.0) };
     if let Some(e) = edge {
-        if e.3 > best_face + LINEAR_SLOP {
+        if e.3 > best_face + deep::bias(LINEAR_SLOP, best) {
             if t.edge_active(e.1) && normal_allowed(t, up, e.2) {
                 edge_contact(&pa, t, e, out);
             } else {
-                tri_face_contact(&pa, t, up, sep_tri, speculative, out);
+                tri_face_contact(&pa, t, up, sep_tri, speculative, deep, out);
             }
             return;
         }
     }
-    if face.1 > sep_tri + FACE_SWITCH_TOL && normal_allowed(t, up, pa.normal(face.0)) {
-        a_face_contact(&pa, face.0, t, speculative, out);
+    if face.1 > sep_tri + deep::bias(FACE_SWITCH_TOL, best)
+        && normal_allowed(t, up, pa.normal(face.0))
+    {
+        a_face_contact(&pa, face.0, face.1, t, speculative, deep, out);
     } else {
-        tri_face_contact(&pa, t, up, sep_tri, speculative, out);
+        tri_face_contact(&pa, t, up, sep_tri, speculative, deep, out);
     }
     // Clipping missed the closest features (they lie beside the reference face): the edge
     // axis, if it is better than the faces and allowed, gives the point.
@@ -566,17 +680,19 @@ fn normal_allowed(t: &Tri, up: Vec3, n: Vec3) -> bool {
 }
 
 /// Keeps the clipped points closer than `speculative` to the reference plane
-/// `up · x = plane`, halfway between the surfaces, and writes at most four.
+/// `up · x = plane`, halfway between the surfaces, and writes at most four (keeping the
+/// deepest exactly when `deep`). `extra` is added unless its id is there already.
 fn push_reduced(
     cands: &mut [Candidate; CLIP_CAP],
     mut count: usize,
     extra: Option<Candidate>,
     up: Vec3,
     normal: Vec3,
+    deep: bool,
     out: &mut Manifold,
 ) {
     if let Some(c) = extra {
-        if count < CLIP_CAP {
+        if count < CLIP_CAP && cands[..count].iter().all(|x| x.id != c.id) {
             cands[count] = c;
             count += 1;
         }
@@ -585,7 +701,11 @@ fn push_reduced(
         return;
     }
     out.normal = normal;
-    let (idx, n) = select_four(&cands[..count], up);
+    let (idx, n) = if deep {
+        select_four_deep(&cands[..count], up)
+    } else {
+        select_four(&cands[..count], up)
+    };
     for &i in &idx[..n] {
         let c = cands[i];
         out.push(c.point, c.separation, c.id);
@@ -600,6 +720,7 @@ fn tri_face_contact(
     up: Vec3,
     sep_tri: f32,
     speculative: f32,
+    deep: bool,
     out: &mut Manifold,
 ) {
     // Incident face: around A's deepest vertex, the most anti-parallel to `up`.
@@ -636,11 +757,12 @@ fn tri_face_contact(
             deepest = deepest.min(separation);
         }
     }
-    // Clipping lost the deepest point: add A's deepest vertex if it lies over the triangle.
+    // Clipping lost the deepest point: add A's deepest vertex if it lies over the triangle
+    // (or anywhere, for a deep contact: it carries the face axis's separation).
     let mut extra = None;
-    if deepest > sep_tri + CLIP_MISS_TOL {
+    if deepest > sep_tri + if deep { 0.0 } else { CLIP_MISS_TOL } {
         let p = pa.vertex(deep_v);
-        let inside = (0..3).all(|j| t.side(j).dot(p - t.v[j]) <= t.slop);
+        let inside = deep || (0..3).all(|j| t.side(j).dot(p - t.v[j]) <= t.slop);
         let separation = up.dot(p) - plane;
         if inside && separation < speculative {
             extra = Some(Candidate {
@@ -650,11 +772,20 @@ fn tri_face_contact(
             });
         }
     }
-    push_reduced(&mut cands, count, extra, up, -up, out);
+    push_reduced(&mut cands, count, extra, up, -up, deep, out);
 }
 
-/// Reference: A's face `f`. The triangle is clipped against the face's side planes.
-fn a_face_contact(pa: &Poly, f: usize, t: &Tri, speculative: f32, out: &mut Manifold) {
+/// Reference: A's face `f` (whose axis separation is `sep_f`). The triangle is clipped
+/// against the face's side planes.
+fn a_face_contact(
+    pa: &Poly,
+    f: usize,
+    sep_f: f32,
+    t: &Tri,
+    speculative: f32,
+    deep: bool,
+    out: &mut Manifold,
+) {
     let nr = pa.normal(f);
     let off = pa.offset(f);
     let mut poly = [(Vec3::ZERO, 0u32); CLIP_CAP];
@@ -687,7 +818,25 @@ fn a_face_contact(pa: &Poly, f: usize, t: &Tri, speculative: f32, out: &mut Mani
             count += 1;
         }
     }
-    push_reduced(&mut cands, count, None, nr, nr, out);
+    // A deep contact keeps the triangle's deepest corner, which clipping may have lost.
+    let mut extra = None;
+    let deepest = cands[..count]
+        .iter()
+        .fold(f32::INFINITY, |d, c| d.min(c.separation));
+    if deep && deepest > sep_f {
+        let i = (0..3)
+            .min_by(|&i, &j| nr.dot(t.v[i]).total_cmp(&nr.dot(t.v[j])))
+            .unwrap_or(0);
+        let separation = nr.dot(t.v[i]) - off;
+        if separation < speculative {
+            extra = Some(Candidate {
+                point: t.v[i] - nr * (0.5 * separation),
+                separation,
+                id: (FACE_CODE + f as u32) | ((i as u32) << 16),
+            });
+        }
+    }
+    push_reduced(&mut cands, count, extra, nr, nr, deep, out);
 }
 
 /// One point between A's edge `i` and the triangle's edge `j` along `axis` (A to triangle).
