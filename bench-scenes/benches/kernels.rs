@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 /// Steps a scene runs before its kernels are timed.
 const WARM_STEPS: usize = 60;
 
-/// A world holding scene `name` (single-threaded, SCENES.md settings) after `steps` steps.
+/// A world holding scene `name` (single-threaded, docs/SCENES.md settings) after `steps` steps.
 fn scene_world(name: &str, recycling: bool, steps: usize) -> World {
     let def = impetus::WorldDef {
         contact_recycling: recycling,

@@ -1,4 +1,4 @@
-//! The scene library of impetus: one recipe per benchmark scene (SCENES.md), shared by the
+//! The scene library of impetus: one recipe per benchmark scene (docs/SCENES.md), shared by the
 //! tests, the `impetus-bench` CLI, the rapier3d peer comparison (feature `rapier`, on by
 //! default) and (later) the viewer.
 
@@ -18,7 +18,7 @@ pub use scenes::{
 
 use impetus::{Vec3, WorldDef};
 
-/// The common step settings of SCENES.md: gravity −10, 4 substeps, contact 30 Hz with
+/// The common step settings of docs/SCENES.md: gravity −10, 4 substeps, contact 30 Hz with
 /// damping ratio 10, push-out 3 m/s, slop 0.005 m, speculative 0.02 m; sleep off.
 pub fn world_def(threads: usize) -> WorldDef {
     WorldDef {

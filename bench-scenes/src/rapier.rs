@@ -1,4 +1,4 @@
-//! The rapier3d builder and runner: the peer engine of SCENES.md, measured the way
+//! The rapier3d builder and runner: the peer engine of docs/SCENES.md, measured the way
 //! [`run_scene`](crate::run_scene) measures impetus.
 //!
 //! The world is built from the same [`Recipe`] as the impetus world ([`Scene::recipe`]):
@@ -6,7 +6,7 @@
 //! joints as impulse joints (ball: spherical, hinge: revolute with its limits and velocity
 //! motor, cone-twist: spherical with angular limits, fixed: fixed, distance: see below)
 //! with contacts between the jointed bodies off, as impetus's default, so the two cannot
-//! drift apart. Step settings follow SCENES.md (see [`integration_parameters`]); sleeping
+//! drift apart. Step settings follow docs/SCENES.md (see [`integration_parameters`]); sleeping
 //! is off on every body; the step runs on a dedicated rayon pool of the requested size
 //! (`PhysicsWorld::configure_thread_pool`), not on the global pool.
 //!
@@ -40,7 +40,7 @@ pub fn rapier_version() -> String {
     format!("rapier3d {}{simd8}", rapier3d::VERSION)
 }
 
-/// Rapier's step settings for the SCENES.md common settings.
+/// Rapier's step settings for the docs/SCENES.md common settings.
 ///
 /// Rapier 0.36 runs `num_solver_iterations` soft-step substeps, each with one biased PGS
 /// iteration and one unbiased (relax) iteration: the same scheme as impetus's 4 substeps.
@@ -52,7 +52,7 @@ pub fn integration_parameters() -> IntegrationParameters {
         num_solver_iterations: 4,
         num_internal_pgs_iterations: 1,
         num_internal_stabilization_iterations: 1,
-        // Contact hertz 30, damping ratio 10 (SCENES.md).
+        // Contact hertz 30, damping ratio 10 (docs/SCENES.md).
         contact_softness: SpringCoefficients::new(30.0, 10.0),
         // Contacts with a fixed body: rapier's default, twice the hertz (as impetus and
         // Box2D v3 do; impetus also halves the damping ratio there).

@@ -1,4 +1,4 @@
-//! Scene recipes, exactly as SCENES.md gives them.
+//! Scene recipes, exactly as docs/SCENES.md gives them.
 
 use crate::Rng;
 use impetus::{
