@@ -332,15 +332,7 @@ fn deep_capsule_box(
             q0[k] = -h[k];
             let mut qd = Vec3::ZERO;
             qd[k] = 2.0 * h[k];
-            let (s, _) = closest_segment_params(p0, seg, q0, qd);
-            let c = p0 + seg * s;
-            let separation = sep - r;
-            out.normal = xf_b.transform_vector(-a);
-            out.push(
-                xf_b.transform_point(c - a * (r + 0.5 * separation)),
-                separation,
-                id,
-            );
+            push_cross_point(out, xf_b, (p0, seg), (q0, qd), a, sep, r, id);
             return;
         }
     }
@@ -373,6 +365,31 @@ fn deep_capsule_box(
 
 /// A capsule's core segment `p0 + τ seg` (`τ ∈ [0, 1]`, half length `hc`) in a convex
 /// shape B's frame.
+/// The one point of a capsule (core segment `(p0, seg)` in B's frame, radius `r`) at the
+/// edge `(q0, qd)` of B when the cross axis `a` (segment × edge, core separation `sep`)
+/// wins the deep-overlap test: for boxes and hulls alike.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn push_cross_point(
+    out: &mut Manifold,
+    xf_b: &Transform,
+    (p0, seg): (Vec3, Vec3),
+    (q0, qd): (Vec3, Vec3),
+    a: Vec3,
+    sep: f32,
+    r: f32,
+    id: u32,
+) {
+    let (s, _) = closest_segment_params(p0, seg, q0, qd);
+    let c = p0 + seg * s;
+    let separation = sep - r;
+    out.normal = xf_b.transform_vector(-a);
+    out.push(
+        xf_b.transform_point(c - a * (r + 0.5 * separation)),
+        separation,
+        id,
+    );
+}
+
 pub(super) struct CoreInB {
     pub hc: f32,
     pub p0: Vec3,

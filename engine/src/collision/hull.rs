@@ -35,7 +35,7 @@
 //! point through the reduction (see `deep.rs`).
 
 use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
-use super::capsule::{closest_segment_params, core_in_b, push_closest};
+use super::capsule::{closest_segment_params, core_in_b, push_closest, push_cross_point};
 use super::deep;
 use super::plane::{plane_in_frame, vertices_on_plane};
 use super::reduce::{select_four, select_four_deep, Candidate};
@@ -581,15 +581,8 @@ fn deep_capsule_hull(
             let e = hull.edges()[i];
             let v0 = hull.vertices()[e.vertices[0] as usize];
             let v1 = hull.vertices()[e.vertices[1] as usize];
-            let (s, _) = closest_segment_params(p0, seg, v0, v1 - v0);
-            let c = p0 + seg * s;
-            let separation = sep - r;
-            out.normal = xf_b.transform_vector(-a);
-            out.push(
-                xf_b.transform_point(c - a * (r + 0.5 * separation)),
-                separation,
-                CROSS_ID | i as u32,
-            );
+            let edge = (v0, v1 - v0);
+            push_cross_point(out, xf_b, (p0, seg), edge, a, sep, r, CROSS_ID | i as u32);
             return;
         }
     }
