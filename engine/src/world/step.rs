@@ -674,7 +674,7 @@ impl World {
             {
                 zone!("Integrate Velocities");
                 let t = Instant::now();
-                solver::integrate_velocities(&mut self.solver, &self.bodies, &ctx, warm, parallel);
+                solver::integrate_velocities(&mut self.solver, &ctx, warm, parallel);
                 p.integrate_velocities += ms_since(t);
             }
             if warm != WarmStart::Carried {
@@ -693,7 +693,7 @@ impl World {
             {
                 zone!("Integrate Positions");
                 let t = Instant::now();
-                solver::integrate_positions(&mut self.solver, &self.bodies, &ctx, parallel);
+                solver::integrate_positions(&mut self.solver, &self.bodies, &ctx, carry, parallel);
                 p.integrate_positions += ms_since(t);
             }
             {
