@@ -51,8 +51,10 @@ pub(crate) struct Contact {
     pub color_sides: u8,
     /// [`SENSOR`], [`CONTACT_EVENTS`], [`HIT_EVENTS`]: fixed when the contact is created.
     pub flags: u8,
-    /// Mixed friction coefficient: sqrt(μa μb).
+    /// Mixed kinetic friction coefficient: sqrt(μa μb).
     pub friction: f32,
+    /// Mixed static friction coefficient: sqrt(μa μb).
+    pub static_friction: f32,
     /// Mixed restitution: max(ea, eb).
     pub restitution: f32,
     pub manifold: Manifold,

@@ -127,7 +127,7 @@ impl ContactBatches {
                 } else {
                     Vec3::ZERO
                 };
-                cs::prepare(c, id, tangent, sb, bodies)
+                cs::prepare(c, id, tangent, sb, bodies, ctx)
             }));
     }
 

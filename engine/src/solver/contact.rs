@@ -87,6 +87,7 @@ pub(crate) fn prepare(
     tangent: Vec3,
     sb: &SolverBodies,
     bodies: &BodyStore,
+    ctx: &StepContext,
 ) -> ContactConstraint {
     let (ba, bb) = (c.body_a as usize, c.body_b as usize);
     let a = sb.index[ba];
@@ -154,6 +155,19 @@ pub(crate) fn prepare(
             null_scale = 1.0 / nn;
         }
     }
+    // Static or kinetic friction, from how fast the surfaces slide at the centre now
+    // (relative to the surface velocity a modifier asked for).
+    let slide = vb + wb.cross(center_b) - va - wa.cross(center_a);
+    let (s1, s2) = (
+        slide.dot(t1) - tangent.dot(t1),
+        slide.dot(t2) - tangent.dot(t2),
+    );
+    let v_static = ctx.static_friction_speed;
+    let friction = if s1 * s1 + s2 * s2 < v_static * v_static {
+        c.static_friction
+    } else {
+        c.friction
+    };
     let det = k11 * k22 - k12 * k12;
     let friction_mass = if det > 0.0 {
         let d = 1.0 / det;
@@ -171,7 +185,7 @@ pub(crate) fn prepare(
         m_b,
         i_a,
         i_b,
-        friction: c.friction,
+        friction,
         restitution: c.restitution,
         rigid_bodies: m_a == 0.0 || m_b == 0.0,
         center_a,

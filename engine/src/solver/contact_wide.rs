@@ -296,7 +296,7 @@ impl ContactConstraintW {
         let mut source = [NULL; W];
         let mut inertia = [[[0.0f32; W]; 6]; 2]; // A, B: xx, xy, xz, yy, yz, zz
         let mut vecs = [[[0.0f32; W]; 3]; 8]; // n, t1, t2, va, wa, vb, wb, friction impulse
-        let mut f = [[0.0f32; W]; 9]; // m_a, m_b, friction, restitution, bias, mass s., impulse s., twist, count
+        let mut f = [[0.0f32; W]; 10]; // m_a, m_b, friction, restitution, bias, mass s., impulse s., twist, count, static friction
         let mut pts_v = [[[[0.0f32; W]; 3]; 2]; MAX_POINTS]; // anchor A, anchor B
         let mut pts_f = [[[0.0f32; W]; 3]; MAX_POINTS]; // separation, normal impulse, active
         let mut points_used = 0;
@@ -366,6 +366,7 @@ impl ContactConstraintW {
                 soft.impulse_scale,
                 m.twist_impulse,
                 m.count as f32,
+                c.static_friction,
             ];
             for (field, v) in f.iter_mut().zip(row) {
                 field[i] = v;
@@ -452,14 +453,24 @@ impl ContactConstraintW {
         self.points_used = points_used;
         (self.normal, self.t1, self.t2) = (n, t1, t2);
         (self.m_a, self.m_b, self.i_a, self.i_b) = (m_a, m_b, i_a, i_b);
-        self.friction = fl(2);
+        // Static or kinetic friction, from how fast the surfaces slide at the centre now
+        // (relative to the surface velocity a modifier asked for); as the scalar kernel.
+        let tangent_speed = speeds.map(FloatW::new);
+        let slide = vb + wb.cross(center_b) - va - wa.cross(center_a);
+        let (s1, s2) = (
+            slide.dot(t1) - tangent_speed[0],
+            slide.dot(t2) - tangent_speed[1],
+        );
+        let v_static = FloatW::splat(ctx.static_friction_speed);
+        let sticks = (s1 * s1 + s2 * s2).simd_lt(v_static * v_static);
+        self.friction = sticks.select(fl(9), fl(2));
         (self.bias_rate, self.mass_scale, self.impulse_scale) = (fl(4), fl(5), fl(6));
         (self.center_a, self.center_b) = (center_a, center_b);
         self.k11 = regular.select(k22 * inv_det, inv(k11));
         self.k12 = regular.select(-k12 * inv_det, zero);
         self.k22 = regular.select(k11 * inv_det, inv(k22));
         self.friction_impulse = [fi.dot(t1), fi.dot(t2)];
-        self.tangent_speed = speeds.map(FloatW::new);
+        self.tangent_speed = tangent_speed;
         self.twist_mass = inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n)));
         self.twist_impulse = fl(7);
         self.restitution = fl(3);

@@ -1092,6 +1092,7 @@ mod tests {
             joint_softness: Softness::new(60.0, 5.0, h),
             max_push_speed: 3.0,
             restitution_threshold: 1.0,
+            static_friction_speed: 0.01,
             max_linear_speed: 100.0,
             max_rotation: 0.8,
         };

@@ -234,6 +234,8 @@ pub(crate) struct StepContext {
     pub joint_softness: Softness,
     pub max_push_speed: f32,
     pub restitution_threshold: f32,
+    /// Below this sliding speed a contact uses its static friction coefficient.
+    pub static_friction_speed: f32,
     pub max_linear_speed: f32,
     pub max_rotation: f32,
 }

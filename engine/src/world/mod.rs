@@ -75,6 +75,12 @@ pub struct WorldDef {
     pub broadphase_cell_size: f32,
     /// Approach speeds below this do not bounce, in m/s. Default: 1.
     pub restitution_threshold: f32,
+    /// A contact whose surfaces slide past each other slower than this at the start of a
+    /// step (at the centre of its points, relative to a modifier's surface velocity)
+    /// sticks: its friction is limited by the static coefficient
+    /// ([`ShapeDef::static_friction`](crate::ShapeDef)); faster, it slides, limited by
+    /// the kinetic one ([`ShapeDef::friction`](crate::ShapeDef)). In m/s. Default: 0.01.
+    pub static_friction_speed: f32,
     /// Speed cap of any body, in m/s. Default: 400.
     pub max_linear_speed: f32,
     /// Keep a touching manifold while its bodies barely moved relative to each other
@@ -121,6 +127,7 @@ impl Default for WorldDef {
             aabb_margin: 0.1,
             broadphase_cell_size: 0.0,
             restitution_threshold: 1.0,
+            static_friction_speed: 0.01,
             max_linear_speed: 400.0,
             contact_recycling: true,
             air_density: 1.225,
@@ -167,6 +174,10 @@ impl WorldDef {
             (
                 "WorldDef::restitution_threshold",
                 self.restitution_threshold,
+            ),
+            (
+                "WorldDef::static_friction_speed",
+                self.static_friction_speed,
             ),
             ("WorldDef::sleep_threshold", self.sleep_threshold),
             ("WorldDef::hit_event_threshold", self.hit_event_threshold),
@@ -408,6 +419,7 @@ impl World {
             shape: def.shape.clone(),
             density: def.density,
             friction: def.friction,
+            static_friction: def.static_friction.unwrap_or(def.friction),
             restitution: def.restitution,
             inner_radius: def.inner_radius,
             filter: def.filter,

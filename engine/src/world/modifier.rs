@@ -1,5 +1,6 @@
 //! The host's contact modifier: every step a contact touches, for shapes that ask for it
-//! (`ShapeDef::enable_contact_modifier`), a callback may change the friction, the
+//! (`ShapeDef::enable_contact_modifier`), a callback may change the friction (kinetic and
+//! static), the
 //! restitution and the relative surface velocity the solver uses for it (conveyor belts,
 //! ice patches, bouncy pads that depend on both shapes).
 //!
@@ -29,8 +30,10 @@ pub struct ContactInfo<'a> {
 /// What the solver uses for a contact this step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactSettings {
-    /// Coulomb friction coefficient, >= 0.
+    /// Kinetic Coulomb friction coefficient (while sliding), >= 0.
     pub friction: f32,
+    /// Static Coulomb friction coefficient (while sticking), >= 0.
+    pub static_friction: f32,
     /// Coefficient of restitution in [0, 1].
     pub restitution: f32,
     /// The velocity B's surface should have relative to A's at the contact, world space
@@ -51,6 +54,7 @@ fn mixed(c: &Contact, shapes: &ShapeStore) -> ContactSettings {
     );
     ContactSettings {
         friction: (a.friction * b.friction).sqrt(),
+        static_friction: (a.static_friction * b.static_friction).sqrt(),
         restitution: a.restitution.max(b.restitution),
         tangent_velocity: Vec3::ZERO,
     }
@@ -79,6 +83,11 @@ pub(crate) fn modify(
         s.friction
     } else {
         base.friction
+    };
+    c.static_friction = if s.static_friction.is_finite() && s.static_friction >= 0.0 {
+        s.static_friction
+    } else {
+        base.static_friction
     };
     c.restitution = if (0.0..=1.0).contains(&s.restitution) {
         s.restitution
@@ -111,7 +120,8 @@ impl World {
             for (c, t) in store.contacts.iter_mut().zip(store.tangent.iter_mut()) {
                 if c.alive && c.flags & MODIFY != 0 {
                     let m = mixed(c, &self.shapes);
-                    (c.friction, c.restitution) = (m.friction, m.restitution);
+                    (c.friction, c.static_friction, c.restitution) =
+                        (m.friction, m.static_friction, m.restitution);
                     c.flags &= !TANGENT;
                     *t = Vec3::ZERO;
                 }

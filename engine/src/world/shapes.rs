@@ -52,8 +52,13 @@ pub struct ShapeDef {
     pub shape: Shape,
     /// Density in kg/m³; gives the body its mass. Default: 1000 (water).
     pub density: f32,
-    /// Coulomb friction coefficient; mixed between shapes as `sqrt(μa μb)`. Default: 0.6.
+    /// Coulomb friction coefficient while the surfaces slide (kinetic friction); mixed
+    /// between shapes as `sqrt(μa μb)`. Default: 0.6.
     pub friction: f32,
+    /// Coulomb friction coefficient while the surfaces stick (static friction: a contact
+    /// sliding slower than [`WorldDef::static_friction_speed`](crate::WorldDef)); mixed
+    /// as `sqrt(μa μb)`. `None` uses [`friction`](Self::friction). Default: `None`.
+    pub static_friction: Option<f32>,
     /// Coefficient of restitution in [0, 1]; mixed as `max(ea, eb)`. Default: 0.
     pub restitution: f32,
     /// For spheres only: the radius of a hollow core, in m (0 = solid). A ball of
@@ -94,6 +99,7 @@ impl ShapeDef {
             shape,
             density: 1000.0,
             friction: 0.6,
+            static_friction: None,
             restitution: 0.0,
             inner_radius: 0.0,
             filter: Filter::default(),
@@ -153,9 +159,18 @@ impl ShapeDef {
         self
     }
 
-    /// Sets the friction coefficient.
+    /// Sets the friction coefficient, static and kinetic (a later
+    /// [`with_static_friction`](Self::with_static_friction) sets the static one apart).
     pub fn with_friction(mut self, friction: f32) -> Self {
         self.friction = friction;
+        self.static_friction = None;
+        self
+    }
+
+    /// Sets the static friction coefficient (the kinetic one stays
+    /// [`friction`](Self::friction)).
+    pub fn with_static_friction(mut self, friction: f32) -> Self {
+        self.static_friction = Some(friction);
         self
     }
 
@@ -223,6 +238,14 @@ impl ShapeDef {
                 "must be finite and non-negative",
             ));
         }
+        if let Some(mu) = self.static_friction {
+            if !mu.is_finite() || mu < 0.0 {
+                return Err(Error::invalid(
+                    "ShapeDef::static_friction",
+                    "must be finite and non-negative",
+                ));
+            }
+        }
         if !self.restitution.is_finite() || !(0.0..=1.0).contains(&self.restitution) {
             return Err(Error::invalid("ShapeDef::restitution", "must be in [0, 1]"));
         }
@@ -265,6 +288,7 @@ pub(crate) struct ShapeData {
     pub offset: bool,
     pub density: f32,
     pub friction: f32,
+    pub static_friction: f32,
     pub restitution: f32,
     pub inner_radius: f32,
     pub filter: Filter,

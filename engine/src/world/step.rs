@@ -213,6 +213,7 @@ impl World {
             body_a: a.body,
             body_b: b.body,
             friction: (a.friction * b.friction).sqrt(),
+            static_friction: (a.static_friction * b.static_friction).sqrt(),
             restitution: a.restitution.max(b.restitution),
             manifold: Default::default(),
             cache: Default::default(),
@@ -498,6 +499,7 @@ impl World {
             ),
             max_push_speed: def.max_push_speed,
             restitution_threshold: def.restitution_threshold,
+            static_friction_speed: def.static_friction_speed,
             max_linear_speed: def.max_linear_speed,
             max_rotation: 0.25 * std::f32::consts::PI,
         }
