@@ -21,7 +21,7 @@ pub struct Profile {
     pub integrate_positions: f64,
     /// Relaxing (solving without bias), summed over substeps.
     pub relax: f64,
-    /// Restitution pass.
+    /// The impacts of bouncy contacts, before the substeps (see `solver::impact`).
     pub restitution: f64,
     /// Storing impulses for the next warm start.
     pub store_impulses: f64,

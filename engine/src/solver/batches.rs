@@ -480,23 +480,6 @@ impl ContactBatches {
             .for_each(|t| t.solve(states, ctx, use_bias));
     }
 
-    /// The restitution pass after the substeps.
-    pub fn restitution(&mut self, states: &mut [BodyState], ctx: &StepContext, parallel: bool) {
-        cs::restitution(&mut self.overflow, states, ctx);
-        let states = StatesPtr::new(states);
-        for range in &self.ranges {
-            let batches = &mut self.wide[range.clone()];
-            if parallel && batches.len() > 1 {
-                batches
-                    .par_iter_mut()
-                    .with_min_len(4)
-                    .for_each(|c| c.restitution(states, ctx))
-            } else {
-                batches.iter_mut().for_each(|c| c.restitution(states, ctx))
-            }
-        }
-    }
-
     /// Copies the impulses into the manifolds for the next step's warm start.
     pub fn store(&self, contacts: &mut [Contact], parallel: bool) {
         cs::store_impulses(&self.overflow, contacts);

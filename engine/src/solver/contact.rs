@@ -40,9 +40,6 @@ pub(crate) struct ConstraintPoint {
     pub normal_mass: f32,
     pub normal_impulse: f32,
     pub max_normal_impulse: f32,
-    /// Normal relative velocity, in m/s (negative when approaching): the lowest seen at
-    /// prepare or in any biased solve pass, i.e. the speed of impact for restitution.
-    pub relative_velocity: f32,
     /// Distance from the manifold centre in the tangent plane (twist friction lever).
     pub lever: f32,
 }
@@ -60,7 +57,6 @@ pub(crate) struct ContactConstraint {
     pub i_a: Mat3,
     pub i_b: Mat3,
     pub friction: f32,
-    pub restitution: f32,
     pub rigid_bodies: bool,
     /// Friction anchors: the manifold centre relative to each body.
     pub center_a: Vec3,
@@ -129,7 +125,6 @@ pub(crate) fn prepare(
     let mut points = [ConstraintPoint::default(); MAX_POINTS];
     for (cp, mp) in points.iter_mut().zip(points_in) {
         let (r_a, r_b) = (mp.anchor_a, mp.anchor_b);
-        let dv = vb + wb.cross(r_b) - va - wa.cross(r_a);
         let offset = r_a - center_a;
         *cp = ConstraintPoint {
             r_a,
@@ -138,7 +133,6 @@ pub(crate) fn prepare(
             normal_mass: inv(k(r_a, r_b, n, n)),
             normal_impulse: mp.normal_impulse,
             max_normal_impulse: 0.0,
-            relative_velocity: n.dot(dv),
             lever: (offset - n * n.dot(offset)).length(),
         };
     }
@@ -186,7 +180,6 @@ pub(crate) fn prepare(
         i_a,
         i_b,
         friction,
-        restitution: c.restitution,
         rigid_bodies: m_a == 0.0 || m_b == 0.0,
         center_a,
         center_b,
@@ -325,11 +318,6 @@ pub(crate) fn solve(
                 (0.0, 1.0, 0.0)
             };
             let vn = n.dot(p.relative_velocity(cp.r_a, cp.r_b));
-            if use_bias {
-                // The approach speed at impact, not at the step's start: a body caught by a
-                // speculative point keeps falling for part of the step before it touches.
-                cp.relative_velocity = cp.relative_velocity.min(vn);
-            }
             let impulse =
                 -cp.normal_mass * mass_scale * (vn + bias) - impulse_scale * cp.normal_impulse;
             let total = (cp.normal_impulse + impulse).max(0.0);
@@ -434,35 +422,6 @@ pub(crate) fn drop_null_impulses(c: &mut ContactConstraint) {
     }
 }
 
-/// After the substeps: points that approached faster than the threshold and pushed get a
-/// normal velocity of `−e` times their approach speed.
-pub(crate) fn restitution(
-    cs: &mut [ContactConstraint],
-    states: &mut [BodyState],
-    ctx: &StepContext,
-) {
-    for c in cs.iter_mut() {
-        if c.restitution == 0.0 {
-            continue;
-        }
-        let (mut p, _, _) = begin(states, c);
-        let n = c.normal;
-        for cp in c.points[..c.count].iter_mut() {
-            if cp.relative_velocity > -ctx.restitution_threshold || cp.max_normal_impulse == 0.0 {
-                continue;
-            }
-            let vn = n.dot(p.relative_velocity(cp.r_a, cp.r_b));
-            let impulse = -cp.normal_mass * (vn + c.restitution * cp.relative_velocity);
-            let total = (cp.normal_impulse + impulse).max(0.0);
-            let impulse = total - cp.normal_impulse;
-            cp.normal_impulse = total;
-            cp.max_normal_impulse = cp.max_normal_impulse.max(total);
-            p.apply(cp.r_a, cp.r_b, impulse * n);
-        }
-        end(states, c, &p);
-    }
-}
-
 /// Copies the accumulated impulses back into the manifolds for the next step's warm start.
 pub(crate) fn store_impulses(cs: &[ContactConstraint], contacts: &mut [Contact]) {
     for c in cs {
@@ -504,7 +463,6 @@ mod tests {
             i_a: Mat3::ZERO,
             i_b: Mat3::IDENTITY,
             friction: 0.5,
-            restitution: 0.0,
             rigid_bodies: true,
             center_a: Vec3::ZERO,
             center_b: Vec3::ZERO,

@@ -26,7 +26,6 @@ pub(crate) struct PointW {
     normal_mass: FloatW,
     normal_impulse: FloatW,
     max_normal_impulse: FloatW,
-    relative_velocity: FloatW,
     lever: FloatW,
 }
 
@@ -63,8 +62,6 @@ pub(crate) struct ContactConstraintW {
     tangent_speed: [FloatW; 2],
     twist_mass: FloatW,
     twist_impulse: FloatW,
-    restitution: FloatW,
-    any_restitution: bool,
     /// Four-point manifolds: the normal impulses that move no body (see
     /// [`super::contact::null_impulses`]), and `1 / |null|²` (zero in lanes without four
     /// points).
@@ -296,11 +293,10 @@ impl ContactConstraintW {
         let mut source = [NULL; W];
         let mut inertia = [[[0.0f32; W]; 6]; 2]; // A, B: xx, xy, xz, yy, yz, zz
         let mut vecs = [[[0.0f32; W]; 3]; 8]; // n, t1, t2, va, wa, vb, wb, friction impulse
-        let mut f = [[0.0f32; W]; 10]; // m_a, m_b, friction, restitution, bias, mass s., impulse s., twist, count, static friction
+        let mut f = [[0.0f32; W]; 9]; // m_a, m_b, friction, static friction, bias, mass s., impulse s., twist, count
         let mut pts_v = [[[[0.0f32; W]; 3]; 2]; MAX_POINTS]; // anchor A, anchor B
         let mut pts_f = [[[0.0f32; W]; 3]; MAX_POINTS]; // separation, normal impulse, active
         let mut points_used = 0;
-        let mut any_restitution = false;
         for (i, &id) in ids.iter().enumerate() {
             let c = &contacts[id as usize];
             let (ba, bb) = (c.body_a as usize, c.body_b as usize);
@@ -360,13 +356,12 @@ impl ContactConstraintW {
                 m_a,
                 m_b,
                 c.friction,
-                c.restitution,
+                c.static_friction,
                 soft.bias_rate,
                 soft.mass_scale,
                 soft.impulse_scale,
                 m.twist_impulse,
                 m.count as f32,
-                c.static_friction,
             ];
             for (field, v) in f.iter_mut().zip(row) {
                 field[i] = v;
@@ -379,7 +374,6 @@ impl ContactConstraintW {
                 pts_f[j][2][i] = 1.0;
             }
             points_used = points_used.max(m.count);
-            any_restitution |= c.restitution > 0.0;
             if c.flags & TANGENT != 0 {
                 let tv = tangents[id as usize];
                 (speeds[0][i], speeds[1][i]) = (tv.dot(t1), tv.dot(m.normal.cross(t1)));
@@ -425,7 +419,6 @@ impl ContactConstraintW {
                 Vec3W::from_lanes(&pts_v[j][1]),
             );
             let active = FloatW::new(pts_f[j][2]);
-            let dv = vb + wb.cross(r_b) - va - wa.cross(r_a);
             let offset = r_a - center_a;
             let tangential = offset - n.dot(offset) * n;
             *out = PointW {
@@ -435,7 +428,6 @@ impl ContactConstraintW {
                 normal_mass: active * inv(k(r_a, r_b, n, n)),
                 normal_impulse: FloatW::new(pts_f[j][1]),
                 max_normal_impulse: zero,
-                relative_velocity: n.dot(dv),
                 lever: tangential.dot(tangential).sqrt(),
             };
         }
@@ -463,7 +455,7 @@ impl ContactConstraintW {
         );
         let v_static = FloatW::splat(ctx.static_friction_speed);
         let sticks = (s1 * s1 + s2 * s2).simd_lt(v_static * v_static);
-        self.friction = sticks.select(fl(9), fl(2));
+        self.friction = sticks.select(fl(3), fl(2));
         (self.bias_rate, self.mass_scale, self.impulse_scale) = (fl(4), fl(5), fl(6));
         (self.center_a, self.center_b) = (center_a, center_b);
         self.k11 = regular.select(k22 * inv_det, inv(k11));
@@ -473,8 +465,6 @@ impl ContactConstraintW {
         self.tangent_speed = tangent_speed;
         self.twist_mass = inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n)));
         self.twist_impulse = fl(7);
-        self.restitution = fl(3);
-        self.any_restitution = any_restitution;
         self.null_scale = zero;
         if points_used == MAX_POINTS {
             let anchors = self.points.map(|p| (p.r_a.dot(t1), p.r_a.dot(t2)));
@@ -515,35 +505,6 @@ impl ContactConstraintW {
                 p.max_normal_impulse = pts[j].1[i];
             }
         }
-    }
-
-    /// After the substeps: points that approached faster than the threshold and pushed get
-    /// a normal velocity of `−e` times their approach speed. Same as
-    /// [`super::contact::restitution`].
-    pub fn restitution(&mut self, states: StatesPtr, ctx: &StepContext) {
-        if !self.any_restitution {
-            return;
-        }
-        let mut b = self.gather_bodies(states, true);
-        let zero = FloatW::ZERO;
-        let threshold = FloatW::splat(-ctx.restitution_threshold);
-        let n = self.normal;
-        for j in 0..self.points_used {
-            let cp = self.points[j];
-            let active = cp.relative_velocity.simd_le(threshold)
-                & cp.max_normal_impulse.simd_gt(zero)
-                & self.restitution.simd_gt(zero);
-            let vn = n.dot(Self::relative_velocity(&b, cp.r_a, cp.r_b));
-            let impulse = -cp.normal_mass * (vn + self.restitution * cp.relative_velocity);
-            let total = (cp.normal_impulse + impulse).fast_max(zero);
-            let total = active.select(total, cp.normal_impulse);
-            let impulse = total - cp.normal_impulse;
-            let p = &mut self.points[j];
-            p.normal_impulse = total;
-            p.max_normal_impulse = p.max_normal_impulse.fast_max(total);
-            self.apply(&mut b, cp.r_a, cp.r_b, impulse * n);
-        }
-        self.scatter(states, &b);
     }
 
     #[inline(always)]
@@ -622,9 +583,6 @@ impl ContactConstraintW {
             };
             let vn = n.dot(Self::relative_velocity(&b, cp.r_a, cp.r_b));
             let cp = &mut self.points[j];
-            if use_bias {
-                cp.relative_velocity = cp.relative_velocity.fast_min(vn);
-            }
             let impulse =
                 -cp.normal_mass * mass_scale * (vn + bias) - impulse_scale * cp.normal_impulse;
             let total = (cp.normal_impulse + impulse).fast_max(zero);

@@ -1,12 +1,13 @@
 //! The soft-step solver (Catto, "Solver2D", 2024; Box2D v3).
 //!
 //! Per step, with `h = dt / substeps`:
-//! prepare contacts, colour them and pack each colour into SIMD batches -> for each
-//! substep { integrate velocities; warm start; solve (with bias); integrate positions;
-//! relax (no bias) } -> restitution -> store impulses. In a step without joints the warm
+//! prepare contacts, colour them and pack each colour into SIMD batches -> impacts of
+//! bouncy contacts ([`impact`]) -> for each substep { integrate velocities; warm start;
+//! solve (with bias); integrate positions and rotations; relax (no bias) } -> store
+//! impulses. In a step without joints the warm
 //! start of the substeps after the first is carried per body instead of re-applied by
 //! the constraints (see [`WarmStart`]). The scalar kernels
-//! ([`contact`]) solve the overflow of the colouring and restitution; the wide kernels
+//! ([`contact`]) solve the overflow of the colouring; the wide kernels
 //! ([`contact_wide`]) solve each colour `W` constraints at a time, spread over workers.
 //!
 //! The solver's body state is the packed 64-byte [`BodyState`], one cache line per body,
@@ -51,6 +52,7 @@ pub(crate) mod batches;
 pub(crate) mod color;
 pub(crate) mod contact;
 pub(crate) mod contact_wide;
+pub(crate) mod impact;
 pub(crate) mod joint;
 pub(crate) mod joint_lanes;
 pub(crate) mod joint_wide;
@@ -449,7 +451,7 @@ pub(crate) fn free_rotation(
         v[axis] = half;
         let step = DQuat::from_xyzw(v.x, v.y, v.z, 1.0) * (1.0 + half * half).sqrt().recip();
         l = step.conjugate() * l;
-        r = r * step;
+        r *= step;
     };
     turn(0, 0.5);
     turn(1, 0.5);

@@ -433,6 +433,7 @@ impl World {
             .shape
             .aabb(&data.pose(&self.bodies.transform(b)))
             .expanded(self.def.speculative_distance);
+        self.shapes.bouncy += usize::from(data.restitution > 0.0);
         if fresh {
             self.shapes.data.push(data);
             self.shapes.bounds.push(aabb);
@@ -509,6 +510,7 @@ impl World {
 
     /// Removes a shape's proxy, contacts and slot (the body's list is the caller's).
     fn detach_shape(&mut self, index: u32) {
+        self.shapes.bouncy -= usize::from(self.shapes.data[index as usize].restitution > 0.0);
         self.destroy_proxy_contacts(index);
         self.shapes.pool.release(index);
     }

@@ -340,4 +340,7 @@ pub(crate) struct ShapeStore {
     /// the narrowphase tests the bounds of a pair that is far apart without loading either
     /// shape or the contact.
     pub bounds: Vec<Aabb>,
+    /// Live shapes with restitution above zero: without them (and without a contact
+    /// modifier, which may set it) the step skips the impact pass.
+    pub bouncy: usize,
 }

@@ -657,6 +657,23 @@ impl World {
         plot!("colors used", self.profile.colors);
         plot!("overflow constraints", self.profile.overflow);
 
+        {
+            // Bouncy contacts collide at their times of impact before the soft step (see
+            // `solver::impact`); worlds without bouncy shapes or a modifier skip it.
+            zone!("Restitution");
+            let t = Instant::now();
+            if self.shapes.bouncy > 0 || self.contact_modifier.is_some() {
+                solver::impact::resolve(
+                    &self.touching,
+                    &self.touching_pairs,
+                    &self.contacts.contacts,
+                    &mut self.solver,
+                    &ctx,
+                    h * substeps as f32,
+                );
+            }
+            self.profile.restitution = ms_since(t);
+        }
         let p = &mut self.profile;
         (
             p.integrate_velocities,
@@ -705,13 +722,6 @@ impl World {
                     .solve(&mut self.solver.states, &ctx, false, parallel);
                 p.relax += ms_since(t);
             }
-        }
-        {
-            zone!("Restitution");
-            let t = Instant::now();
-            self.batches
-                .restitution(&mut self.solver.states, &ctx, parallel);
-            p.restitution = ms_since(t);
         }
         {
             zone!("Store Impulses");
