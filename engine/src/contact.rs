@@ -57,6 +57,8 @@ pub(crate) struct Contact {
     pub static_friction: f32,
     /// Mixed restitution: max(ea, eb).
     pub restitution: f32,
+    /// Mixed rolling resistance times rolling radius, in m: the larger of the shapes'.
+    pub rolling_resistance: f32,
     pub manifold: Manifold,
     pub shape_a: u32,
     pub shape_b: u32,

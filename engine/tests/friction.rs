@@ -162,3 +162,68 @@ fn static_friction_defaults_to_the_kinetic_coefficient() {
         "{err}"
     );
 }
+
+#[test]
+fn rolling_ball_stops_at_the_rolling_resistance_distance() {
+    let (radius, mu_r) = (0.2f32, 0.1f32);
+    for v0 in [1.0f32, 2.0] {
+        let mut w = world(Vec3::new(0.0, -G, 0.0));
+        ground(&mut w, ShapeDef::sphere(1.0).with_rolling_resistance(mu_r));
+        let b = w
+            .create_body(&BodyDef {
+                position: Vec3::new(0.0, radius, 0.0),
+                ..Default::default()
+            })
+            .unwrap();
+        w.add_shape(b, &ShapeDef::sphere(radius).with_rolling_resistance(mu_r))
+            .unwrap();
+        for _ in 0..30 {
+            w.step(DT).unwrap();
+        }
+        // Rolling without slipping along +x: ω = v / R about −z.
+        w.set_linear_velocity(b, Vec3::new(v0, 0.0, 0.0)).unwrap();
+        w.set_angular_velocity(b, Vec3::new(0.0, 0.0, -v0 / radius))
+            .unwrap();
+        let x0 = w.body_position(b).unwrap().x;
+        for _ in 0..360 {
+            w.step(DT).unwrap();
+        }
+        let v = w.linear_velocity(b).unwrap().length();
+        let d = w.body_position(b).unwrap().x - x0;
+        let expected = 7.0 * v0 * v0 / (10.0 * mu_r * G);
+        println!("v0 {v0}: rolled {d} m, closed form {expected} m, speed {v}");
+        assert!(v < 1e-3, "v0 {v0}: still rolling at {v} m/s");
+        assert!(
+            (d - expected).abs() < 0.02 * expected,
+            "v0 {v0}: rolled {d} m, closed form {expected} m"
+        );
+    }
+    // Without it a ball rolls on.
+    let mut w = world(Vec3::new(0.0, -G, 0.0));
+    ground(&mut w, ShapeDef::sphere(1.0));
+    let b = w
+        .create_body(&BodyDef {
+            position: Vec3::new(0.0, radius, 0.0),
+            linear_velocity: Vec3::new(1.0, 0.0, 0.0),
+            angular_velocity: Vec3::new(0.0, 0.0, -1.0 / radius),
+            ..Default::default()
+        })
+        .unwrap();
+    w.add_shape(b, &ShapeDef::sphere(radius)).unwrap();
+    for _ in 0..120 {
+        w.step(DT).unwrap();
+    }
+    let v = w.linear_velocity(b).unwrap().x;
+    assert!(
+        (v - 1.0).abs() < 0.01,
+        "a ball without rolling resistance slowed to {v}"
+    );
+    let err = ShapeDef::sphere(1.0)
+        .with_rolling_resistance(-1.0)
+        .validate()
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("ShapeDef::rolling_resistance"),
+        "{err}"
+    );
+}

@@ -25,6 +25,15 @@ use std::ops::Range;
 /// manifold, which its layout puts first.
 const HOT_BYTES: usize = std::mem::offset_of!(Contact, shape_a);
 
+/// Where a contact's constraint is prepared (see [`ContactBatches::locate`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Slot {
+    /// Wide batch and lane.
+    Wide(u32, usize),
+    /// Index in the overflow constraints.
+    Overflow(u32),
+}
+
 #[derive(Default)]
 pub(crate) struct ContactBatches {
     pub coloring: Coloring,
@@ -478,6 +487,33 @@ impl ContactBatches {
         self.trees
             .iter_mut()
             .for_each(|t| t.solve(states, ctx, use_bias));
+    }
+
+    /// Where each touching contact's constraint was prepared this step, by touching
+    /// index: a wide batch and lane, or an overflow constraint ([`Slot::Overflow`]).
+    pub fn locate(&self, touching: usize) -> Vec<Slot> {
+        let mut at = vec![Slot::Overflow(NULL); touching];
+        for (list, range) in self.coloring.colors.iter().zip(&self.ranges) {
+            for (pos, &k) in list.iter().enumerate() {
+                at[k as usize] = Slot::Wide((range.start + pos / W) as u32, pos % W);
+            }
+        }
+        for (i, &k) in self.coloring.overflow.iter().enumerate() {
+            at[k as usize] = Slot::Overflow(i as u32);
+        }
+        at
+    }
+
+    /// The normal impulse of this substep so far, summed over the points, of the contact
+    /// constraint at `slot`.
+    pub fn normal_load(&self, slot: Slot) -> f32 {
+        match slot {
+            Slot::Wide(batch, lane) => self.wide[batch as usize].normal_load(lane),
+            Slot::Overflow(i) => {
+                let c = &self.overflow[i as usize];
+                c.points[..c.count].iter().map(|p| p.normal_impulse).sum()
+            }
+        }
     }
 
     /// Copies the impulses into the manifolds for the next step's warm start.

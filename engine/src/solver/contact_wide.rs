@@ -486,6 +486,14 @@ impl ContactConstraintW {
         }
     }
 
+    /// Lane `lane`'s normal impulse of this substep so far, summed over its points.
+    pub fn normal_load(&self, lane: usize) -> f32 {
+        self.points[..self.points_used]
+            .iter()
+            .map(|p| p.normal_impulse.to_array()[lane])
+            .sum()
+    }
+
     pub fn store(&self, contacts: DisjointPtr<Contact>) {
         let f = (self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * self.t2).scatter();
         let twist = self.twist_impulse.to_array();

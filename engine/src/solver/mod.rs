@@ -56,6 +56,7 @@ pub(crate) mod impact;
 pub(crate) mod joint;
 pub(crate) mod joint_lanes;
 pub(crate) mod joint_wide;
+pub(crate) mod rolling;
 mod softness;
 pub(crate) mod wide;
 

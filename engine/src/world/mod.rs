@@ -227,6 +227,8 @@ pub struct World {
     /// Contacts that stopped touching in the last narrowphase but still hold a colour.
     pub(crate) uncolor: Vec<u32>,
     pub(crate) batches: crate::solver::batches::ContactBatches,
+    /// The rolling-resistance rows of the step (see `solver::rolling`).
+    pub(crate) rolling: crate::solver::rolling::RollingRows,
     pub(crate) pool: Option<rayon::ThreadPool>,
     pub(crate) profile: Profile,
     /// The last step's `dt` (the step before the first is assumed to be 1/60 s): predicts
@@ -314,6 +316,7 @@ impl World {
             touching_colors: Vec::new(),
             uncolor: Vec::new(),
             batches: Default::default(),
+            rolling: Default::default(),
             pool,
             profile: Profile::default(),
             last_dt: 1.0 / 60.0,
@@ -421,6 +424,11 @@ impl World {
             friction: def.friction,
             static_friction: def.static_friction.unwrap_or(def.friction),
             restitution: def.restitution,
+            rolling: def.rolling_resistance
+                * match def.shape {
+                    Shape::Sphere { radius } | Shape::Capsule { radius, .. } => radius,
+                    _ => 0.0,
+                },
             inner_radius: def.inner_radius,
             filter: def.filter,
             is_sensor: def.is_sensor,
@@ -434,6 +442,7 @@ impl World {
             .aabb(&data.pose(&self.bodies.transform(b)))
             .expanded(self.def.speculative_distance);
         self.shapes.bouncy += usize::from(data.restitution > 0.0);
+        self.shapes.rolling += usize::from(data.rolling > 0.0);
         if fresh {
             self.shapes.data.push(data);
             self.shapes.bounds.push(aabb);
@@ -510,7 +519,9 @@ impl World {
 
     /// Removes a shape's proxy, contacts and slot (the body's list is the caller's).
     fn detach_shape(&mut self, index: u32) {
-        self.shapes.bouncy -= usize::from(self.shapes.data[index as usize].restitution > 0.0);
+        let data = &self.shapes.data[index as usize];
+        self.shapes.bouncy -= usize::from(data.restitution > 0.0);
+        self.shapes.rolling -= usize::from(data.rolling > 0.0);
         self.destroy_proxy_contacts(index);
         self.shapes.pool.release(index);
     }

@@ -61,6 +61,12 @@ pub struct ShapeDef {
     pub static_friction: Option<f32>,
     /// Coefficient of restitution in [0, 1]; mixed as `max(ea, eb)`. Default: 0.
     pub restitution: f32,
+    /// Rolling resistance of spheres and capsules (dimensionless, ≥ 0): a ball of radius
+    /// `R` rolling under a normal force `N` feels a torque of up to `μr R N` against its
+    /// rolling, so it slows at `5/7 μr g` on flat ground and comes to rest. Mixed as the
+    /// larger `μr R` of the two shapes; other shapes ignore it. Default: 0 (rolls for
+    /// ever).
+    pub rolling_resistance: f32,
     /// For spheres only: the radius of a hollow core, in m (0 = solid). A ball of
     /// radius 0.1 with inner radius 0.09 is a thin shell. Default: 0.
     pub inner_radius: f32,
@@ -101,6 +107,7 @@ impl ShapeDef {
             friction: 0.6,
             static_friction: None,
             restitution: 0.0,
+            rolling_resistance: 0.0,
             inner_radius: 0.0,
             filter: Filter::default(),
             is_sensor: false,
@@ -180,6 +187,12 @@ impl ShapeDef {
         self
     }
 
+    /// Sets the rolling resistance (spheres and capsules).
+    pub fn with_rolling_resistance(mut self, rolling_resistance: f32) -> Self {
+        self.rolling_resistance = rolling_resistance;
+        self
+    }
+
     /// Sets the collision filter.
     pub fn with_filter(mut self, filter: Filter) -> Self {
         self.filter = filter;
@@ -246,6 +259,12 @@ impl ShapeDef {
                 ));
             }
         }
+        if !self.rolling_resistance.is_finite() || self.rolling_resistance < 0.0 {
+            return Err(Error::invalid(
+                "ShapeDef::rolling_resistance",
+                "must be finite and non-negative",
+            ));
+        }
         if !self.restitution.is_finite() || !(0.0..=1.0).contains(&self.restitution) {
             return Err(Error::invalid("ShapeDef::restitution", "must be in [0, 1]"));
         }
@@ -290,6 +309,9 @@ pub(crate) struct ShapeData {
     pub friction: f32,
     pub static_friction: f32,
     pub restitution: f32,
+    /// Rolling resistance times the rolling radius (sphere or capsule radius), in m; 0
+    /// for other shapes.
+    pub rolling: f32,
     pub inner_radius: f32,
     pub filter: Filter,
     pub is_sensor: bool,
@@ -343,4 +365,6 @@ pub(crate) struct ShapeStore {
     /// Live shapes with restitution above zero: without them (and without a contact
     /// modifier, which may set it) the step skips the impact pass.
     pub bouncy: usize,
+    /// Live shapes with rolling resistance: without them the step has no rolling rows.
+    pub rolling: usize,
 }

@@ -215,6 +215,7 @@ impl World {
             friction: (a.friction * b.friction).sqrt(),
             static_friction: (a.static_friction * b.static_friction).sqrt(),
             restitution: a.restitution.max(b.restitution),
+            rolling_resistance: a.rolling.max(b.rolling),
             manifold: Default::default(),
             cache: Default::default(),
             recycled: false,
@@ -637,6 +638,17 @@ impl World {
                 h,
                 parallel,
             );
+            if self.shapes.rolling > 0 {
+                self.rolling.prepare(
+                    &self.touching,
+                    &self.touching_pairs,
+                    &self.contacts.contacts,
+                    &self.solver,
+                    &self.batches,
+                );
+            } else if !self.rolling.is_empty() {
+                self.rolling = Default::default();
+            }
             if !keep_lists {
                 self.joint_lists_dirty = false;
                 self.joint_lists_awake.clone_from(&self.solver.slot);
@@ -702,11 +714,13 @@ impl World {
                 self.batches.warm_start(&mut self.solver.states, parallel);
                 p.warm_start += ms_since(t);
             }
+            self.rolling.warm_start(&mut self.solver.states, warm);
             {
                 zone!("Solve");
                 let t = Instant::now();
                 self.batches
                     .solve(&mut self.solver.states, &ctx, true, parallel);
+                self.rolling.solve(&mut self.solver.states, &self.batches);
                 p.solve += ms_since(t);
             }
             {
@@ -720,6 +734,7 @@ impl World {
                 let t = Instant::now();
                 self.batches
                     .solve(&mut self.solver.states, &ctx, false, parallel);
+                self.rolling.solve(&mut self.solver.states, &self.batches);
                 p.relax += ms_since(t);
             }
         }
