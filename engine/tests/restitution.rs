@@ -262,3 +262,65 @@ fn bouncy_boxes_come_to_rest_in_a_stack() {
         assert!((y - (0.5 + k as f32)).abs() < 0.02, "box {k} at {y}");
     }
 }
+
+/// A pile of bouncy balls and boxes with rolling resistance and static friction, with
+/// enough bodies for the parallel solve: its state hash after 2 s.
+fn bouncy_pile(threads: usize) -> u64 {
+    let mut w = World::new(WorldDef {
+        worker_count: threads,
+        enable_sleep: false,
+        ..Default::default()
+    })
+    .unwrap();
+    let ground = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Static,
+            ..Default::default()
+        })
+        .unwrap();
+    w.add_shape(ground, &ShapeDef::plane(Vec3::Y, 0.0).with_static_friction(0.9))
+        .unwrap();
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut unit = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32
+    };
+    for k in 0..600 {
+        let (i, j, l) = (k % 10, (k / 10) % 10, k / 100);
+        let b = w
+            .create_body(&BodyDef {
+                position: Vec3::new(i as f32 * 0.5, 0.5 + l as f32 * 0.6, j as f32 * 0.5),
+                linear_velocity: Vec3::new(unit() - 0.5, -3.0 * unit(), unit() - 0.5),
+                ..Default::default()
+            })
+            .unwrap();
+        let shape = if k % 3 == 0 {
+            ShapeDef::cuboid(Vec3::splat(0.2))
+        } else {
+            ShapeDef::sphere(0.2).with_rolling_resistance(0.05)
+        };
+        w.add_shape(
+            b,
+            &shape
+                .with_restitution(0.3 + 0.6 * unit())
+                .with_friction(0.4)
+                .with_static_friction(0.7),
+        )
+        .unwrap();
+    }
+    for _ in 0..120 {
+        w.step(DT).unwrap();
+    }
+    w.state_hash()
+}
+
+#[test]
+fn bouncy_pile_is_deterministic_across_threads() {
+    let one = bouncy_pile(1);
+    println!("bouncy pile state hash {one:016x}");
+    for threads in [2, 4] {
+        assert_eq!(one, bouncy_pile(threads), "{threads} threads");
+    }
+}
