@@ -278,8 +278,11 @@ fn bouncy_pile(threads: usize) -> u64 {
             ..Default::default()
         })
         .unwrap();
-    w.add_shape(ground, &ShapeDef::plane(Vec3::Y, 0.0).with_static_friction(0.9))
-        .unwrap();
+    w.add_shape(
+        ground,
+        &ShapeDef::plane(Vec3::Y, 0.0).with_static_friction(0.9),
+    )
+    .unwrap();
     let mut seed = 0x2545_F491_4F6C_DD1Du64;
     let mut unit = move || {
         seed ^= seed << 13;
