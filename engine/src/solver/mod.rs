@@ -66,7 +66,7 @@ use crate::body::{BodyStore, BodyType};
 use crate::broadphase::NULL;
 use crate::math::rotate_diagonal;
 use contact_wide::DisjointPtr;
-use glam::{DQuat, DVec3, Mat3, Quat, Vec3};
+use glam::{DMat3, DQuat, DVec3, Mat3, Quat, Vec3};
 
 /// A movable body's solver state. 64 bytes, 64-aligned: one cache line per body. The
 /// kernels read it as 16 floats (v, 0, w, 0, dp, 0, dq) and transpose `W` of them into
@@ -422,10 +422,11 @@ pub(crate) fn integrate_positions(
 /// (x ½h, y ½h, z h, y ½h, x ½h) they make a second-order, time-reversible, symplectic
 /// map. Each rotation keeps `q L` (the world momentum) exactly, so `|L|` and its
 /// direction are kept to rounding; the energy, being a Hamiltonian of a symplectic map,
-/// oscillates within `O(h²)` and does not drift. Each axis rotation uses the Cayley
-/// quaternion `(1, ½θ e)` normalised, which turns by `2 atan(½θ)` instead of `θ`: still
-/// the exact flow of a slightly changed energy of that axis, so the properties above
-/// hold, with no trigonometry.
+/// oscillates within `O(h²)` and does not drift. Each axis rotation is the Cayley
+/// rotation of `θ` (the quaternion `(1, ½θ e)`, cosine and sine `(1 − t², 2t) / (1 + t²)`
+/// with `t = ½θ`), which turns by `2 atan(½θ)` instead of `θ`: still the exact flow of a
+/// slightly changed energy of that axis, so the properties above hold, with no
+/// trigonometry and one division a turn.
 ///
 /// The previous scheme (one implicit Newton step of the gyroscopic torque, then the
 /// rotation at constant ω) damped the flip of a box spun about its intermediate axis and
@@ -441,28 +442,31 @@ pub(crate) fn free_rotation(
     // In f64: the conversions between ω and L round once a substep each, and in f32 that
     // rounding leans one way (|L| grew 1e-4 in 1,800 substeps of a spinning box); in f64
     // it is far below what the f32 state can show.
-    let (q, w) = (q.normalize(), w.as_dvec3());
-    let (inertia, inv_inertia) = (inertia.as_dvec3(), inv_inertia.as_dvec3());
-    let mut l = inertia * (q.conjugate() * w);
-    let world = q * l;
+    let q = q.normalize();
+    let frame = DMat3::from_quat(q);
+    let inv = inv_inertia.as_dvec3();
+    let mut l = inertia.as_dvec3() * (frame.transpose() * w.as_dvec3());
+    let h = h as f64;
+    // Each turn about body axis `k` by φ, tan(φ/2) = t: `L` turns by −φ (its two other
+    // components, in cyclic order), the body by +φ (the quaternion (1, t e_k), normalised
+    // once at the end).
     let mut r = DQuat::IDENTITY;
-    let mut turn = |axis: usize, fraction: f64| {
-        let half = 0.5 * fraction * h as f64 * l[axis] * inv_inertia[axis];
+    for (k, fraction) in [(0, 0.5), (1, 0.5), (2, 1.0), (1, 0.5), (0, 0.5)] {
+        let t = 0.5 * fraction * h * l[k] * inv[k];
+        let d = 1.0 / (1.0 + t * t);
+        let (c, s) = ((1.0 - t * t) * d, 2.0 * t * d);
+        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+        let (li, lj) = (l[i], l[j]);
+        l[i] = c * li + s * lj;
+        l[j] = c * lj - s * li;
         let mut v = DVec3::ZERO;
-        v[axis] = half;
-        let step = DQuat::from_xyzw(v.x, v.y, v.z, 1.0) * (1.0 + half * half).sqrt().recip();
-        l = step.conjugate() * l;
-        r *= step;
-    };
-    turn(0, 0.5);
-    turn(1, 0.5);
-    turn(2, 1.0);
-    turn(1, 0.5);
-    turn(0, 0.5);
-    // The new ω from the world momentum (not from the turned `l`): the rounding of the
-    // five turns then never reaches the momentum.
+        v[k] = t;
+        r *= DQuat::from_xyzw(v.x, v.y, v.z, 1.0);
+    }
+    // The body turned by `r` and `L` by `r⁻¹`: the world momentum `q L` is unchanged (to
+    // f64 rounding).
     let q = (q * r).normalize();
-    let w = q * (inv_inertia * (q.conjugate() * world));
+    let w = DMat3::from_quat(q) * (inv * l);
     (q, w.as_vec3())
 }
 
