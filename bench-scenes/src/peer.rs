@@ -110,9 +110,16 @@ pub fn pose_stability(recipe: &Recipe, start: &[BodyState], end: &[BodyState]) -
         .iter()
         .map(|b| impetus_shape(&b.shape))
         .collect();
+    // Static bodies stay where the recipe puts them (an engine may report a height field at
+    // its corner, its own origin, rather than at the recipe's centre).
     let xf = |i: usize| {
-        let s = &end[i];
-        Transform::new(s.position + s.rotation * shapes[i].1, s.rotation)
+        let b = &recipe.bodies[i];
+        let (p, q) = if b.dynamic {
+            (end[i].position, end[i].rotation)
+        } else {
+            (b.position, b.rotation)
+        };
+        Transform::new(p + q * shapes[i].1, q)
     };
     let mut s = Stability {
         min_y: f32::INFINITY,

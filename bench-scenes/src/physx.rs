@@ -16,7 +16,8 @@
 //!
 //! Shapes: a box `PxBoxGeometry`, a sphere `PxSphereGeometry`, a capsule `PxCapsuleGeometry`
 //! (PhysX's capsule lies along its x axis, so the shape's local pose turns it onto the body's
-//! y axis). PhysX's height fields are not built by this adapter: `mesh_pile` is skipped.
+//! y axis). A terrain is a `PxHeightField` of 16-bit samples (heights quantised to the
+//! tallest one over 32,767), each cell split along the same diagonal as impetus's.
 //!
 //! Joints (`PxExtensions`; both local frames the world frame at the anchor turned so that its
 //! x axis, PhysX's joint axis, lies along the recipe axis; jointed actors do not collide,
@@ -121,11 +122,53 @@ pub fn physx_skips(recipe: &Recipe) -> Option<String> {
             }
             _ => None,
         },
-        |s| match s {
-            ShapeSpec::Terrain(_) => Some("height fields"),
-            _ => None,
-        },
+        |_| None,
     )
+}
+
+/// One PhysX height-field sample (`PxHeightFieldSample`'s layout): the height in units of
+/// the height scale, the lower triangle's material index with the tessellation flag in its
+/// high bit, the upper triangle's material index.
+#[repr(C)]
+struct Sample {
+    height: i16,
+    material0: u8,
+    material1: u8,
+}
+
+/// The recipe terrain as a PhysX height field (null if PhysX refuses it) and its height
+/// scale, which stores the tallest sample as 32,767. PhysX's rows run
+/// along x and its columns along z, so sample (row c, column r) is the recipe's sample
+/// (r, c); every cell's tessellation flag is set, which splits it along the diagonal from
+/// its first sample to the opposite one, from (r, c) to (r + 1, c + 1), as impetus does.
+///
+/// # Safety
+/// `physics` must be the live PxPhysics.
+unsafe fn height_field(physics: *mut PxPhysics, t: &crate::Terrain) -> (*mut PxHeightField, f32) {
+    const TESSELLATION_FLAG: u8 = 0x80;
+    let heights = t.heights();
+    let top = heights.iter().fold(0.0f32, |m, h| m.max(h.abs()));
+    let scale = top.max(1e-3) / f32::from(i16::MAX);
+    let samples: Vec<Sample> = (0..t.cols)
+        .flat_map(|c| (0..t.rows).map(move |r| (r, c)))
+        .map(|(r, c)| Sample {
+            height: (heights[r * t.cols + c] / scale).round() as i16,
+            material0: TESSELLATION_FLAG,
+            material1: 0,
+        })
+        .collect();
+    // SAFETY: plain values; `samples` outlives the call, which copies them.
+    unsafe {
+        let mut desc = PxHeightFieldDesc_new();
+        desc.nbRows = t.cols as u32;
+        desc.nbColumns = t.rows as u32;
+        desc.format = PxHeightFieldFormat::S16Tm;
+        desc.samples.data = samples.as_ptr().cast();
+        desc.samples.stride = std::mem::size_of::<Sample>() as u32;
+        let field =
+            phys_PxCreateHeightField(&desc, PxPhysics_getPhysicsInsertionCallback_mut(physics));
+        (field, scale)
+    }
 }
 
 /// The joint frame of a recipe joint at the world point `anchor` for an actor at `pose`:
@@ -191,7 +234,15 @@ pub fn build_physx(recipe: &Recipe, threads: usize) -> Result<PhysxWorld, String
                     m
                 }
             };
-            let pose = transform(b.position, b.rotation);
+            // A height field's origin is its corner; the recipe gives its centre.
+            let position = match b.shape {
+                ShapeSpec::Terrain(t) => {
+                    let (sx, sz) = t.size();
+                    b.position - Vec3::new(0.5 * sx, 0.0, 0.5 * sz)
+                }
+                _ => b.position,
+            };
+            let pose = transform(position, b.rotation);
             let actor: *mut PxRigidActor = if b.dynamic {
                 PxPhysics_createRigidDynamic_mut(physics, &pose).cast()
             } else {
@@ -241,7 +292,29 @@ pub fn build_physx(recipe: &Recipe, threads: usize) -> Result<PhysxWorld, String
                     PxShape_setLocalPose_mut(shape, &onto_y);
                     shape
                 }
-                ShapeSpec::Terrain(_) => unreachable!("rejected by physx_skips"),
+                ShapeSpec::Terrain(t) => {
+                    let (field, scale) = height_field(physics, &t);
+                    if field.is_null() {
+                        return Err("PhysX could not build the terrain's height field".into());
+                    }
+                    let g = PxHeightFieldGeometry_new(
+                        field,
+                        PxMeshGeometryFlags::empty(),
+                        scale,
+                        t.spacing,
+                        t.spacing,
+                    );
+                    let shape = PxRigidActorExt_createExclusiveShape(
+                        actor,
+                        (&g as *const PxHeightFieldGeometry).cast(),
+                        &material,
+                        1,
+                        flags,
+                    );
+                    // The shape holds its own reference to the field.
+                    PxHeightField_release_mut(field);
+                    shape
+                }
             };
             if shape.is_null() {
                 return Err("PhysX could not create a shape".to_string());
@@ -258,7 +331,7 @@ pub fn build_physx(recipe: &Recipe, threads: usize) -> Result<PhysxWorld, String
             PxScene_addActor_mut(scene, actor.cast(), null());
             world.actors.push(actor);
             world.dynamic.push(b.dynamic);
-            poses.push(impetus::Transform::new(b.position, b.rotation));
+            poses.push(impetus::Transform::new(position, b.rotation));
         }
 
         for j in &recipe.joints {
@@ -308,6 +381,10 @@ pub fn build_physx(recipe: &Recipe, threads: usize) -> Result<PhysxWorld, String
                 return Err("PhysX could not create a joint".to_string());
             }
             world.joints.push(joint);
+        }
+        // The shapes hold their own references to the materials.
+        for (_, m) in materials {
+            PxRefCounted_release_mut(m.cast());
         }
         Ok(world)
     }
@@ -400,4 +477,33 @@ pub fn run_physx(
     let recipe = (scene.recipe)(&Params::default());
     let mut world = build_physx(&recipe, threads)?;
     run_peer(scene.name, &recipe, &mut world, steps, progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::find;
+
+    /// The pyramid stands on the ground at 1 and 2 threads: nothing falls through, nothing
+    /// flies off (a pyramid that collapses moves boxes by metres; PhysX's settles by a few
+    /// decimetres, its stack sinking into its contacts).
+    #[test]
+    fn pyramid_stands() {
+        for threads in [1, 2] {
+            let r = run_physx(find("pyramid").unwrap(), threads, 30, |_, _| {}).unwrap();
+            assert_eq!(r.bodies, 820);
+            assert!(r.stability.min_y > -0.05, "{:?}", r.stability);
+            assert!(r.stability.max_displacement < 1.0, "{:?}", r.stability);
+            assert!(r.contacts > 0);
+        }
+    }
+
+    /// Cone-twist joints are skipped with the reason; the rest of the joints run.
+    #[test]
+    fn joints_build() {
+        let ragdolls = (find("ragdolls").unwrap().recipe)(&Params::default());
+        assert!(physx_skips(&ragdolls).unwrap().contains("cone-twist"));
+        let r = run_physx(find("bridge").unwrap(), 1, 30, |_, _| {}).unwrap();
+        assert!(r.stability.max_joint_error < 0.1, "{:?}", r.stability);
+    }
 }
