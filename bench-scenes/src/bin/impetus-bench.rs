@@ -849,6 +849,29 @@ fn utc_date() -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
+/// The 1-, 5- and 15-minute load averages from /proc/loadavg, e.g. `1.02 0.87 0.60`.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// How a report was made, for its text and its results file.
+struct ReportInfo {
+    command: String,
+    machine: String,
+    date: String,
+    reps: usize,
+    /// Load averages when the report began and when it ended.
+    load: (String, String),
+}
+
 /// A figure for the report's tables: fixed decimals, or a dash.
 fn cell(v: Option<f64>, decimals: usize) -> String {
     v.map_or("–".to_string(), |v| format!("{v:.decimals$}"))
@@ -890,6 +913,7 @@ fn report(args: &[String]) -> Result<(), String> {
         * threads.len();
     let mut tally = Tally::new(total);
     let (machine, date) = (machine(), utc_date());
+    let load_start = load_average();
     let mut measured = Vec::new();
     for &scene in &scenes {
         let steps = o.steps.unwrap_or(scene.default_steps).max(1);
@@ -902,15 +926,20 @@ fn report(args: &[String]) -> Result<(), String> {
         )?;
         measured.push(report);
     }
-    let command = format!("impetus-bench report {}", args.join(" "));
-    let readme = report_markdown(
-        &measured, &engines, &threads, reps, &command, &machine, &date,
-    );
+    let info = ReportInfo {
+        command: format!("impetus-bench report {}", args.join(" ")),
+        machine,
+        date,
+        reps,
+        load: (load_start, load_average()),
+    };
+    let readme = report_markdown(&measured, &engines, &threads, &info);
     write_file(&format!("{out}/README.md"), readme)?;
     let results = json!({
-        "command": command,
-        "machine": machine,
-        "date": date,
+        "command": info.command,
+        "machine": info.machine,
+        "date": info.date,
+        "load_average": { "start": info.load.0, "end": info.load.1 },
         "reps": reps,
         "threads": threads,
         "scenes": measured.iter().map(|m| json!({
@@ -981,11 +1010,15 @@ fn report_markdown(
     measured: &[SceneReport],
     engines: &[Engine],
     threads: &[usize],
-    reps: usize,
-    command: &str,
-    machine: &str,
-    date: &str,
+    info: &ReportInfo,
 ) -> String {
+    let ReportInfo {
+        command,
+        machine,
+        date,
+        reps,
+        load,
+    } = info;
     let mut s = String::new();
     let mut line = |text: String| {
         s.push_str(&text);
@@ -1004,6 +1037,13 @@ fn report_markdown(
          their stability figures are measured are in docs/SCENES.md (\"Peer engines\") and \
          in each adapter's module doc (bench-scenes/src/rapier.rs, box3d.rs, physx.rs, \
          jolt.rs). `results.json` beside this file has every figure."
+    ));
+    line(String::new());
+    line(format!(
+        "Load averages (1, 5, 15 min) when the report began: {}; when it ended: {}. A load \
+         above the core count means the engines shared the cores with other work: every \
+         engine is slowed, and the gain from a second thread is hidden.",
+        load.0, load.1
     ));
     line(String::new());
     line("## impetus against the fastest peer".into());
