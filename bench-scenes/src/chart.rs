@@ -1,6 +1,7 @@
 //! Hand-written SVG charts for `impetus-bench`: ms/step against threads per engine
-//! ([`scaling_chart`]) and one bar per engine ([`bar_chart`]). No plotting crate: axes,
-//! ticks, polylines, markers and a legend are all there is.
+//! ([`scaling_chart`]), one bar per engine ([`bar_chart`]) and bars per engine grouped by
+//! thread count ([`grouped_bar_chart`], the report's). No plotting crate: axes, ticks,
+//! polylines, bars, markers and a legend are all there is.
 
 use std::fmt::Write;
 
@@ -226,6 +227,121 @@ pub fn bar_chart(title: &str, bars: &[(String, f64)]) -> String {
     s
 }
 
+/// One engine's bars in a [`grouped_bar_chart`]: its legend label and one value per group
+/// (`None` where it did not run: no bar, a dash under the group).
+#[derive(Clone, Debug)]
+pub struct BarSeries {
+    /// Legend label, e.g. `impetus 0.1.0`.
+    pub name: String,
+    /// One value per group, in the groups' order.
+    pub values: Vec<Option<f64>>,
+}
+
+/// Bars grouped along x (`groups`, e.g. thread counts), one bar per series in each group,
+/// valued on top; a legend of the series on the right and a caption line under the x
+/// label (e.g. the machine and the date).
+pub fn grouped_bar_chart(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    caption: &str,
+    groups: &[String],
+    series: &[BarSeries],
+) -> String {
+    let y_max = series
+        .iter()
+        .flat_map(|s| s.values.iter().flatten().copied())
+        .fold(0.0, f64::max);
+    let (framed, top, height) = frame(title, x_label, y_label, y_max, RIGHT);
+    // Room for the caption under the x label.
+    let mut s = framed.replacen(
+        &format!(r#"height="{H}" viewBox="0 0 {W} {H}""#),
+        &format!(r#"height="{}" viewBox="0 0 {W} {}""#, H + 22.0, H + 22.0),
+        1,
+    );
+    s = s.replacen(
+        &format!(r#"<rect width="{W}" height="{H}" fill="white"/>"#),
+        &format!(r#"<rect width="{W}" height="{}" fill="white"/>"#, H + 22.0),
+        1,
+    );
+    let width = W - RIGHT - LEFT;
+    let slot = width / groups.len().max(1) as f64;
+    let n = series.len().max(1) as f64;
+    let bar = (slot * 0.8 / n).min(48.0);
+    let py = |v: f64| H - BOTTOM - height * v / top;
+    for (g, label) in groups.iter().enumerate() {
+        let centre = LEFT + slot * (g as f64 + 0.5);
+        let _ = writeln!(
+            s,
+            r#"<text x="{centre:.1}" y="{:.1}" text-anchor="middle" font-weight="bold">{}</text>"#,
+            H - BOTTOM + 19.0,
+            escape(label)
+        );
+        let start = centre - bar * n / 2.0;
+        for (k, ser) in series.iter().enumerate() {
+            let color = COLORS[k % COLORS.len()];
+            let x = start + bar * k as f64;
+            match ser.values.get(g).copied().flatten() {
+                Some(v) => {
+                    let y = py(v);
+                    let _ = writeln!(
+                        s,
+                        r#"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{color}" rx="2"><title>{}: {v:.3} ms</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="10">{}</text>"#,
+                        x + 1.0,
+                        bar - 2.0,
+                        H - BOTTOM - y,
+                        escape(&ser.name),
+                        x + bar / 2.0,
+                        y - 4.0,
+                        format_value(v)
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#888">–</text>"##,
+                        x + bar / 2.0,
+                        H - BOTTOM - 4.0
+                    );
+                }
+            }
+        }
+    }
+    let x = W - RIGHT + 16.0;
+    for (k, ser) in series.iter().enumerate() {
+        let y = TOP + 10.0 + 20.0 * k as f64;
+        let _ = writeln!(
+            s,
+            r#"<rect x="{x}" y="{}" width="14" height="12" rx="2" fill="{}"/><text x="{}" y="{}">{}</text>"#,
+            y - 6.0,
+            COLORS[k % COLORS.len()],
+            x + 20.0,
+            y + 4.0,
+            escape(&ser.name)
+        );
+    }
+    let _ = writeln!(
+        s,
+        r##"<text x="{}" y="{}" text-anchor="middle" font-size="11" fill="#555">{}</text>"##,
+        W / 2.0,
+        H + 12.0,
+        escape(caption)
+    );
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A bar's value label: three significant figures.
+fn format_value(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,5 +372,26 @@ mod tests {
         assert!(svg.contains("a &lt;1&gt;"));
         let bars = bar_chart("t", &[("a".into(), 2.0), ("b".into(), 3.0)]);
         assert_eq!(bars.matches("<rect").count(), 3);
+        let grouped = grouped_bar_chart(
+            "t",
+            "threads",
+            "ms",
+            "machine",
+            &["1".into(), "2".into()],
+            &[
+                BarSeries {
+                    name: "a".into(),
+                    values: vec![Some(2.0), Some(1.0)],
+                },
+                BarSeries {
+                    name: "b".into(),
+                    values: vec![Some(3.0), None],
+                },
+            ],
+        );
+        assert!(grouped.starts_with("<svg") && grouped.trim_end().ends_with("</svg>"));
+        // The background, three bars and two legend swatches.
+        assert_eq!(grouped.matches("<rect").count(), 6);
+        assert!(grouped.contains("machine"));
     }
 }

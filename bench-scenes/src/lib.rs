@@ -1,9 +1,20 @@
 //! The scene library of impetus: one recipe per benchmark scene (docs/SCENES.md), shared by the
-//! tests, the `impetus-bench` CLI, the rapier3d peer comparison (feature `rapier`, on by
-//! default) and (later) the viewer.
+//! tests, the `impetus-bench` CLI, the peer comparisons and (later) the viewer.
+//!
+//! The peers of docs/SCENES.md each sit behind a feature: `rapier` (on by default),
+//! `box3d`, `physx` and `jolt` (opt-in: their C and C++ sources build in minutes; `peers`
+//! turns them all on). The three C/C++ peers share [`peer`]'s runner and its pose-based
+//! stability figures.
 
+#[cfg(feature = "box3d")]
+pub mod box3d;
 pub mod chart;
+#[cfg(feature = "jolt")]
+pub mod jolt;
 pub mod measure;
+pub mod peer;
+#[cfg(feature = "physx")]
+pub mod physx;
 #[cfg(feature = "rapier")]
 pub mod rapier;
 pub mod scenes;

@@ -1,15 +1,19 @@
-//! `impetus-bench`: run the standard scenes and print what they cost, alone or beside
-//! rapier3d.
+//! `impetus-bench`: run the standard scenes and print what they cost, alone or beside the
+//! peer engines compiled in (rapier3d by default; Box3D, PhysX and Jolt with the `box3d`,
+//! `physx` and `jolt` features, all with `peers`).
 //!
 //! ```text
 //! impetus-bench list
 //! impetus-bench run <scene> [--steps N] [--threads T] [--engine E] [--sleep] [--json FILE]
-//! impetus-bench compare <scene> [--threads T] [--steps N] [--reps R] [--json FILE] [--svg FILE]
+//! impetus-bench compare <scene> [--threads T] [--steps N] [--reps R] [--engines E,E]
+//!                       [--json FILE] [--svg FILE]
 //! impetus-bench sweep <scene> --threads 1,2,4 [--steps N] [--reps R] [--engines E,E]
 //!                     [--json FILE] [--svg FILE]
+//! impetus-bench report [--threads 1,2] [--scenes S,S] [--engines E,E] [--steps N] [--reps R]
+//!                      [--out DIR]
 //! ```
 
-use impetus_scenes::chart::{bar_chart, scaling_chart, Series};
+use impetus_scenes::chart::{bar_chart, grouped_bar_chart, scaling_chart, BarSeries, Series};
 use impetus_scenes::measure::stretch_percent;
 use impetus_scenes::{find, run_scene_with, world_def, RunResult, Scene, SCENES};
 use serde_json::{json, Value};
@@ -20,19 +24,26 @@ use std::time::Instant;
 const USAGE: &str = "usage:
   impetus-bench list
   impetus-bench run <scene> [--steps N] [--threads T] [--engine E] [--sleep] [--json FILE]
-  impetus-bench compare <scene> [--threads T] [--steps N] [--reps R] [--json FILE] [--svg FILE]
+  impetus-bench compare <scene> [--threads T] [--steps N] [--reps R] [--engines E,E]
+                        [--json FILE] [--svg FILE]
   impetus-bench sweep <scene> --threads 1,2,4 [--steps N] [--reps R] [--engines E,E]
                       [--json FILE] [--svg FILE]
+  impetus-bench report [--threads 1,2] [--scenes S,S] [--engines E,E] [--steps N] [--reps R]
+                       [--out DIR]
 
   --steps N      steps to run (default: the scene's, 600 for the standard scenes)
-  --threads T    worker threads (default 1; 0 = all cores); sweep: a list, e.g. 1,2,4
-  --engine E     run: impetus (default) or rapier
+  --threads T    worker threads (default 1; 0 = all cores); sweep, report: a list, e.g. 1,2
+  --engine E     run: impetus (default), rapier, box3d, physx or jolt
   --sleep        run: let impetus's islands sleep (the scenes run with sleep off)
-  --engines E,E  sweep: the engines to run (default impetus,rapier)
-  --reps R       repetitions, engines alternating A B A B (compare: 3, sweep: 1); the
-                 figure reported is the median of the repetitions' medians
+  --engines E,E  compare, sweep, report: the engines to run (default: every engine compiled
+                 in; sweep: impetus,rapier)
+  --scenes S,S   report: the scenes (default: every scene)
+  --reps R       repetitions, engines alternating A B C A B C (compare, report: 3, sweep: 1);
+                 the figure reported is the median of the repetitions' medians
   --json FILE    also write the results as JSON
-  --svg FILE     compare, sweep: also draw ms/step per engine (and thread count) as SVG";
+  --svg FILE     compare, sweep: also draw ms/step per engine (and thread count) as SVG
+  --out DIR      report: where README.md, results.json and one SVG per scene go
+                 (default docs/benchmarks)";
 
 fn main() -> ExitCode {
     impetus_profiling::start();
@@ -54,6 +65,7 @@ fn main() -> ExitCode {
         Some("run") => run(&args[1..]),
         Some("compare") => compare(&args[1..]),
         Some("sweep") => sweep(&args[1..]),
+        Some("report") => report(&args[1..]),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -70,21 +82,92 @@ fn main() -> ExitCode {
 enum Engine {
     Impetus,
     Rapier,
+    Box3d,
+    Physx,
+    Jolt,
 }
 
 impl Engine {
+    /// Every engine, in the order tables list them.
+    const ALL: [Engine; 5] = [
+        Engine::Impetus,
+        Engine::Rapier,
+        Engine::Box3d,
+        Engine::Physx,
+        Engine::Jolt,
+    ];
+
     fn parse(s: &str) -> Result<Engine, String> {
-        match s {
-            "impetus" => Ok(Engine::Impetus),
-            "rapier" | "rapier3d" => Ok(Engine::Rapier),
-            _ => Err(format!("unknown engine {s:?}; engines: impetus, rapier")),
+        let e = match s {
+            "impetus" => Engine::Impetus,
+            "rapier" | "rapier3d" => Engine::Rapier,
+            "box3d" => Engine::Box3d,
+            "physx" => Engine::Physx,
+            "jolt" => Engine::Jolt,
+            _ => {
+                return Err(format!(
+                    "unknown engine {s:?}; engines: impetus, rapier, box3d, physx, jolt"
+                ))
+            }
+        };
+        if !e.compiled() {
+            return Err(format!(
+                "this impetus-bench was built without the `{}` feature (see README, \
+                 \"Compare with the other engines\")",
+                e.feature()
+            ));
         }
+        Ok(e)
     }
 
     fn name(self) -> &'static str {
         match self {
             Engine::Impetus => "impetus",
             Engine::Rapier => "rapier",
+            Engine::Box3d => "box3d",
+            Engine::Physx => "physx",
+            Engine::Jolt => "jolt",
+        }
+    }
+
+    /// The cargo feature that compiles the engine in.
+    fn feature(self) -> &'static str {
+        match self {
+            Engine::Impetus => "default",
+            e => e.name(),
+        }
+    }
+
+    fn compiled(self) -> bool {
+        match self {
+            Engine::Impetus => true,
+            Engine::Rapier => cfg!(feature = "rapier"),
+            Engine::Box3d => cfg!(feature = "box3d"),
+            Engine::Physx => cfg!(feature = "physx"),
+            Engine::Jolt => cfg!(feature = "jolt"),
+        }
+    }
+
+    /// Every engine compiled in.
+    fn compiled_in() -> Vec<Engine> {
+        Engine::ALL.into_iter().filter(|e| e.compiled()).collect()
+    }
+
+    /// Why the engine cannot build `scene` (a recipe feature it has no counterpart for), or
+    /// `None` when it can.
+    fn skips(self, scene: &Scene) -> Option<String> {
+        let recipe = || (scene.recipe)(&impetus_scenes::Params::default());
+        match self {
+            #[cfg(feature = "box3d")]
+            Engine::Box3d => impetus_scenes::box3d::box3d_skips(&recipe()),
+            #[cfg(feature = "physx")]
+            Engine::Physx => impetus_scenes::physx::physx_skips(&recipe()),
+            #[cfg(feature = "jolt")]
+            Engine::Jolt => impetus_scenes::jolt::jolt_skips(&recipe()),
+            _ => {
+                let _ = recipe;
+                None
+            }
         }
     }
 
@@ -108,10 +191,19 @@ impl Engine {
             }
             #[cfg(feature = "rapier")]
             Engine::Rapier => impetus_scenes::run_rapier(scene, threads, steps, progress),
-            #[cfg(not(feature = "rapier"))]
-            Engine::Rapier => {
+            #[cfg(feature = "box3d")]
+            Engine::Box3d => impetus_scenes::box3d::run_box3d(scene, threads, steps, progress),
+            #[cfg(feature = "physx")]
+            Engine::Physx => impetus_scenes::physx::run_physx(scene, threads, steps, progress),
+            #[cfg(feature = "jolt")]
+            Engine::Jolt => impetus_scenes::jolt::run_jolt(scene, threads, steps, progress),
+            #[allow(unreachable_patterns)]
+            e => {
                 let _ = progress;
-                Err("this impetus-bench was built without the `rapier` feature".to_string())
+                Err(format!(
+                    "this impetus-bench was built without the `{}` feature",
+                    e.feature()
+                ))
             }
         };
         eprintln!();
@@ -148,10 +240,12 @@ fn progress_line(label: &str, steps: usize) -> impl FnMut(usize, f64) {
     }
 }
 
-/// The command-line options of `run`, `compare` and `sweep`.
+/// The command-line options of `run`, `compare`, `sweep` and `report`.
 #[derive(Default)]
 struct Opts {
     scene: Option<String>,
+    scenes: Option<Vec<&'static Scene>>,
+    out: Option<String>,
     steps: Option<usize>,
     threads: Option<Vec<usize>>,
     reps: Option<usize>,
@@ -195,6 +289,15 @@ impl Opts {
                             .collect::<Result<_, _>>()?,
                     )
                 }
+                "--scenes" => {
+                    o.scenes = Some(
+                        value()?
+                            .split(',')
+                            .map(|n| scene_named(n.trim()))
+                            .collect::<Result<_, _>>()?,
+                    )
+                }
+                "--out" => o.out = Some(value()?),
                 "--json" => o.json = Some(value()?),
                 "--svg" => o.svg = Some(value()?),
                 s if s.starts_with("--") => unreachable!("checked above"),
@@ -209,10 +312,7 @@ impl Opts {
             .scene
             .as_ref()
             .ok_or(format!("{command} needs a scene\n{USAGE}"))?;
-        find(name).ok_or_else(|| {
-            let names: Vec<_> = SCENES.iter().map(|s| s.name).collect();
-            format!("no scene {name:?}; scenes: {}", names.join(", "))
-        })
+        scene_named(name)
     }
 
     fn single_thread_count(&self) -> Result<usize, String> {
@@ -222,6 +322,13 @@ impl Opts {
             Some(_) => Err("--threads takes one number here (sweep takes a list)".to_string()),
         }
     }
+}
+
+fn scene_named(name: &str) -> Result<&'static Scene, String> {
+    find(name).ok_or_else(|| {
+        let names: Vec<_> = SCENES.iter().map(|s| s.name).collect();
+        format!("no scene {name:?}; scenes: {}", names.join(", "))
+    })
 }
 
 fn write_file(path: &str, text: String) -> Result<(), String> {
@@ -285,33 +392,130 @@ impl Reps {
     }
 }
 
-/// Runs `engines` at each thread count, `reps` times, alternating engines (A B A B).
+/// What became of one engine at one thread count.
+enum Outcome {
+    /// It ran every repetition.
+    Ran(Reps),
+    /// It cannot build the scene (the reason).
+    Skipped(String),
+    /// A run failed (the error); the engine was not run again.
+    Failed(String),
+}
+
+impl Outcome {
+    fn ran(&self) -> Option<&Reps> {
+        match self {
+            Outcome::Ran(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// Where a long measurement is: runs done of all, and the time they took, for the
+/// progress label's estimate of the time left.
+struct Tally {
+    done: usize,
+    total: usize,
+    started: Instant,
+}
+
+impl Tally {
+    fn new(total: usize) -> Tally {
+        Tally {
+            done: 0,
+            total,
+            started: Instant::now(),
+        }
+    }
+
+    /// `[run 4/30, ~12 min left] ` (no estimate before the first run is done).
+    fn prefix(&self) -> String {
+        if self.total <= 1 {
+            return String::new();
+        }
+        let left = if self.done == 0 {
+            String::new()
+        } else {
+            let per_run = self.started.elapsed().as_secs_f64() / self.done as f64;
+            let minutes = per_run * (self.total - self.done) as f64 / 60.0;
+            format!(", ~{minutes:.0} min left")
+        };
+        format!("[run {}/{}{left}] ", self.done + 1, self.total)
+    }
+}
+
+/// Runs `engines` at each thread count, `reps` times, alternating engines (A B C A B C).
+/// An engine that cannot build the scene is skipped with its reason; one whose run fails
+/// is reported as failed and not run again, and the others go on.
 fn measure_all(
     scene: &Scene,
     engines: &[Engine],
     threads: &[usize],
     steps: usize,
     reps: usize,
-) -> Result<Vec<Vec<Reps>>, String> {
+    tally: &mut Tally,
+) -> Vec<Vec<Outcome>> {
     let mut out = Vec::new();
     for &t in threads {
-        let mut per_engine: Vec<Reps> = engines.iter().map(|_| Reps { runs: vec![] }).collect();
+        let mut per_engine: Vec<Outcome> = engines
+            .iter()
+            .map(|e| match e.skips(scene) {
+                Some(why) => {
+                    eprintln!("{} t{t}: skipping {}: {why}", scene.name, e.name());
+                    Outcome::Skipped(why)
+                }
+                None => Outcome::Ran(Reps { runs: vec![] }),
+            })
+            .collect();
         for rep in 0..reps {
             for (k, e) in engines.iter().enumerate() {
-                let label = format!("{} {:<7} t{t} rep {}/{reps}", scene.name, e.name(), rep + 1);
-                per_engine[k]
-                    .runs
-                    .push(e.run(scene, t, steps, &label, false)?);
+                let Outcome::Ran(r) = &mut per_engine[k] else {
+                    continue;
+                };
+                let label = format!(
+                    "{}{} {:<7} t{t} rep {}/{reps}",
+                    tally.prefix(),
+                    scene.name,
+                    e.name(),
+                    rep + 1
+                );
+                match e.run(scene, t, steps, &label, false) {
+                    Ok(run) => r.runs.push(run),
+                    Err(error) => {
+                        eprintln!("{} t{t}: {} failed: {error}", scene.name, e.name());
+                        per_engine[k] = Outcome::Failed(error);
+                    }
+                }
+                tally.done += 1;
             }
         }
         out.push(per_engine);
     }
-    Ok(out)
+    out
+}
+
+/// The runs of every engine in `row`, or the first engine's reason for having none.
+fn all_ran<'a>(row: &'a [Outcome], engines: &[Engine]) -> Result<Vec<&'a Reps>, String> {
+    row.iter()
+        .zip(engines)
+        .map(|(o, e)| match o {
+            Outcome::Ran(r) => Ok(r),
+            Outcome::Skipped(why) | Outcome::Failed(why) => Err(format!("{}: {why}", e.name())),
+        })
+        .collect()
+}
+
+/// The fastest peer's (any engine but impetus) name and median ms/step among `reps`.
+fn best_peer(reps: &[&Reps]) -> Option<(String, f64)> {
+    reps.iter()
+        .filter(|r| !r.representative().engine.starts_with("impetus"))
+        .map(|r| (r.representative().engine.clone(), r.median()))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// A text table with one column per engine.
-fn comparison_table(reps: &[Reps]) -> String {
-    let reps_runs: Vec<&RunResult> = reps.iter().map(Reps::representative).collect();
+fn comparison_table(reps: &[&Reps]) -> String {
+    let reps_runs: Vec<&RunResult> = reps.iter().map(|r| r.representative()).collect();
     let mut s = String::new();
     let row = |s: &mut String, k: &str, cells: Vec<String>| {
         s.push_str(&format!("  {k:<24}"));
@@ -339,6 +543,15 @@ fn comparison_table(reps: &[Reps]) -> String {
         "ms/step median",
         reps.iter().map(|r| format!("{:.3}", r.median())).collect(),
     );
+    if let Some((_, best)) = best_peer(reps) {
+        row(
+            &mut s,
+            "ratio to best peer",
+            reps.iter()
+                .map(|r| format!("{:.3}", r.median() / best))
+                .collect(),
+        );
+    }
     row(&mut s, "ms/step mean", each(&|r| format!("{:.3}", r.mean)));
     row(&mut s, "ms/step p95", each(&|r| format!("{:.3}", r.p95)));
     if reps.iter().any(|r| r.runs.len() > 1) {
@@ -430,43 +643,78 @@ fn comparison_table(reps: &[Reps]) -> String {
 }
 
 fn compare(args: &[String]) -> Result<(), String> {
-    let o = Opts::parse(args, &["--steps", "--threads", "--reps", "--json", "--svg"])?;
+    let o = Opts::parse(
+        args,
+        &[
+            "--steps",
+            "--threads",
+            "--reps",
+            "--engines",
+            "--json",
+            "--svg",
+        ],
+    )?;
     let scene = o.scene("compare")?;
     let threads = o.single_thread_count()?;
     let steps = o.steps.unwrap_or(scene.default_steps).max(1);
     let reps = o.reps.unwrap_or(3);
-    let engines = [Engine::Impetus, Engine::Rapier];
-    let mut all = measure_all(scene, &engines, &[threads], steps, reps)?;
-    let results = all.pop().unwrap_or_default();
-    let ratio = results[0].median() / results[1].median();
+    let engines = o.engines.clone().unwrap_or_else(Engine::compiled_in);
+    let mut tally = Tally::new(engines.len() * reps);
+    let row = measure_all(scene, &engines, &[threads], steps, reps, &mut tally)
+        .pop()
+        .unwrap_or_default();
+    let ran: Vec<&Reps> = row.iter().filter_map(Outcome::ran).collect();
+    if ran.is_empty() {
+        return Err(format!("no engine ran {}", scene.name));
+    }
+    let t = ran[0].representative().threads;
     println!(
-        "compare {}: {} thread(s), {steps} steps, {reps} rep(s) alternating\n",
-        scene.name,
-        results[0].representative().threads
+        "compare {}: {t} thread(s), {steps} steps, {reps} rep(s) alternating\n",
+        scene.name
     );
-    print!("{}", comparison_table(&results));
-    println!("  {:<24} {ratio:>20.3}", "ratio impetus/rapier");
+    for (o, e) in row.iter().zip(&engines) {
+        match o {
+            Outcome::Skipped(why) => println!("  {}: skipped: {why}", e.name()),
+            Outcome::Failed(why) => println!("  {}: failed: {why}", e.name()),
+            Outcome::Ran(_) => {}
+        }
+    }
+    print!("{}", comparison_table(&ran));
+    let best = best_peer(&ran);
+    if let Some((name, ms)) = &best {
+        println!("  {:<24} {name} ({ms:.3} ms/step)", "best peer");
+    }
     if let Some(path) = &o.json {
         let v = json!({
             "scene": scene.name,
-            "threads": results[0].representative().threads,
+            "threads": t,
             "steps": steps,
             "reps": reps,
-            "engines": results.iter().map(Reps::to_json).collect::<Vec<_>>(),
-            "ratio": ratio,
+            "engines": ran.iter().map(|r| {
+                let mut v = r.to_json();
+                if let Some((_, ms)) = &best {
+                    v["ratio_to_best_peer"] = json!(r.median() / ms);
+                }
+                v
+            }).collect::<Vec<_>>(),
+            "skipped": row.iter().zip(&engines).filter_map(|(o, e)| match o {
+                Outcome::Skipped(why) => Some(json!({"engine": e.name(), "reason": why})),
+                _ => None,
+            }).collect::<Vec<_>>(),
+            "failed": row.iter().zip(&engines).filter_map(|(o, e)| match o {
+                Outcome::Failed(why) => Some(json!({"engine": e.name(), "error": why})),
+                _ => None,
+            }).collect::<Vec<_>>(),
+            "best_peer": best.as_ref().map(|(name, ms)| json!({"engine": name, "ms_per_step": ms})),
         });
         write_json(path, &v)?;
     }
     if let Some(path) = &o.svg {
-        let t = results[0].representative().threads;
-        let bars: Vec<(String, f64)> = results
+        let bars: Vec<(String, f64)> = ran
             .iter()
             .map(|r| (r.representative().engine.clone(), r.median()))
             .collect();
-        let title = format!(
-            "{}: ms/step, {t} thread(s), impetus/rapier = {ratio:.2}",
-            scene.name
-        );
+        let title = format!("{}: ms/step, {t} thread(s)", scene.name);
         write_file(path, bar_chart(&title, &bars))?;
     }
     Ok(())
@@ -495,7 +743,12 @@ fn sweep(args: &[String]) -> Result<(), String> {
         .unwrap_or(vec![Engine::Impetus, Engine::Rapier]);
     let steps = o.steps.unwrap_or(scene.default_steps).max(1);
     let reps = o.reps.unwrap_or(1);
-    let all = measure_all(scene, &engines, &threads, steps, reps)?;
+    let mut tally = Tally::new(engines.len() * reps * threads.len());
+    let measured = measure_all(scene, &engines, &threads, steps, reps, &mut tally);
+    let all: Vec<Vec<&Reps>> = measured
+        .iter()
+        .map(|row| all_ran(row, &engines))
+        .collect::<Result<_, _>>()?;
 
     println!(
         "sweep {}: {steps} steps, {reps} rep(s); ms/step median (speed-up over the first row)\n",
@@ -542,7 +795,7 @@ fn sweep(args: &[String]) -> Result<(), String> {
             "reps": reps,
             "threads": all.iter().map(|row| row[0].representative().threads).collect::<Vec<_>>(),
             "engines": all[0].iter().map(|r| r.representative().engine.clone()).collect::<Vec<_>>(),
-            "results": all.iter().flatten().map(Reps::to_json).collect::<Vec<_>>(),
+            "results": all.iter().flatten().map(|r| r.to_json()).collect::<Vec<_>>(),
         });
         write_json(path, &v)?;
     }
@@ -560,4 +813,366 @@ fn sweep(args: &[String]) -> Result<(), String> {
         write_file(path, scaling_chart(&title, &series))?;
     }
     Ok(())
+}
+
+/// The machine for the report's caption: the CPU model from /proc/cpuinfo and the cores
+/// this process may use.
+fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{model}, {cores} cores")
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the system clock (the civil-from-days
+/// conversion of the proleptic Gregorian calendar).
+fn utc_date() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// The 1-, 5- and 15-minute load averages from /proc/loadavg, e.g. `1.02 0.87 0.60`.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// How a report was made, for its text and its results file.
+struct ReportInfo {
+    command: String,
+    machine: String,
+    date: String,
+    reps: usize,
+    /// Load averages when the report began and when it ended.
+    load: (String, String),
+}
+
+/// A figure for the report's tables: fixed decimals, or a dash.
+fn cell(v: Option<f64>, decimals: usize) -> String {
+    v.map_or("–".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+/// The measurements of one scene: per thread count, one outcome per engine.
+struct SceneReport {
+    scene: &'static Scene,
+    steps: usize,
+    rows: Vec<Vec<Outcome>>,
+}
+
+fn report(args: &[String]) -> Result<(), String> {
+    let o = Opts::parse(
+        args,
+        &[
+            "--steps",
+            "--threads",
+            "--reps",
+            "--engines",
+            "--scenes",
+            "--out",
+        ],
+    )?;
+    let threads = o.threads.clone().unwrap_or(vec![1, 2]);
+    let engines = o.engines.clone().unwrap_or_else(Engine::compiled_in);
+    let scenes: Vec<&'static Scene> = o.scenes.clone().unwrap_or_else(|| SCENES.iter().collect());
+    let reps = o.reps.unwrap_or(3);
+    let out = o
+        .out
+        .clone()
+        .unwrap_or_else(|| "docs/benchmarks".to_string());
+    std::fs::create_dir_all(&out).map_err(|e| format!("creating {out}: {e}"))?;
+    let total: usize = scenes
+        .iter()
+        .map(|s| engines.iter().filter(|e| e.skips(s).is_none()).count())
+        .sum::<usize>()
+        * reps
+        * threads.len();
+    let mut tally = Tally::new(total);
+    let (machine, date) = (machine(), utc_date());
+    let load_start = load_average();
+    let mut measured = Vec::new();
+    for &scene in &scenes {
+        let steps = o.steps.unwrap_or(scene.default_steps).max(1);
+        let rows = measure_all(scene, &engines, &threads, steps, reps, &mut tally);
+        let report = SceneReport { scene, steps, rows };
+        let path = format!("{out}/{}.svg", scene.name);
+        write_file(
+            &path,
+            scene_chart(&report, &engines, &threads, reps, &machine, &date),
+        )?;
+        measured.push(report);
+    }
+    let info = ReportInfo {
+        command: format!("impetus-bench report {}", args.join(" ")),
+        machine,
+        date,
+        reps,
+        load: (load_start, load_average()),
+    };
+    let readme = report_markdown(&measured, &engines, &threads, &info);
+    write_file(&format!("{out}/README.md"), readme)?;
+    let results = json!({
+        "command": info.command,
+        "machine": info.machine,
+        "date": info.date,
+        "load_average": { "start": info.load.0, "end": info.load.1 },
+        "reps": reps,
+        "threads": threads,
+        "scenes": measured.iter().map(|m| json!({
+            "scene": m.scene.name,
+            "steps": m.steps,
+            "results": m.rows.iter().zip(&threads).map(|(row, t)| json!({
+                "threads": t,
+                "engines": row.iter().zip(&engines).map(|(o, e)| match o {
+                    Outcome::Ran(r) => r.to_json(),
+                    Outcome::Skipped(why) => json!({"engine": e.name(), "skipped": why}),
+                    Outcome::Failed(why) => json!({"engine": e.name(), "failed": why}),
+                }).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    });
+    write_json(&format!("{out}/results.json"), &results)
+}
+
+/// One scene's chart: ms/step per engine, grouped by thread count.
+fn scene_chart(
+    m: &SceneReport,
+    engines: &[Engine],
+    threads: &[usize],
+    reps: usize,
+    machine: &str,
+    date: &str,
+) -> String {
+    let groups: Vec<String> = threads
+        .iter()
+        .map(|t| format!("{t} thread{}", if *t == 1 { "" } else { "s" }))
+        .collect();
+    let series: Vec<BarSeries> = engines
+        .iter()
+        .enumerate()
+        .map(|(k, e)| {
+            let name = m
+                .rows
+                .iter()
+                .find_map(|row| row[k].ran().map(|r| r.representative().engine.clone()))
+                .unwrap_or_else(|| format!("{} (not run)", e.name()));
+            BarSeries {
+                name,
+                values: m
+                    .rows
+                    .iter()
+                    .map(|row| row[k].ran().map(Reps::median))
+                    .collect(),
+            }
+        })
+        .collect();
+    grouped_bar_chart(
+        &format!(
+            "{}: ms per step ({} steps, median of {reps} reps)",
+            m.scene.name, m.steps
+        ),
+        "worker threads",
+        "ms per step (median)",
+        &format!("{machine} · {date} · impetus-bench report"),
+        &groups,
+        &series,
+    )
+}
+
+/// The report's README: how it was made, impetus against the best peer per scene, then
+/// per thread count a table of every engine's time and stability figures and the stage
+/// splits of the engines that report one.
+fn report_markdown(
+    measured: &[SceneReport],
+    engines: &[Engine],
+    threads: &[usize],
+    info: &ReportInfo,
+) -> String {
+    let ReportInfo {
+        command,
+        machine,
+        date,
+        reps,
+        load,
+    } = info;
+    let mut s = String::new();
+    let mut line = |text: String| {
+        s.push_str(&text);
+        s.push('\n');
+    };
+    line("# Benchmarks: impetus beside its peers".into());
+    line(String::new());
+    line(format!(
+        "Measured on {machine}, {date}, by `{command}` (built with `cargo run --release -p \
+         impetus-scenes --features peers --bin impetus-bench -- report ...`). Each scene is \
+         built from its recipe (docs/SCENES.md) by every engine and stepped the number of \
+         steps below; each figure is the median ms/step over the steps after the warm-up, \
+         and the median of {reps} repetitions with the engines alternating (A B C A B C), on \
+         a shared machine. Ratios are an engine's time over the fastest peer's (impetus \
+         excluded): below 1 is faster than every peer. The peers' settings and the way \
+         their stability figures are measured are in docs/SCENES.md (\"Peer engines\") and \
+         in each adapter's module doc (bench-scenes/src/rapier.rs, box3d.rs, physx.rs, \
+         jolt.rs). `results.json` beside this file has every figure."
+    ));
+    line(String::new());
+    line(format!(
+        "Load averages (1, 5, 15 min) when the report began: {}; when it ended: {}. A load \
+         above the core count means the engines shared the cores with other work: every \
+         engine is slowed, and the gain from a second thread is hidden.",
+        load.0, load.1
+    ));
+    line(String::new());
+    line("## impetus against the fastest peer".into());
+    line(String::new());
+    let mut header = "| scene | steps |".to_string();
+    let mut rule = "|---|---:|".to_string();
+    for t in threads {
+        header.push_str(&format!(" {t} thread(s): impetus / best peer |"));
+        rule.push_str("---|");
+    }
+    line(header);
+    line(rule);
+    for m in measured {
+        let mut row = format!("| {} | {} |", m.scene.name, m.steps);
+        for r in &m.rows {
+            let ran: Vec<&Reps> = r.iter().filter_map(Outcome::ran).collect();
+            let impetus = ran
+                .iter()
+                .find(|x| x.representative().engine.starts_with("impetus"));
+            match (impetus, best_peer(&ran)) {
+                (Some(i), Some((name, best))) => row.push_str(&format!(
+                    " **{:.2}** ({:.2} ms vs {name} {best:.2} ms) |",
+                    i.median() / best,
+                    i.median()
+                )),
+                _ => row.push_str(" – |"),
+            }
+        }
+        line(row);
+    }
+    for (ti, t) in threads.iter().enumerate() {
+        line(String::new());
+        line(format!("## {t} thread(s)"));
+        line(String::new());
+        line(
+            "| scene | engine | ms/step | ratio to best peer | p95 ms | contacts | max displacement (m) \
+             | max speed (m/s) | max penetration (m) | max joint error (m) |"
+                .into(),
+        );
+        line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|".into());
+        for m in measured {
+            let row = &m.rows[ti];
+            let ran: Vec<&Reps> = row.iter().filter_map(Outcome::ran).collect();
+            let best = best_peer(&ran).map(|b| b.1);
+            for (o, e) in row.iter().zip(engines) {
+                match o {
+                    Outcome::Ran(r) => {
+                        let x = r.representative();
+                        let st = &x.stability;
+                        line(format!(
+                            "| {} | {} | {:.3} | {} | {:.3} | {} | {:.4} | {:.4} | {:.4} | {} |",
+                            m.scene.name,
+                            x.engine,
+                            r.median(),
+                            cell(best.map(|b| r.median() / b), 2),
+                            x.p95,
+                            x.contacts,
+                            st.max_displacement,
+                            st.max_speed,
+                            st.max_penetration,
+                            if x.joints > 0 {
+                                format!("{:.5}", st.max_joint_error)
+                            } else {
+                                "–".to_string()
+                            }
+                        ))
+                    }
+                    Outcome::Skipped(why) => line(format!(
+                        "| {} | {} | skipped: {why} | | | | | | | |",
+                        m.scene.name,
+                        e.name()
+                    )),
+                    Outcome::Failed(why) => line(format!(
+                        "| {} | {} | failed: {why} | | | | | | | |",
+                        m.scene.name,
+                        e.name()
+                    )),
+                }
+            }
+        }
+        line(String::new());
+        line(format!(
+            "Stage split at {t} thread(s), median ms per stage (engines that report one; \
+             rapier's stages are its own counters, Box3D's are mapped onto impetus's names):"
+        ));
+        for m in measured {
+            let ran: Vec<&RunResult> = m.rows[ti]
+                .iter()
+                .filter_map(Outcome::ran)
+                .map(Reps::representative)
+                .filter(|r| !r.stages.is_empty())
+                .collect();
+            if ran.is_empty() {
+                continue;
+            }
+            let mut names: Vec<&str> = Vec::new();
+            for r in &ran {
+                for (n, _) in &r.stages {
+                    if !names.contains(n) {
+                        names.push(n);
+                    }
+                }
+            }
+            line(String::new());
+            line(format!("`{}`:", m.scene.name));
+            line(String::new());
+            let mut header = "| stage |".to_string();
+            let mut rule = "|---|".to_string();
+            for r in &ran {
+                header.push_str(&format!(" {} |", r.engine));
+                rule.push_str("---:|");
+            }
+            line(header);
+            line(rule);
+            for n in names {
+                let mut row = format!("| {n} |");
+                for r in &ran {
+                    let v = r.stages.iter().find(|(m, _)| *m == n).map(|(_, v)| *v);
+                    row.push_str(&format!(" {} |", cell(v, 3)));
+                }
+                line(row);
+            }
+        }
+    }
+    line(String::new());
+    line("## Charts".into());
+    for m in measured {
+        line(String::new());
+        line(format!("![{0}]({0}.svg)", m.scene.name));
+    }
+    s
 }
