@@ -12,7 +12,9 @@
 #[doc(hidden)]
 pub use tracy_client as __tracy;
 
-/// Opens a zone that lasts until the end of the enclosing block.
+/// Opens a zone that lasts until the end of the enclosing block. `zone!("Name", COLOR)`
+/// also paints it (`0xRRGGBB`, e.g. one of the [`color`] constants), so that the zones of
+/// one stage have the stage's colour on every thread.
 #[cfg(feature = "tracy")]
 #[macro_export]
 macro_rules! zone {
@@ -20,13 +22,41 @@ macro_rules! zone {
         let _impetus_zone = $crate::__tracy::Client::running()
             .map(|c| c.span($crate::__tracy::span_location!($name), 0));
     };
+    ($name:literal, $color:expr) => {
+        let _impetus_zone = $crate::__tracy::Client::running().map(|c| {
+            let span = c.span($crate::__tracy::span_location!($name), 0);
+            span.emit_color($color);
+            span
+        });
+    };
 }
 
-/// Opens a zone that lasts until the end of the enclosing block.
+/// Opens a zone that lasts until the end of the enclosing block. `zone!("Name", COLOR)`
+/// also paints it (`0xRRGGBB`, e.g. one of the [`color`] constants), so that the zones of
+/// one stage have the stage's colour on every thread.
 #[cfg(not(feature = "tracy"))]
 #[macro_export]
 macro_rules! zone {
     ($name:literal) => {};
+    ($name:literal, $color:expr) => {
+        let _ = $color;
+    };
+}
+
+/// One colour per step stage (`0xRRGGBB`): a zone painted with its stage's colour shows
+/// which stage a worker's zone belongs to, next to the main thread's stage zone.
+pub mod color {
+    /// Broadphase and midphase.
+    pub const BROADPHASE: u32 = 0x4f7fbf;
+    /// Narrow Phase and Contact State, and the workers' narrow-phase chunks.
+    pub const NARROW_PHASE: u32 = 0x3fa34f;
+    /// Solve Stage and everything in it (Prepare, Restitution, the substeps, Store
+    /// Impulses, Finalize, Continuous).
+    pub const SOLVE: u32 = 0xd08a2a;
+    /// Sleep.
+    pub const SLEEP: u32 = 0x8a5fbf;
+    /// A thread waiting at a join for the workers.
+    pub const WAIT: u32 = 0x7a7a7a;
 }
 
 /// Records a value on a named plot.
@@ -86,6 +116,28 @@ pub fn start() {
     {
         let _ = tracy_client::Client::start();
     }
+}
+
+/// The release of the Tracy profiler whose protocol the embedded client speaks. A server
+/// of another release refuses the connection, so this is the version a user must run.
+///
+/// Update it with the `tracy-client` dependency (profiling/Cargo.toml): the README of
+/// `tracy-client-sys` (the crate that `tracy-client` builds on) has a table from each of
+/// its versions to the Tracy release it embeds, and its sources carry the C++ client, whose
+/// `tracy/common/TracyVersion.hpp` has the numbers. tracy-client 0.18.5
+/// embeds tracy-client-sys 0.29.0, i.e. Tracy v0.14.0 (protocol 82).
+pub const TRACY_VERSION: &str = "0.14.0";
+
+/// Where the client listens for the profiler: localhost only (the `only-localhost`
+/// feature of the client), on Tracy's default port.
+pub const LISTEN_ADDRESS: &str = "127.0.0.1:8086";
+
+/// The line a host prints at start-up so that a user knows where to connect and with
+/// which profiler release (the client does not broadcast, so the program is not in the
+/// profiler's list: type the address in its connect box). `None` without the `tracy`
+/// feature.
+pub fn connect_hint() -> Option<String> {
+    ENABLED.then(|| format!("listening on {LISTEN_ADDRESS}, connect with Tracy v{TRACY_VERSION}"))
 }
 
 /// Whether this build records to Tracy.

@@ -47,6 +47,10 @@ const USAGE: &str = "usage:
 
 fn main() -> ExitCode {
     impetus_profiling::start();
+    if let Some(hint) = impetus_profiling::connect_hint() {
+        // On stderr, so that the tables and JSON on stdout stay as they are.
+        eprintln!("{hint}");
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("list") => {

@@ -95,7 +95,7 @@ impl World {
     /// The continuous-collision stage: runs after the solver wrote the step's poses and
     /// before their bounds are refit. Sets `profile.continuous`, `swept_bodies`, `impacts`.
     pub(crate) fn continuous(&mut self, parallel: bool) {
-        zone!("Continuous");
+        zone!("Continuous", impetus_profiling::color::SOLVE);
         let start = Instant::now();
         let (mut swept, mut impacts) = (0, 0);
         for bullets in [false, true] {

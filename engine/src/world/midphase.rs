@@ -164,7 +164,7 @@ impl World {
         if self.mesh_pairs.list.len() == self.mesh_pairs.free.len() {
             return;
         }
-        zone!("Midphase");
+        zone!("Midphase", impetus_profiling::color::BROADPHASE);
         let (bodies, shapes, contacts) = (&self.bodies, &self.shapes, &self.contacts.contacts);
         let sleep = self.def.enable_sleep;
         // Each listed pair's triangles go to its own reused buffer (no allocation per

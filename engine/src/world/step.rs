@@ -16,7 +16,7 @@ use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::contact_wide::DisjointPtr;
 use crate::solver::{self, Softness, StepContext, WarmStart};
-use impetus_profiling::{physics_frame, plot, zone};
+use impetus_profiling::{color, physics_frame, plot, zone};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -102,7 +102,7 @@ impl World {
         {
             // Before the kinematic bodies stop on their targets: a moving kinematic body
             // keeps what it touches awake.
-            zone!("Sleep");
+            zone!("Sleep", color::SLEEP);
             let t = Instant::now();
             self.update_sleep(dt);
             self.profile.sleep = ms_since(t);
@@ -121,7 +121,7 @@ impl World {
     /// contacts for new pairs (in pair-key order), update the child contacts of convex
     /// shapes against meshes (the midphase).
     pub(crate) fn update_broadphase(&mut self) {
-        zone!("Broadphase");
+        zone!("Broadphase", color::BROADPHASE);
         let t = Instant::now();
         self.broadphase.update(self.pool.as_ref());
         let mut ended = std::mem::take(&mut self.ended_scratch);
@@ -252,7 +252,7 @@ impl World {
     /// pass over the contacts for this took 1 ms a step on `pile`, 13k contacts: a fifth
     /// of the stage, and all of it serial.)
     pub(crate) fn collide(&mut self, dt: f32) {
-        zone!("Narrow Phase");
+        zone!("Narrow Phase", color::NARROW_PHASE);
         let t = Instant::now();
         let shapes = &self.shapes;
         let bodies = &self.bodies;
@@ -313,6 +313,7 @@ impl World {
             ),
         );
         let work = |(k, ((((chunk, ends), tangents), (pair_shapes, idle)), out)): Work| {
+            zone!("Narrow Phase Chunk", color::NARROW_PHASE);
             out.clear();
             let base = k * NARROW_CHUNK;
             // Dead contacts and, with sleep on, contacts without an awake body are
@@ -415,20 +416,24 @@ impl World {
         };
         // One chunk: no pool to wake.
         match self.pool.as_ref().filter(|_| contacts.len() > NARROW_CHUNK) {
-            Some(pool) => pool.install(|| {
-                contacts
-                    .par_chunks_mut(NARROW_CHUNK)
-                    .zip(ends.par_chunks(NARROW_CHUNK))
-                    .zip(tangents.par_chunks_mut(NARROW_CHUNK))
-                    .zip(
-                        pair_shapes
-                            .par_chunks(NARROW_CHUNK)
-                            .zip(idle.par_chunks_mut(NARROW_CHUNK)),
-                    )
-                    .zip(outs.par_iter_mut())
-                    .enumerate()
-                    .for_each(work)
-            }),
+            Some(pool) => {
+                // The calling thread waits at the join while the workers run the chunks.
+                zone!("Join Wait", color::WAIT);
+                pool.install(|| {
+                    contacts
+                        .par_chunks_mut(NARROW_CHUNK)
+                        .zip(ends.par_chunks(NARROW_CHUNK))
+                        .zip(tangents.par_chunks_mut(NARROW_CHUNK))
+                        .zip(
+                            pair_shapes
+                                .par_chunks(NARROW_CHUNK)
+                                .zip(idle.par_chunks_mut(NARROW_CHUNK)),
+                        )
+                        .zip(outs.par_iter_mut())
+                        .enumerate()
+                        .for_each(work)
+                })
+            }
             None => contacts
                 .chunks_mut(NARROW_CHUNK)
                 .zip(ends.chunks(NARROW_CHUNK))
@@ -442,7 +447,7 @@ impl World {
                 .enumerate()
                 .for_each(work),
         }
-        zone!("Contact State");
+        zone!("Contact State", color::NARROW_PHASE);
         let (mut points, mut recycled) = (0, 0);
         self.touching.clear();
         self.touching_pairs.clear();
@@ -570,7 +575,7 @@ impl World {
     /// no two constraints share a dynamic body, so neither the lane width nor the thread
     /// count changes the result.
     fn solve(&mut self, dt: f32) {
-        zone!("Solve Stage");
+        zone!("Solve Stage", color::SOLVE);
         let ctx = self.step_context(dt);
         // Run the whole stage inside the pool: the per-colour parallel loops then fork
         // and join among the workers instead of waking the pool from outside ~100 times
@@ -588,7 +593,14 @@ impl World {
         let work = self.touching.len() + self.joint_pool.live() + self.solver.states.len();
         match self.pool.take() {
             Some(pool) if work >= PARALLEL_SOLVE => {
-                pool.install(|| self.solve_stage(&ctx, true));
+                // The calling thread waits at the join while a worker runs the stage (and
+                // the others its parallel loops); the worker's zones nest in its own
+                // "Solve Stage on Worker".
+                zone!("Join Wait", color::WAIT);
+                pool.install(|| {
+                    zone!("Solve Stage on Worker", color::SOLVE);
+                    self.solve_stage(&ctx, true)
+                });
                 self.pool = Some(pool);
             }
             pool => {
@@ -605,7 +617,7 @@ impl World {
 
         let t = Instant::now();
         {
-            zone!("Prepare");
+            zone!("Prepare", color::SOLVE);
             self.gather_contacts();
             solver::prepare_forcing(&mut self.solver, &self.bodies, &ctx, parallel);
             self.build_batches(&ctx, parallel);
@@ -672,7 +684,7 @@ impl World {
         {
             // Bouncy contacts collide at their times of impact before the soft step (see
             // `solver::impact`); worlds without bouncy shapes or a modifier skip it.
-            zone!("Restitution");
+            zone!("Restitution", color::SOLVE);
             let t = Instant::now();
             if self.shapes.bouncy > 0 || self.contact_modifier.is_some() {
                 solver::impact::resolve(
@@ -703,20 +715,20 @@ impl World {
                 (true, _) => WarmStart::Carried,
             };
             {
-                zone!("Integrate Velocities");
+                zone!("Integrate Velocities", color::SOLVE);
                 let t = Instant::now();
                 solver::integrate_velocities(&mut self.solver, &ctx, warm, parallel);
                 p.integrate_velocities += ms_since(t);
             }
             if warm != WarmStart::Carried {
-                zone!("Warm Start");
+                zone!("Warm Start", color::SOLVE);
                 let t = Instant::now();
                 self.batches.warm_start(&mut self.solver.states, parallel);
                 p.warm_start += ms_since(t);
             }
             self.rolling.warm_start(&mut self.solver.states, warm);
             {
-                zone!("Solve");
+                zone!("Solve", color::SOLVE);
                 let t = Instant::now();
                 self.batches
                     .solve(&mut self.solver.states, &ctx, true, parallel);
@@ -724,13 +736,13 @@ impl World {
                 p.solve += ms_since(t);
             }
             {
-                zone!("Integrate Positions");
+                zone!("Integrate Positions", color::SOLVE);
                 let t = Instant::now();
                 solver::integrate_positions(&mut self.solver, &self.bodies, &ctx, carry, parallel);
                 p.integrate_positions += ms_since(t);
             }
             {
-                zone!("Relax");
+                zone!("Relax", color::SOLVE);
                 let t = Instant::now();
                 self.batches
                     .solve(&mut self.solver.states, &ctx, false, parallel);
@@ -739,13 +751,13 @@ impl World {
             }
         }
         {
-            zone!("Store Impulses");
+            zone!("Store Impulses", color::SOLVE);
             let t = Instant::now();
             self.batches.store(&mut self.contacts.contacts, parallel);
             self.store_joints(substeps, h, parallel);
             self.profile.store_impulses = ms_since(t);
         }
-        zone!("Finalize");
+        zone!("Finalize", color::SOLVE);
         let t = Instant::now();
         let parallel_finalize = parallel && self.solver.slot.len() >= PARALLEL_FINALIZE;
         solver::finalize(&self.solver, &mut self.bodies, parallel_finalize);
