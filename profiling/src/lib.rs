@@ -3,6 +3,8 @@
 //!
 //! The engine marks one zone per step stage (`zone!("Narrow Phase")`), plots its counters
 //! (`plot!("contacts", n)`) and a secondary "Physics" frame per step (`physics_frame!()`).
+//! Work that workers do for a stage can be timed against the calling thread's wait at the
+//! join (`worker_zone!`, `join_wait!`), which plots the workers' utilisation per step.
 //! It never calls `frame_mark()`: the host's frame belongs to the host.
 //!
 //! Nothing is recorded until the host starts the client ([`start`]) and a profiler
@@ -57,6 +59,123 @@ pub mod color {
     pub const SLEEP: u32 = 0x8a5fbf;
     /// A thread waiting at a join for the workers.
     pub const WAIT: u32 = 0x7a7a7a;
+}
+
+/// Opens a zone of work that a worker does for a stage whose join is timed by
+/// [`join_wait!`] with a plot: its time counts towards that plot's utilisation. Otherwise
+/// the same as `zone!(name, colour)`.
+#[cfg(feature = "tracy")]
+#[macro_export]
+macro_rules! worker_zone {
+    ($name:literal, $color:expr) => {
+        $crate::zone!($name, $color);
+        let _impetus_busy =
+            $crate::__tracy::Client::running().map(|_| $crate::__busy::Busy::start());
+    };
+}
+
+/// Opens a zone of work that a worker does for a stage whose join is timed by
+/// [`join_wait!`] with a plot: its time counts towards that plot's utilisation. Otherwise
+/// the same as `zone!(name, colour)`.
+#[cfg(not(feature = "tracy"))]
+#[macro_export]
+macro_rules! worker_zone {
+    ($name:literal, $color:expr) => {
+        let _ = $color;
+    };
+}
+
+/// Opens a "Join Wait" zone on a thread that waits until the end of the enclosing block
+/// for the workers (around a pool's `install`). `join_wait!(colour, "plot", threads)` also
+/// plots, when the block ends, the workers' utilisation in percent: the time spent in
+/// [`worker_zone!`] zones meanwhile over the block's time times `threads`. The sum is one
+/// per process, so the plot assumes one such join at a time (one world stepping).
+#[cfg(feature = "tracy")]
+#[macro_export]
+macro_rules! join_wait {
+    ($color:expr) => {
+        $crate::zone!("Join Wait", $color);
+    };
+    ($color:expr, $plot:literal, $threads:expr) => {
+        $crate::zone!("Join Wait", $color);
+        let _impetus_join = $crate::__tracy::Client::running()
+            .map(|c| $crate::__busy::Join::new(c, $crate::__tracy::plot_name!($plot), $threads));
+    };
+}
+
+/// Opens a "Join Wait" zone on a thread that waits until the end of the enclosing block
+/// for the workers (around a pool's `install`). `join_wait!(colour, "plot", threads)` also
+/// plots, when the block ends, the workers' utilisation in percent: the time spent in
+/// [`worker_zone!`] zones meanwhile over the block's time times `threads`. The sum is one
+/// per process, so the plot assumes one such join at a time (one world stepping).
+#[cfg(not(feature = "tracy"))]
+#[macro_export]
+macro_rules! join_wait {
+    ($color:expr) => {
+        let _ = $color;
+    };
+    ($color:expr, $plot:literal, $threads:expr) => {
+        let _ = $color;
+    };
+}
+
+#[cfg(feature = "tracy")]
+#[doc(hidden)]
+pub mod __busy {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Instant;
+
+    /// Nanoseconds spent in worker zones since the current join began.
+    static BUSY_NS: AtomicU64 = AtomicU64::new(0);
+
+    /// Adds its lifetime to [`BUSY_NS`].
+    pub struct Busy(Instant);
+
+    impl Busy {
+        pub fn start() -> Busy {
+            Busy(Instant::now())
+        }
+    }
+
+    impl Drop for Busy {
+        fn drop(&mut self) {
+            BUSY_NS.fetch_add(self.0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        }
+    }
+
+    /// Plots the utilisation of `threads` workers over its lifetime.
+    pub struct Join {
+        client: tracy_client::Client,
+        plot: tracy_client::PlotName,
+        threads: usize,
+        start: Instant,
+    }
+
+    impl Join {
+        pub fn new(
+            client: tracy_client::Client,
+            plot: tracy_client::PlotName,
+            threads: usize,
+        ) -> Join {
+            BUSY_NS.store(0, Ordering::Relaxed);
+            Join {
+                client,
+                plot,
+                threads,
+                start: Instant::now(),
+            }
+        }
+    }
+
+    impl Drop for Join {
+        fn drop(&mut self) {
+            let wall = self.start.elapsed().as_nanos() as f64 * self.threads.max(1) as f64;
+            let busy = BUSY_NS.swap(0, Ordering::Relaxed) as f64;
+            if wall > 0.0 {
+                self.client.plot(self.plot, 100.0 * busy / wall);
+            }
+        }
+    }
 }
 
 /// Records a value on a named plot.

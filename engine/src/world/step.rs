@@ -16,7 +16,7 @@ use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::contact_wide::DisjointPtr;
 use crate::solver::{self, Softness, StepContext, WarmStart};
-use impetus_profiling::{color, physics_frame, plot, zone};
+use impetus_profiling::{color, join_wait, physics_frame, plot, worker_zone, zone};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -313,7 +313,7 @@ impl World {
             ),
         );
         let work = |(k, ((((chunk, ends), tangents), (pair_shapes, idle)), out)): Work| {
-            zone!("Narrow Phase Chunk", color::NARROW_PHASE);
+            worker_zone!("Narrow Phase Chunk", color::NARROW_PHASE);
             out.clear();
             let base = k * NARROW_CHUNK;
             // Dead contacts and, with sleep on, contacts without an awake body are
@@ -418,7 +418,11 @@ impl World {
         match self.pool.as_ref().filter(|_| contacts.len() > NARROW_CHUNK) {
             Some(pool) => {
                 // The calling thread waits at the join while the workers run the chunks.
-                zone!("Join Wait", color::WAIT);
+                join_wait!(
+                    color::WAIT,
+                    "narrow phase utilisation %",
+                    pool.current_num_threads()
+                );
                 pool.install(|| {
                     contacts
                         .par_chunks_mut(NARROW_CHUNK)
@@ -596,7 +600,7 @@ impl World {
                 // The calling thread waits at the join while a worker runs the stage (and
                 // the others its parallel loops); the worker's zones nest in its own
                 // "Solve Stage on Worker".
-                zone!("Join Wait", color::WAIT);
+                join_wait!(color::WAIT);
                 pool.install(|| {
                     zone!("Solve Stage on Worker", color::SOLVE);
                     self.solve_stage(&ctx, true)
