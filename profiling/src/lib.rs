@@ -128,7 +128,7 @@ pub mod __busy {
     /// Nanoseconds spent in worker zones since the current join began.
     static BUSY_NS: AtomicU64 = AtomicU64::new(0);
 
-    /// Adds its lifetime to [`BUSY_NS`].
+    /// Adds its lifetime to `BUSY_NS`.
     pub struct Busy(Instant);
 
     impl Busy {
