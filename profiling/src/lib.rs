@@ -69,8 +69,9 @@ pub mod color {
 macro_rules! worker_zone {
     ($name:literal, $color:expr) => {
         $crate::zone!($name, $color);
+        // Timed only while a profiler is connected (the client runs on demand).
         let _impetus_busy =
-            $crate::__tracy::Client::running().map(|_| $crate::__busy::Busy::start());
+            $crate::__tracy::Client::is_connected().then(|| $crate::__busy::Busy::start());
     };
 }
 
@@ -99,6 +100,7 @@ macro_rules! join_wait {
     ($color:expr, $plot:literal, $threads:expr) => {
         $crate::zone!("Join Wait", $color);
         let _impetus_join = $crate::__tracy::Client::running()
+            .filter(|_| $crate::__tracy::Client::is_connected())
             .map(|c| $crate::__busy::Join::new(c, $crate::__tracy::plot_name!($plot), $threads));
     };
 }
