@@ -66,7 +66,7 @@ use crate::body::{BodyStore, BodyType};
 use crate::broadphase::NULL;
 use crate::math::rotate_diagonal;
 use contact_wide::DisjointPtr;
-use glam::{DMat3, DQuat, DVec3, Mat3, Quat, Vec3};
+use glam::{Mat3, Quat, Vec3};
 
 /// A movable body's solver state. 64 bytes, 64-aligned: one cache line per body. The
 /// kernels read it as 16 floats (v, 0, w, 0, dp, 0, dq) and transpose `W` of them into
@@ -360,59 +360,83 @@ pub(crate) fn integrate_positions(
     carried: bool,
     parallel: bool,
 ) {
+    /// Bodies a chunk: fixed, so the groups of four free rotations (and so the results)
+    /// are the same for any thread count.
+    const CHUNK: usize = 256;
     let h = ctx.h;
     let max_w = ctx.max_rotation * ctx.inv_dt;
     let (slots, forcing) = (&sb.slot, &sb.forcing);
     let carry = DisjointPtr::new(&mut sb.carry);
-    let work = |(k, s): (usize, &mut BodyState)| {
-        let i = slots[k] as usize;
-        // The angular speed cap of `integrate_velocities` holds after the solve too:
-        // friction can spin a body far past it within one substep (a 0.1 m ball stopped
-        // from 400 m/s by a wall: ~1,000 rad/s, 4 rad a substep), and contact anchors
-        // turned that far misread the gap (the ball sank through the wall).
-        let w2 = s.w.length_squared();
-        if w2 > max_w * max_w && !bodies.allow_fast_rotation[i] {
-            s.w *= max_w / w2.sqrt();
-        }
-        s.dp += h * s.v;
-        if forcing[k].flags & GYROSCOPIC != 0 {
-            let start = bodies.rotation[i].as_dquat();
-            let (q, w) = free_rotation(
-                s.dq.as_dquat() * start,
-                s.w,
-                bodies.inertia[i],
-                bodies.inv_inertia[i],
-                h,
-            );
-            if carried {
-                // Keep `s.w − c.w` (what the constraints added) as it was; written this
-                // way it stays exactly zero for a body no constraint touched.
-                let c = carry.get_mut(k as u32);
-                c.w = w - (s.w - c.w);
+    let work = |(n, chunk): (usize, &mut [BodyState])| {
+        let first = n * CHUNK;
+        // The free rotations of the chunk, four bodies at a time.
+        let mut free = [0u16; CHUNK];
+        let mut count = 0;
+        for (j, s) in chunk.iter_mut().enumerate() {
+            let k = first + j;
+            let i = slots[k] as usize;
+            // The angular speed cap of `integrate_velocities` holds after the solve too:
+            // friction can spin a body far past it within one substep (a 0.1 m ball
+            // stopped from 400 m/s by a wall: ~1,000 rad/s, 4 rad a substep), and contact
+            // anchors turned that far misread the gap (the ball sank through the wall).
+            let w2 = s.w.length_squared();
+            if w2 > max_w * max_w && !bodies.allow_fast_rotation[i] {
+                s.w *= max_w / w2.sqrt();
             }
-            s.w = w;
-            s.dq = (q * start.conjugate()).normalize().as_quat();
-        } else {
-            let spin = Quat::from_xyzw(s.w.x, s.w.y, s.w.z, 0.0) * s.dq;
-            let q = s.dq + spin * (0.5 * h);
-            s.dq = q.normalize();
+            s.dp += h * s.v;
+            if forcing[k].flags & GYROSCOPIC != 0 {
+                free[count] = j as u16;
+                count += 1;
+            } else {
+                let spin = Quat::from_xyzw(s.w.x, s.w.y, s.w.z, 0.0) * s.dq;
+                let q = s.dq + spin * (0.5 * h);
+                s.dq = q.normalize();
+            }
+        }
+        for group in free[..count].chunks(4) {
+            // A short last group repeats its first body in the empty lanes (each lane is
+            // computed on its own, so a body's result does not depend on its lane).
+            let lane = |l: usize| group.get(l).copied().unwrap_or(group[0]) as usize;
+            let input: [FreeBody; 4] = std::array::from_fn(|l| {
+                let (s, i) = (&chunk[lane(l)], slots[first + lane(l)] as usize);
+                FreeBody {
+                    dq: s.dq,
+                    start: bodies.rotation[i],
+                    w: s.w,
+                    inertia: bodies.inertia[i],
+                    inv_inertia: bodies.inv_inertia[i],
+                }
+            });
+            let out = free_rotation_x4(&input, h);
+            for (l, &j) in group.iter().enumerate() {
+                let s = &mut chunk[j as usize];
+                let (dq, w) = out[l];
+                if carried {
+                    // Keep `s.w − c.w` (what the constraints added) as it was; written
+                    // this way it stays exactly zero for a body no constraint touched.
+                    let c = carry.get_mut((first + j as usize) as u32);
+                    c.w = w - (s.w - c.w);
+                }
+                (s.dq, s.w) = (dq, w);
+            }
         }
     };
     if parallel {
         use rayon::prelude::*;
         sb.states
-            .par_iter_mut()
+            .par_chunks_mut(CHUNK)
             .enumerate()
-            .with_min_len(512)
+            .with_min_len(2)
             .for_each(work)
     } else {
-        sb.states.iter_mut().enumerate().for_each(work)
+        sb.states.chunks_mut(CHUNK).enumerate().for_each(work)
     }
 }
 
-/// One step `h` of a torque-free rigid body with principal moments `inertia` (inverse
-/// `inv_inertia`), orientation `q` and world angular velocity `w`: the new orientation
-/// (unit) and angular velocity.
+/// One step `h` of four torque-free rigid bodies (see [`FreeBody`]): each one's new
+/// rotation delta and world angular velocity. The four are computed side by side in f64
+/// lanes (a body's update is a chain of dependent divisions, ~70 ns alone); each lane on
+/// its own, so a body's result does not depend on its lane or its neighbours.
 ///
 /// The splitting of the free rigid body into its three axis rotations (McLachlan 1993;
 /// Reich 1994; Dullweber, Leimkuhler and McLachlan 1997): the energy
@@ -431,43 +455,147 @@ pub(crate) fn integrate_positions(
 /// The previous scheme (one implicit Newton step of the gyroscopic torque, then the
 /// rotation at constant ω) damped the flip of a box spun about its intermediate axis and
 /// let its momentum wander; `docs/decisions.md` ("Free rotation") has the figures.
-#[inline]
-pub(crate) fn free_rotation(
-    q: DQuat,
-    w: Vec3,
-    inertia: Vec3,
-    inv_inertia: Vec3,
-    h: f32,
-) -> (DQuat, Vec3) {
-    // In f64: the conversions between ω and L round once a substep each, and in f32 that
-    // rounding leans one way (|L| grew 1e-4 in 1,800 substeps of a spinning box); in f64
-    // it is far below what the f32 state can show.
-    let q = q.normalize();
-    let frame = DMat3::from_quat(q);
-    let inv = inv_inertia.as_dvec3();
-    let mut l = inertia.as_dvec3() * (frame.transpose() * w.as_dvec3());
-    let h = h as f64;
+pub(crate) fn free_rotation_x4(bodies: &[FreeBody; 4], h: f32) -> [(Quat, Vec3); 4] {
+    let quat = |f: fn(&FreeBody) -> Quat| {
+        let q = bodies.map(|b| f(&b).as_dquat());
+        Q4 {
+            x: F4::from(q.map(|q| q.x)),
+            y: F4::from(q.map(|q| q.y)),
+            z: F4::from(q.map(|q| q.z)),
+            w: F4::from(q.map(|q| q.w)),
+        }
+    };
+    let vector = |f: fn(&FreeBody) -> Vec3| {
+        let v = bodies.map(|b| f(&b).as_dvec3());
+        [
+            F4::from(v.map(|v| v.x)),
+            F4::from(v.map(|v| v.y)),
+            F4::from(v.map(|v| v.z)),
+        ]
+    };
+    let start = quat(|b| b.start);
+    let q = quat(|b| b.dq).mul(start).normalize();
+    let inertia = vector(|b| b.inertia);
+    let inv = vector(|b| b.inv_inertia);
+    let wb = q.conjugate().rotate(vector(|b| b.w));
+    let mut l = [0, 1, 2].map(|c| inertia[c] * wb[c]);
     // Each turn about body axis `k` by φ, tan(φ/2) = t: `L` turns by −φ (its two other
     // components, in cyclic order), the body by +φ (the quaternion (1, t e_k), normalised
     // once at the end).
-    let mut r = DQuat::IDENTITY;
+    let (zero, one) = (F4::splat(0.0), F4::splat(1.0));
+    let mut r = Q4 {
+        x: zero,
+        y: zero,
+        z: zero,
+        w: one,
+    };
     for (k, fraction) in [(0, 0.5), (1, 0.5), (2, 1.0), (1, 0.5), (0, 0.5)] {
-        let t = 0.5 * fraction * h * l[k] * inv[k];
-        let d = 1.0 / (1.0 + t * t);
-        let (c, s) = ((1.0 - t * t) * d, 2.0 * t * d);
+        let t = F4::splat(0.5 * fraction * h as f64) * l[k] * inv[k];
+        let d = one / (one + t * t);
+        let (c, s) = ((one - t * t) * d, (t + t) * d);
         let (i, j) = ((k + 1) % 3, (k + 2) % 3);
         let (li, lj) = (l[i], l[j]);
         l[i] = c * li + s * lj;
         l[j] = c * lj - s * li;
-        let mut v = DVec3::ZERO;
+        let mut v = [zero; 3];
         v[k] = t;
-        r *= DQuat::from_xyzw(v.x, v.y, v.z, 1.0);
+        r = r.mul(Q4 {
+            x: v[0],
+            y: v[1],
+            z: v[2],
+            w: one,
+        });
     }
     // The body turned by `r` and `L` by `r⁻¹`: the world momentum `q L` is unchanged (to
     // f64 rounding).
-    let q = (q * r).normalize();
-    let w = DMat3::from_quat(q) * (inv * l);
-    (q, w.as_vec3())
+    let q = q.mul(r).normalize();
+    let w = q.rotate([0, 1, 2].map(|c| inv[c] * l[c]));
+    let dq = q.mul(start.conjugate()).normalize();
+    let (dq, w) = (
+        [dq.x, dq.y, dq.z, dq.w].map(|c| c.to_array()),
+        w.map(|c| c.to_array()),
+    );
+    std::array::from_fn(|n| {
+        (
+            Quat::from_xyzw(
+                dq[0][n] as f32,
+                dq[1][n] as f32,
+                dq[2][n] as f32,
+                dq[3][n] as f32,
+            ),
+            Vec3::new(w[0][n] as f32, w[1][n] as f32, w[2][n] as f32),
+        )
+    })
+}
+
+/// A body's state for [`free_rotation_x4`]: its rotation `dq · start` (the delta of the
+/// step so far and the rotation at the step's start), world angular velocity and
+/// principal moments.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FreeBody {
+    pub dq: Quat,
+    pub start: Quat,
+    pub w: Vec3,
+    pub inertia: Vec3,
+    pub inv_inertia: Vec3,
+}
+
+type F4 = ::wide::f64x4;
+
+/// Four quaternions in f64 lanes.
+#[derive(Clone, Copy)]
+struct Q4 {
+    x: F4,
+    y: F4,
+    z: F4,
+    w: F4,
+}
+
+impl Q4 {
+    fn mul(self, b: Q4) -> Q4 {
+        let a = self;
+        Q4 {
+            x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+            y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+            z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+            w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+        }
+    }
+
+    fn conjugate(self) -> Q4 {
+        Q4 {
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+            w: self.w,
+        }
+    }
+
+    fn normalize(self) -> Q4 {
+        let n = (self.x * self.x + self.y * self.y + self.z * self.z + self.w * self.w).sqrt();
+        let inv = F4::splat(1.0) / n;
+        Q4 {
+            x: self.x * inv,
+            y: self.y * inv,
+            z: self.z * inv,
+            w: self.w * inv,
+        }
+    }
+
+    /// Rotates `v` by this unit quaternion: `v + w t + u × t`, `t = 2 u × v`.
+    fn rotate(self, v: [F4; 3]) -> [F4; 3] {
+        let u = [self.x, self.y, self.z];
+        let cross = |a: [F4; 3], b: [F4; 3]| {
+            [
+                a[1] * b[2] - a[2] * b[1],
+                a[2] * b[0] - a[0] * b[2],
+                a[0] * b[1] - a[1] * b[0],
+            ]
+        };
+        let t = cross(u, v).map(|c| c + c);
+        let ut = cross(u, t);
+        [0, 1, 2].map(|c| v[c] + self.w * t[c] + ut[c])
+    }
 }
 
 /// Writes poses and velocities back to the body columns and clears the force accumulators
@@ -521,8 +649,14 @@ mod tests {
         let h = 1.0 / 240.0;
         let mut max_e = 0.0f32;
         for n in 0..24_000 {
-            let (dq, dw) = free_rotation(q.as_dquat(), w, inertia, inv, h);
-            (q, w) = (dq.as_quat(), dw);
+            let body = FreeBody {
+                dq: q,
+                start: Quat::IDENTITY,
+                w,
+                inertia,
+                inv_inertia: inv,
+            };
+            (q, w) = free_rotation_x4(&[body; 4], h)[0];
             let (l, e) = state(w, q);
             assert!(
                 (l - l0).length() < 1e-4 * l0.length(),
