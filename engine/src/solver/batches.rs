@@ -489,10 +489,12 @@ impl ContactBatches {
             .for_each(|t| t.solve(states, ctx, use_bias));
     }
 
-    /// Where each touching contact's constraint was prepared this step, by touching
-    /// index: a wide batch and lane, or an overflow constraint ([`Slot::Overflow`]).
-    pub fn locate(&self, touching: usize) -> Vec<Slot> {
-        let mut at = vec![Slot::Overflow(NULL); touching];
+    /// Fills `at` with where each touching contact's constraint was prepared this step,
+    /// by touching index: a wide batch and lane, or an overflow constraint
+    /// ([`Slot::Overflow`]).
+    pub fn locate(&self, touching: usize, at: &mut Vec<Slot>) {
+        at.clear();
+        at.resize(touching, Slot::Overflow(NULL));
         for (list, range) in self.coloring.colors.iter().zip(&self.ranges) {
             for (pos, &k) in list.iter().enumerate() {
                 at[k as usize] = Slot::Wide((range.start + pos / W) as u32, pos % W);
@@ -501,7 +503,6 @@ impl ContactBatches {
         for (i, &k) in self.coloring.overflow.iter().enumerate() {
             at[k as usize] = Slot::Overflow(i as u32);
         }
-        at
     }
 
     /// The normal impulse of this substep so far, summed over the points, of the contact

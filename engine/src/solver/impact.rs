@@ -121,8 +121,9 @@ impl Side {
 }
 
 /// Resolves the impacts of this step (see the module doc). `touching` are the touching
-/// contacts, `pairs` their bodies' solver indices ([`NULL`] for static), `dt` the step.
-/// Returns the number of impacts resolved.
+/// contacts, `pairs` their bodies' solver indices ([`NULL`] for static), `dt` the step;
+/// `bouncy` is scratch space (kept by the caller to reuse its allocation). Returns the
+/// number of impacts resolved.
 pub(crate) fn resolve(
     touching: &[u32],
     pairs: &[[u32; 2]],
@@ -130,19 +131,20 @@ pub(crate) fn resolve(
     sb: &mut SolverBodies,
     ctx: &StepContext,
     dt: f32,
+    bouncy: &mut Vec<usize>,
 ) -> usize {
     // The window: the step and the first substep after it. The last relax pass already
     // stops bodies that would cross within the next substep (a speculative point), so
     // an impact due then is this step's; the 1 % lets an impact due exactly at the end
     // of that window count whichever way the root rounds.
     let window = 1.01 * (dt + ctx.h);
-    let bouncy: Vec<usize> = (0..touching.len())
-        .filter(|&k| contacts[touching[k] as usize].restitution > 0.0)
-        .collect();
+    bouncy.clear();
+    bouncy
+        .extend((0..touching.len()).filter(|&k| contacts[touching[k] as usize].restitution > 0.0));
     let mut count = 0;
     for _ in 0..MAX_PASSES {
         let mut any = false;
-        for &k in &bouncy {
+        for &k in bouncy.iter() {
             if impact(&contacts[touching[k] as usize], pairs[k], sb, ctx, window) {
                 any = true;
                 count += 1;

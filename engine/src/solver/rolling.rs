@@ -48,6 +48,8 @@ pub(crate) struct RollingRow {
 #[derive(Default)]
 pub(crate) struct RollingRows {
     rows: Vec<RollingRow>,
+    /// Where each touching contact's constraint is (kept to reuse its allocation).
+    at: Vec<Slot>,
 }
 
 impl RollingRows {
@@ -62,7 +64,7 @@ impl RollingRows {
         batches: &ContactBatches,
     ) {
         self.rows.clear();
-        let mut at = Vec::new();
+        let mut located = false;
         for (ti, (&id, &[a, b])) in touching.iter().zip(pairs).enumerate() {
             let c = &contacts[id as usize];
             if c.rolling_resistance <= 0.0 {
@@ -86,8 +88,9 @@ impl RollingRows {
                 continue;
             }
             let d = 1.0 / det;
-            if at.is_empty() {
-                at = batches.locate(touching.len());
+            if !located {
+                batches.locate(touching.len(), &mut self.at);
+                located = true;
             }
             self.rows.push(RollingRow {
                 a,
@@ -98,7 +101,7 @@ impl RollingRows {
                 i_b,
                 mass: [k22 * d, -k12 * d, k11 * d],
                 lever: c.rolling_resistance,
-                slot: at[ti],
+                slot: self.at[ti],
                 impulse: [0.0; 2],
             });
         }

@@ -229,6 +229,8 @@ pub struct World {
     pub(crate) batches: crate::solver::batches::ContactBatches,
     /// The rolling-resistance rows of the step (see `solver::rolling`).
     pub(crate) rolling: crate::solver::rolling::RollingRows,
+    /// The bouncy touching contacts of the step (scratch of `solver::impact::resolve`).
+    pub(crate) impact_scratch: Vec<usize>,
     pub(crate) pool: Option<rayon::ThreadPool>,
     pub(crate) profile: Profile,
     /// The last step's `dt` (the step before the first is assumed to be 1/60 s): predicts
@@ -317,6 +319,7 @@ impl World {
             uncolor: Vec::new(),
             batches: Default::default(),
             rolling: Default::default(),
+            impact_scratch: Vec::new(),
             pool,
             profile: Profile::default(),
             last_dt: 1.0 / 60.0,

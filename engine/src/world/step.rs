@@ -698,6 +698,7 @@ impl World {
                     &mut self.solver,
                     &ctx,
                     h * substeps as f32,
+                    &mut self.impact_scratch,
                 );
             }
             self.profile.restitution = ms_since(t);
