@@ -249,7 +249,7 @@ impl BodyStore {
         set!(can_sleep, def.can_sleep);
         set!(sleep_threshold, def.sleep_threshold.unwrap_or(-1.0));
         set!(sleep_time, 0.0);
-        set!(island, crate::broadphase::NULL);
+        set!(island, crate::id::NULL);
         set!(extent, 0.0);
         set!(user_data, def.user_data);
         set!(shapes, Vec::new());

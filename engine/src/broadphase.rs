@@ -51,14 +51,12 @@
 //! cells were swept in; the begun and ended lists are sorted by key, so what the caller
 //! does with them never depends on hash order or timing.
 
+use crate::id::NULL;
 use crate::math::prefetch;
-use crate::shape::Aabb;
+use crate::math::Aabb;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-
-/// Marks "no value" in pair and index slots.
-pub(crate) const NULL: u32 = u32::MAX;
 
 const ALIVE: u8 = 1;
 const STATIC: u8 = 2;

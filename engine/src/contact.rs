@@ -2,11 +2,14 @@
 //! manifold and the impulses carried from step to step.
 
 use crate::body::{BodyStore, BodyType};
-use crate::broadphase::NULL;
 use crate::collision::{collide, collide_triangle, Manifold, MAX_POINTS};
+use crate::id::NULL;
 use crate::math::Transform;
-use crate::world::shapes::ShapeStore;
+use crate::shape::store::ShapeStore;
 use glam::Vec3;
+
+/// The colour of a contact that has none (not touching): see `solver::color`.
+pub(crate) const NO_COLOR: u8 = u8::MAX;
 
 /// The contact is between a sensor and a visitor: `touching` means overlapping, and it
 /// is never solved.
@@ -150,7 +153,7 @@ impl ContactStore {
     }
 
     pub fn destroy(&mut self, i: u32) {
-        self.ends[i as usize] = [crate::broadphase::NULL; 2];
+        self.ends[i as usize] = [crate::id::NULL; 2];
         self.idle[i as usize] = false;
         let c = &mut self.contacts[i as usize];
         debug_assert!(c.alive);
@@ -215,7 +218,7 @@ pub(crate) fn is_idle(c: &Contact) -> bool {
         && !c.touch_changed
         && !c.cache.valid
         && !c.recycled
-        && c.color == crate::solver::color::NO_COLOR
+        && c.color == NO_COLOR
         && m.count == 0
         && m.twist_impulse == 0.0
         && m.friction_impulse == Vec3::ZERO

@@ -6,6 +6,9 @@
 use crate::error::Error;
 use bytemuck::{Pod, Zeroable};
 
+/// Marks "no value" in index slots: no body, contact, shape, child or solver index.
+pub(crate) const NULL: u32 = u32::MAX;
+
 macro_rules! define_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*

@@ -316,3 +316,40 @@ mod tests {
         assert!(back.q.dot(b.q).abs() > 0.99999);
     }
 }
+
+/// An axis-aligned bounding box in world space.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Aabb {
+    /// Lower corner, in m.
+    pub min: Vec3,
+    /// Upper corner, in m.
+    pub max: Vec3,
+}
+
+impl Aabb {
+    /// True when the two boxes overlap (touching counts).
+    #[inline]
+    pub fn overlaps(&self, other: &Aabb) -> bool {
+        self.min.x <= other.max.x
+            && other.min.x <= self.max.x
+            && self.min.y <= other.max.y
+            && other.min.y <= self.max.y
+            && self.min.z <= other.max.z
+            && other.min.z <= self.max.z
+    }
+
+    /// True when `other` lies inside `self`.
+    #[inline]
+    pub fn contains(&self, other: &Aabb) -> bool {
+        self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
+    }
+
+    /// This box grown by `margin` on every side.
+    #[inline]
+    pub fn expanded(&self, margin: f32) -> Aabb {
+        Aabb {
+            min: self.min - Vec3::splat(margin),
+            max: self.max + Vec3::splat(margin),
+        }
+    }
+}

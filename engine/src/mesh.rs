@@ -22,7 +22,7 @@
 
 use crate::error::Error;
 use crate::math::is_finite3;
-use crate::shape::Aabb;
+use crate::math::Aabb;
 use glam::Vec3;
 use std::collections::HashMap;
 

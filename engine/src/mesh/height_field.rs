@@ -3,7 +3,7 @@
 use super::{ray_triangle, shared_edge_active, Triangle, FLAT_ANGLE};
 use crate::error::Error;
 use crate::math::is_finite3;
-use crate::shape::Aabb;
+use crate::math::Aabb;
 use glam::Vec3;
 
 /// A static height field: `rows × cols` heights over a grid in the local x/z plane.

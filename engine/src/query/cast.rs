@@ -17,8 +17,9 @@ use super::{check_finite, check_query_shape, QueryFilter, ShapeHit};
 use crate::collision::gjk::{shape_distance, triangle_distance, Distance};
 use crate::collision::toi::{time_of_impact, time_of_impact_triangle, Sweep, ToiState};
 use crate::error::Error;
+use crate::math::Aabb;
 use crate::math::Transform;
-use crate::shape::{local_aabb, Aabb, Shape};
+use crate::shape::{local_aabb, Shape};
 use crate::world::World;
 use glam::Vec3;
 

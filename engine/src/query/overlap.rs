@@ -4,8 +4,9 @@ use super::{check_finite, check_query_shape, QueryFilter};
 use crate::collision::gjk::{shape_distance, triangle_distance};
 use crate::error::Error;
 use crate::id::ShapeId;
+use crate::math::Aabb;
 use crate::math::Transform;
-use crate::shape::{Aabb, Shape};
+use crate::shape::Shape;
 use crate::world::World;
 use glam::Vec3;
 

@@ -2,8 +2,9 @@
 
 use super::{check_finite, Filter, QueryFilter, RayHit};
 use crate::error::Error;
+use crate::math::Aabb;
 use crate::math::Transform;
-use crate::shape::{Aabb, Shape};
+use crate::shape::Shape;
 use crate::world::World;
 use glam::Vec3;
 

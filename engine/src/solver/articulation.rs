@@ -26,7 +26,7 @@
 //! hundred times apart.
 
 use super::{BodyState, SolverBodies, StepContext};
-use crate::broadphase::NULL;
+use crate::id::NULL;
 use crate::joint::{JointData, JointImpulses};
 use glam::{Mat3, Quat, Vec3};
 use std::collections::HashMap;

@@ -17,14 +17,13 @@
 //! (Rebuilding every colour every step cost ~0.2 ms of serial time for 28,000
 //! constraints on `many_pyramids`; see the commit that made colours persistent.)
 
-use crate::broadphase::NULL;
+use crate::id::NULL;
 
 /// Number of colours.
 pub(crate) const COLORS: usize = 24;
 /// Colours open to constraints between two dynamic bodies.
 const DYNAMIC_COLORS: usize = 20;
-/// A constraint that has no colour yet (not touching).
-pub(crate) const NO_COLOR: u8 = u8::MAX;
+pub(crate) use crate::contact::NO_COLOR;
 /// A constraint that fit no colour: solved serially.
 pub(crate) const OVERFLOW: u8 = COLORS as u8;
 

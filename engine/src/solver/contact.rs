@@ -26,9 +26,9 @@
 
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
-use crate::broadphase::NULL;
 use crate::collision::MAX_POINTS;
 use crate::contact::Contact;
+use crate::id::NULL;
 use crate::math::perpendicular;
 use glam::{Mat3, Vec3};
 

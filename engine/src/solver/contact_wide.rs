@@ -12,10 +12,11 @@
 use super::contact::{null_impulses, NULL_TINY};
 use super::wide::{put3, put_sym, transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
 use super::{BodyState, SolverBodies, SolverMass, StepContext};
-use crate::broadphase::NULL;
 use crate::collision::MAX_POINTS;
 use crate::contact::{Contact, TANGENT};
-use crate::math::{perpendicular, prefetch_head};
+use crate::id::NULL;
+use crate::math::perpendicular;
+use crate::parallel::DisjointPtr;
 use glam::{Mat3, Vec3};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -166,57 +167,6 @@ impl StatesPtr {
                 s[..8].copy_from_slice(&rows[i][..8]);
             }
         }
-    }
-}
-
-/// Raw access to a slice whose items are each written by at most one worker: contacts when
-/// impulses are stored and joint slots when joint results are (one lane of one batch each),
-/// a body's columns in the finalize stage (one solver index each) and a shape's bounds when
-/// they are refit (one body each).
-pub(crate) struct DisjointPtr<T> {
-    ptr: *mut T,
-    len: usize,
-}
-
-impl<T> Clone for DisjointPtr<T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T> Copy for DisjointPtr<T> {}
-
-// SAFETY: only `get_mut` and `prefetch` dereference the pointer, and every item index is
-// handed to exactly one worker: one lane of one batch (one constraint per touching contact
-// or live joint), one solver index (the solver's slots are distinct bodies), or one body
-// (a shape belongs to one body), so no two workers ever touch the same item.
-unsafe impl<T: Send> Send for DisjointPtr<T> {}
-unsafe impl<T: Send> Sync for DisjointPtr<T> {}
-
-impl<T> DisjointPtr<T> {
-    pub fn new(items: &mut [T]) -> Self {
-        Self {
-            ptr: items.as_mut_ptr(),
-            len: items.len(),
-        }
-    }
-
-    /// Starts loading the first `bytes` bytes of item `k` (see [`prefetch_head`]).
-    #[inline]
-    fn prefetch(&self, k: u32, bytes: usize) {
-        if (k as usize) < self.len {
-            // SAFETY: in bounds (checked above); a shared reference only for the
-            // duration of the hint, while no lane writes this item (see `get_mut`).
-            prefetch_head(unsafe { &*self.ptr.add(k as usize) }, bytes);
-        }
-    }
-
-    /// The item `k`, which only the caller's lane writes.
-    #[allow(clippy::mut_from_ref)]
-    #[inline]
-    pub fn get_mut(&self, k: u32) -> &mut T {
-        assert!((k as usize) < self.len);
-        // SAFETY: in bounds (checked above); exclusive per the type's comment.
-        unsafe { &mut *self.ptr.add(k as usize) }
     }
 }
 

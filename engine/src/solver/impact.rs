@@ -35,9 +35,9 @@
 //! on the thread count or the lane width. Worlds without a bouncy shape skip it.
 
 use super::{BodyState, SolverBodies, StepContext};
-use crate::broadphase::NULL;
 use crate::collision::MAX_POINTS;
 use crate::contact::Contact;
+use crate::id::NULL;
 use glam::{Mat3, Quat, Vec3};
 
 /// The most passes over the impacts of one step. A row of `n` touching balls needs at

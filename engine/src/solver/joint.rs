@@ -48,7 +48,7 @@
 //! reaction force is the accumulated linear impulse over `h`.
 
 use super::{BodyState, Softness, SolverBodies, StepContext};
-use crate::broadphase::NULL;
+use crate::id::NULL;
 use crate::joint::{JointData, JointImpulses, JointKind, Limits, Motor, Spring, SpringStiffness};
 use glam::{Mat3, Quat, Vec3};
 

@@ -48,13 +48,13 @@
 //! `r` anchor relative to the centre of mass.
 
 pub(crate) mod articulation;
-pub(crate) mod batches;
+pub(crate) mod ball_wide;
 pub(crate) mod color;
 pub(crate) mod contact;
 pub(crate) mod contact_wide;
+pub(crate) mod graph;
 pub(crate) mod impact;
 pub(crate) mod joint;
-pub(crate) mod joint_lanes;
 pub(crate) mod joint_wide;
 pub(crate) mod rolling;
 mod softness;
@@ -63,9 +63,9 @@ pub(crate) mod wide;
 pub(crate) use softness::Softness;
 
 use crate::body::{BodyStore, BodyType};
-use crate::broadphase::NULL;
+use crate::id::NULL;
 use crate::math::rotate_diagonal;
-use contact_wide::DisjointPtr;
+use crate::parallel::DisjointPtr;
 use glam::{Mat3, Quat, Vec3};
 
 /// A movable body's solver state. 64 bytes, 64-aligned: one cache line per body. The

@@ -17,10 +17,10 @@
 //! normal impulse of the substep as it stands when the row is solved (the row comes
 //! right after its contact in each pass), as Box2D's does.
 
-use super::batches::{ContactBatches, Slot};
+use super::graph::{ConstraintGraph, Slot};
 use super::{BodyState, SolverBodies, WarmStart};
-use crate::broadphase::NULL;
 use crate::contact::Contact;
+use crate::id::NULL;
 use crate::math::perpendicular;
 use glam::{Mat3, Vec3};
 
@@ -61,7 +61,7 @@ impl RollingRows {
         pairs: &[[u32; 2]],
         contacts: &[Contact],
         sb: &SolverBodies,
-        batches: &ContactBatches,
+        batches: &ConstraintGraph,
     ) {
         self.rows.clear();
         let mut located = false;
@@ -126,7 +126,7 @@ impl RollingRows {
     }
 
     /// One pass over the rows.
-    pub fn solve(&mut self, states: &mut [BodyState], batches: &ContactBatches) {
+    pub fn solve(&mut self, states: &mut [BodyState], batches: &ConstraintGraph) {
         let w = |states: &[BodyState], k: u32| {
             if k == NULL {
                 Vec3::ZERO

@@ -317,7 +317,7 @@ impl World {
     pub fn set_awake(&mut self, id: BodyId, awake: bool) -> Result<(), Error> {
         let i = self.body_index(id)?;
         let island = self.bodies.island[i];
-        if island == crate::broadphase::NULL {
+        if island == crate::id::NULL {
             return Ok(());
         }
         if awake {
@@ -335,7 +335,7 @@ impl World {
         let sleeping = (0..self.bodies.awake.len())
             .filter(|&i| {
                 self.body_pool.is_alive(i)
-                    && self.bodies.island[i] != crate::broadphase::NULL
+                    && self.bodies.island[i] != crate::id::NULL
                     && !self.bodies.awake[i]
             })
             .count();

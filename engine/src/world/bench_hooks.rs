@@ -30,7 +30,7 @@ impl World {
     /// calling thread.
     pub fn bench_solve_pass(&mut self, dt: f32, use_bias: bool) {
         let ctx = self.step_context(dt);
-        self.batches
+        self.graph
             .solve(&mut self.solver.states, &ctx, use_bias, false);
     }
 }

@@ -12,7 +12,7 @@ use super::{ContactTouch, World};
 use crate::contact::{Contact, CONTACT_EVENTS, SENSOR};
 use crate::id::{BodyId, ShapeId, SlotPool};
 use crate::math::Transform;
-use crate::world::shapes::ShapeStore;
+use crate::shape::store::ShapeStore;
 use glam::Vec3;
 
 /// A sensor shape began or stopped overlapping another shape.

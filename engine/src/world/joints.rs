@@ -3,8 +3,9 @@
 
 use super::World;
 use crate::body::BodyType;
-use crate::broadphase::{pair_key, NULL};
+use crate::broadphase::pair_key;
 use crate::error::Error;
+use crate::id::NULL;
 use crate::id::{BodyId, JointId};
 use crate::joint::{JointBreak, JointData, JointDef, JointImpulses, JointKind};
 use glam::Vec3;
@@ -31,7 +32,7 @@ impl World {
             ));
         }
         let slot = |i: usize| if dynamic(i) { i as u32 } else { NULL };
-        let (color, color_sides) = self.batches.coloring.assign(slot(a), slot(b));
+        let (color, color_sides) = self.graph.coloring.assign(slot(a), slot(b));
         // The solver reads frames relative to the bodies' mass frames.
         let mut sim = *def;
         sim.frame_a = self.bodies.in_mass_frame(a, &def.frame_a);
@@ -73,7 +74,7 @@ impl World {
         let data = self.joints[j];
         self.joint_trees_dirty = true;
         self.joint_lists_dirty = true;
-        self.batches
+        self.graph
             .coloring
             .release(data.color, data.color_sides, data.body_a, data.body_b);
         for body in [data.body_a, data.body_b] {
@@ -253,7 +254,7 @@ impl World {
     /// thresholds (in slot order, so the break records are the same for any thread count).
     pub(crate) fn store_joints(&mut self, substeps: u32, h: f32, parallel: bool) {
         self.joint_breaks.clear();
-        let broken = self.batches.store_joints(
+        let broken = self.graph.store_joints(
             &mut self.joints,
             &mut self.solver.states,
             substeps,

@@ -22,8 +22,9 @@
 
 use super::{ContactTouch, World};
 use crate::body::BodyType;
-use crate::broadphase::{pair_key, NULL};
+use crate::broadphase::pair_key;
 use crate::contact::{Contact, CONTACT_EVENTS, SENSOR};
+use crate::id::NULL;
 use crate::shape::local_aabb;
 use crate::solver::color::NO_COLOR;
 use impetus_profiling::zone;
@@ -135,7 +136,7 @@ impl World {
         let solid_touch = c.touching && c.flags & SENSOR == 0;
         self.end_touch(k, api);
         let c = &self.contacts.contacts[k as usize];
-        self.batches
+        self.graph
             .coloring
             .release(c.color, c.color_sides, c.body_a, c.body_b);
         self.contacts.destroy(k);

@@ -7,14 +7,13 @@ mod joints;
 pub(crate) mod midphase;
 pub use api::{ContactTouch, ContactView};
 mod events;
-pub(crate) mod shapes;
 pub(crate) mod sleep;
 pub use events::{BodyMove, ContactHit, SensorEvent};
 pub(crate) mod modifier;
 pub use modifier::{ContactInfo, ContactModifier, ContactSettings};
 mod step;
 
-pub use shapes::{Filter, ShapeDef};
+pub use crate::shape::{Filter, ShapeDef};
 
 /// A custom pair filter: called (from the stepping thread, in a deterministic order)
 /// when the bounds of two shapes that the [`Filter`]s let collide begin to overlap;
@@ -29,10 +28,10 @@ use crate::error::Error;
 use crate::id::{BodyId, ShapeId, SlotPool};
 use crate::math::{is_finite3, Transform};
 use crate::profile::Profile;
+use crate::shape::store::{ShapeData, ShapeStore};
 use crate::shape::{MassProperties, Shape};
 use crate::solver::SolverBodies;
 use glam::Vec3;
-use shapes::{ShapeData, ShapeStore};
 
 /// World settings. Every field has a documented SI default; lengths assume metres.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -226,7 +225,7 @@ pub struct World {
     pub(crate) touching_colors: Vec<u8>,
     /// Contacts that stopped touching in the last narrowphase but still hold a colour.
     pub(crate) uncolor: Vec<u32>,
-    pub(crate) batches: crate::solver::batches::ContactBatches,
+    pub(crate) graph: crate::solver::graph::ConstraintGraph,
     /// The rolling-resistance rows of the step (see `solver::rolling`).
     pub(crate) rolling: crate::solver::rolling::RollingRows,
     /// The bouncy touching contacts of the step (scratch of `solver::impact::resolve`).
@@ -253,7 +252,7 @@ pub struct World {
     /// The trees of ball joints (solved directly), rebuilt when `joint_trees_dirty`.
     pub(crate) joint_trees: crate::solver::articulation::TreeTopology,
     pub(crate) joint_trees_dirty: bool,
-    /// The solver's joint lists (see `ContactBatches::build_joints`) need sorting again: a
+    /// The solver's joint lists (see `ConstraintGraph::build_joints`) need sorting again: a
     /// joint was added, removed or changed kind. The awake set they were sorted for is
     /// `joint_lists_awake` (the solver's slots then).
     pub(crate) joint_lists_dirty: bool,
@@ -317,7 +316,7 @@ impl World {
             touching_pairs: Vec::new(),
             touching_colors: Vec::new(),
             uncolor: Vec::new(),
-            batches: Default::default(),
+            graph: Default::default(),
             rolling: Default::default(),
             impact_scratch: Vec::new(),
             pool,

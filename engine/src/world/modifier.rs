@@ -13,7 +13,7 @@
 use super::{ContactTouch, World};
 use crate::collision::ManifoldPoint;
 use crate::contact::{Contact, MODIFY, TANGENT};
-use crate::world::shapes::ShapeStore;
+use crate::shape::store::ShapeStore;
 use glam::Vec3;
 
 /// What the modifier sees of a touching contact.

@@ -29,7 +29,7 @@
 
 use super::World;
 use crate::body::BodyType;
-use crate::broadphase::NULL;
+use crate::id::NULL;
 use crate::solver::color::NO_COLOR;
 
 /// A set of dynamic bodies connected by touching contacts and joints.
@@ -325,7 +325,7 @@ impl World {
         for &k in &self.touching {
             let c = &mut self.contacts.contacts[k as usize];
             if c.alive && c.color != NO_COLOR && !awake(c.body_a) && !awake(c.body_b) {
-                self.batches
+                self.graph
                     .coloring
                     .release(c.color, c.color_sides, c.body_a, c.body_b);
                 (c.color, c.color_sides) = (NO_COLOR, 0);

@@ -3,18 +3,19 @@
 use super::events::{approach, ContactHit, SensorEvent};
 use super::{ContactTouch, World};
 use crate::body::BodyType;
-use crate::broadphase::{pair_ids, NULL};
+use crate::broadphase::pair_ids;
 use crate::collision::can_collide;
 use crate::contact::{
     is_idle, needs_solving, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS,
     MODIFY, SENSOR,
 };
 use crate::error::Error;
+use crate::id::NULL;
+use crate::math::Aabb;
 use crate::math::{prefetch, prefetch_head};
-use crate::shape::Aabb;
+use crate::parallel::DisjointPtr;
 use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
-use crate::solver::contact_wide::DisjointPtr;
 use crate::solver::{self, Softness, StepContext, WarmStart};
 use impetus_profiling::{color, join_wait, physics_frame, plot, worker_zone, zone};
 use rayon::prelude::*;
@@ -524,7 +525,7 @@ impl World {
         let (pool, awake) = (&self.body_pool, &self.bodies.awake);
         self.solver
             .gather(&self.bodies, |i| pool.is_alive(i) && awake[i]);
-        let coloring = &mut self.batches.coloring;
+        let coloring = &mut self.graph.coloring;
         let contacts = &mut self.contacts.contacts;
         for &k in &self.uncolor {
             let c = &mut contacts[k as usize];
@@ -559,7 +560,7 @@ impl World {
 
     /// Colours the touching contacts and prepares their constraints into batches.
     pub(crate) fn build_batches(&mut self, ctx: &StepContext, parallel: bool) {
-        self.batches.build(
+        self.graph.build(
             &self.touching,
             &self.touching_pairs,
             &self.contacts.contacts,
@@ -643,7 +644,7 @@ impl World {
                 bodies.body_type[b as usize] == BodyType::Dynamic && bodies.awake[b as usize]
             };
             let keep_lists = !self.joint_lists_dirty && self.joint_lists_awake == self.solver.slot;
-            self.batches.build_joints(
+            self.graph.build_joints(
                 &self.joints,
                 |i| pool.is_alive(i) && (awake(joints[i].body_a) || awake(joints[i].body_b)),
                 &self.solver,
@@ -660,7 +661,7 @@ impl World {
                     &self.touching_pairs,
                     &self.contacts.contacts,
                     &self.solver,
-                    &self.batches,
+                    &self.graph,
                 );
             } else if !self.rolling.is_empty() {
                 self.rolling = Default::default();
@@ -680,8 +681,8 @@ impl World {
         self.profile.prepare = ms_since(t);
         self.profile.awake_bodies = self.solver.states.len();
         self.profile.constraints = self.touching.len();
-        self.profile.colors = self.batches.coloring.used();
-        self.profile.overflow = self.batches.overflow.len();
+        self.profile.colors = self.graph.coloring.used();
+        self.profile.overflow = self.graph.overflow.len();
         plot!("colors used", self.profile.colors);
         plot!("overflow constraints", self.profile.overflow);
 
@@ -712,7 +713,7 @@ impl World {
             p.relax,
         ) = (0.0, 0.0, 0.0, 0.0, 0.0);
         // Without joints, substeps after the first carry their warm start per body.
-        let carry = !self.batches.has_joints();
+        let carry = !self.graph.has_joints();
         for substep in 0..substeps {
             let warm = match (carry, substep) {
                 (false, _) => WarmStart::Pass,
@@ -728,16 +729,16 @@ impl World {
             if warm != WarmStart::Carried {
                 zone!("Warm Start", color::SOLVE);
                 let t = Instant::now();
-                self.batches.warm_start(&mut self.solver.states, parallel);
+                self.graph.warm_start(&mut self.solver.states, parallel);
                 p.warm_start += ms_since(t);
             }
             self.rolling.warm_start(&mut self.solver.states, warm);
             {
                 zone!("Solve", color::SOLVE);
                 let t = Instant::now();
-                self.batches
+                self.graph
                     .solve(&mut self.solver.states, &ctx, true, parallel);
-                self.rolling.solve(&mut self.solver.states, &self.batches);
+                self.rolling.solve(&mut self.solver.states, &self.graph);
                 p.solve += ms_since(t);
             }
             {
@@ -749,16 +750,16 @@ impl World {
             {
                 zone!("Relax", color::SOLVE);
                 let t = Instant::now();
-                self.batches
+                self.graph
                     .solve(&mut self.solver.states, &ctx, false, parallel);
-                self.rolling.solve(&mut self.solver.states, &self.batches);
+                self.rolling.solve(&mut self.solver.states, &self.graph);
                 p.relax += ms_since(t);
             }
         }
         {
             zone!("Store Impulses", color::SOLVE);
             let t = Instant::now();
-            self.batches.store(&mut self.contacts.contacts, parallel);
+            self.graph.store(&mut self.contacts.contacts, parallel);
             self.store_joints(substeps, h, parallel);
             self.profile.store_impulses = ms_since(t);
         }
@@ -851,7 +852,7 @@ const PARALLEL_FINALIZE: usize = 1024;
 /// narrowphase can place speculative points.
 fn shape_bounds(
     bodies: &crate::body::BodyStore,
-    data: &[super::shapes::ShapeData],
+    data: &[crate::shape::store::ShapeData],
     b: usize,
     dt: f32,
     def: &super::WorldDef,

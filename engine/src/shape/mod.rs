@@ -6,9 +6,12 @@
 //! compound.
 
 use crate::error::Error;
-use crate::math::{is_finite3, Transform};
+use crate::math::{is_finite3, Aabb, Transform};
 use glam::Vec3;
 use std::sync::Arc;
+
+pub(crate) mod store;
+pub use store::{Filter, ShapeDef};
 
 pub use crate::hull::ConvexHull;
 pub use crate::mesh::{HeightField, TriMesh, Triangles};
@@ -94,46 +97,9 @@ impl ShapeKind {
     }
 }
 
-/// An axis-aligned bounding box in world space.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
-pub struct Aabb {
-    /// Lower corner, in m.
-    pub min: Vec3,
-    /// Upper corner, in m.
-    pub max: Vec3,
-}
-
 /// Bound used for the unbounded directions of a half-space: large enough to contain any
 /// world, small enough that arithmetic on it stays finite.
 pub(crate) const HUGE: f32 = 1.0e18;
-
-impl Aabb {
-    /// True when the two boxes overlap (touching counts).
-    #[inline]
-    pub fn overlaps(&self, other: &Aabb) -> bool {
-        self.min.x <= other.max.x
-            && other.min.x <= self.max.x
-            && self.min.y <= other.max.y
-            && other.min.y <= self.max.y
-            && self.min.z <= other.max.z
-            && other.min.z <= self.max.z
-    }
-
-    /// True when `other` lies inside `self`.
-    #[inline]
-    pub fn contains(&self, other: &Aabb) -> bool {
-        self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
-    }
-
-    /// This box grown by `margin` on every side.
-    #[inline]
-    pub fn expanded(&self, margin: f32) -> Aabb {
-        Aabb {
-            min: self.min - Vec3::splat(margin),
-            max: self.max + Vec3::splat(margin),
-        }
-    }
-}
 
 /// Mass, and the principal moments of inertia about the centre of mass.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]

@@ -2,8 +2,9 @@
 
 use crate::error::Error;
 use crate::id::SlotPool;
+use crate::math::Aabb;
 use crate::math::Transform;
-use crate::shape::{Aabb, Shape};
+use crate::shape::Shape;
 use glam::Vec3;
 
 /// Which shapes collide, as in Box2D. Two shapes collide when

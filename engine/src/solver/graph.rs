@@ -4,19 +4,20 @@
 //! batches spread over the workers when `parallel` (the caller runs inside the pool).
 
 use super::articulation::{Tree, TreeTopology};
+use super::ball_wide::{BallJointW, Broken};
 use super::color::{Coloring, COLORS, OVERFLOW};
 use super::contact::{self as cs, ContactConstraint};
-use super::contact_wide::{ContactConstraintW, DisjointPtr, StatesPtr};
+use super::contact_wide::{ContactConstraintW, StatesPtr};
 use super::joint::JointConstraint;
-use super::joint_lanes::{lane_kind, JointW};
-use super::joint_wide::{BallJointW, Broken};
+use super::joint_wide::{lane_kind, JointW};
 use super::wide::W;
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
-use crate::broadphase::NULL;
 use crate::contact::Contact;
+use crate::id::NULL;
 use crate::joint::JointData;
 use crate::math::prefetch_head;
+use crate::parallel::DisjointPtr;
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -25,7 +26,7 @@ use std::ops::Range;
 /// manifold, which its layout puts first.
 const HOT_BYTES: usize = std::mem::offset_of!(Contact, shape_a);
 
-/// Where a contact's constraint is prepared (see [`ContactBatches::locate`]).
+/// Where a contact's constraint is prepared (see [`ConstraintGraph::locate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
     /// Wide batch and lane.
@@ -35,7 +36,7 @@ pub(crate) enum Slot {
 }
 
 #[derive(Default)]
-pub(crate) struct ContactBatches {
+pub(crate) struct ConstraintGraph {
     pub coloring: Coloring,
     wide: Vec<ContactConstraintW>,
     /// Each colour's batches in `wide` (one range per colour, empty ones included).
@@ -65,7 +66,7 @@ pub(crate) struct ContactBatches {
     tree_now: Vec<bool>,
 }
 
-impl ContactBatches {
+impl ConstraintGraph {
     /// Colours the touching contacts (`touching[k]` is a contact index, `pairs[k]` its two
     /// dynamic solver bodies or [`NULL`]) and prepares each colour straight into wide
     /// batches; the overflow is prepared as scalar constraints.

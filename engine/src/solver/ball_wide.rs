@@ -1,0 +1,338 @@
+//! Ball joints solved `W` at a time in SIMD lanes.
+//!
+//! The rows are the point block of [`super::joint`]: `C = d`, the separation of the two
+//! frame origins, `Cdot = v_B + ω_B × r_B − v_A − ω_A × r_A`, solved as one 3x3 block with
+//! `K = (m_A + m_B) E + [r_A]ᵀ I_A [r_A] + [r_B]ᵀ I_B [r_B]`, recomputed every pass from
+//! the anchors rotated by the bodies' delta rotations. Lane `i` of a [`BallJointW`] is one
+//! joint; all joints of a batch come from the same colour, so no two lanes write the same
+//! dynamic body. Empty lanes have zero masses, hence `K = 0`, a zero inverse and zero
+//! impulses, and are never written back.
+//!
+//! Like the contact lanes, every operation is a plain IEEE operation per lane (no fused
+//! multiply-add), so a joint's result does not depend on its lane or on `W`.
+
+use super::contact_wide::{BodiesW, StatesPtr};
+use super::wide::{FloatW, SymMat3W, Vec3W, W};
+use super::{SolverBodies, SolverMass, StepContext};
+use crate::id::NULL;
+use crate::joint::{JointData, JointImpulses};
+use crate::parallel::DisjointPtr;
+use glam::{Mat3, Quat, Vec3};
+
+/// The two bodies of `W` joints of one colour: slots, solver indices, which sides the
+/// lanes write (dynamic bodies only), inverse masses and world inverse inertias. Shared by
+/// every lane batch of joints.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JointBodiesW {
+    /// The lane's joint slot, [`NULL`] for an empty lane.
+    pub joint: [u32; W],
+    pub a: [u32; W],
+    pub b: [u32; W],
+    pub write_a: [bool; W],
+    pub write_b: [bool; W],
+    pub m_a: FloatW,
+    pub m_b: FloatW,
+    pub i_a: SymMat3W,
+    pub i_b: SymMat3W,
+}
+
+impl JointBodiesW {
+    /// The bodies of the joints `slots` (at most `W`), with each lane's scalar masses.
+    pub fn prepare(
+        slots: &[u32],
+        joints: &[JointData],
+        sb: &SolverBodies,
+    ) -> (Self, [[SolverMass; W]; 2]) {
+        debug_assert!(!slots.is_empty() && slots.len() <= W);
+        let zero = SolverMass {
+            inv_mass: 0.0,
+            inv_inertia: Mat3::ZERO,
+        };
+        let mass = |k: u32| if k == NULL { zero } else { sb.mass[k as usize] };
+        let mut joint = [NULL; W];
+        let (mut a, mut b) = ([NULL; W], [NULL; W]);
+        let mut masses = [[zero; W]; 2];
+        for (i, &slot) in slots.iter().enumerate() {
+            let j = &joints[slot as usize];
+            joint[i] = slot;
+            (a[i], b[i]) = (sb.index[j.body_a as usize], sb.index[j.body_b as usize]);
+            (masses[0][i], masses[1][i]) = (mass(a[i]), mass(b[i]));
+        }
+        let [ma, mb] = &masses;
+        let bodies = Self {
+            joint,
+            a,
+            b,
+            write_a: ma.map(|m| m.inv_mass > 0.0),
+            write_b: mb.map(|m| m.inv_mass > 0.0),
+            m_a: FloatW::new(ma.map(|m| m.inv_mass)),
+            m_b: FloatW::new(mb.map(|m| m.inv_mass)),
+            i_a: SymMat3W::gather(&ma.map(|m| m.inv_inertia)),
+            i_b: SymMat3W::gather(&mb.map(|m| m.inv_inertia)),
+        };
+        (bodies, masses)
+    }
+
+    /// Every lane's bodies with whether the lane writes them (the `validate` check).
+    #[cfg(feature = "validate")]
+    pub fn written(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
+        (0..W).flat_map(|i| [(self.a[i], self.write_a[i]), (self.b[i], self.write_b[i])])
+    }
+
+    #[inline(always)]
+    pub fn gather(&self, states: StatesPtr) -> BodiesW {
+        BodiesW::gather(states, &self.a, &self.b, true)
+    }
+
+    #[inline(always)]
+    pub fn scatter(&self, states: StatesPtr, l: &BodiesW) {
+        l.scatter(states, [(&self.a, &self.write_a), (&self.b, &self.write_b)]);
+    }
+
+    /// Applies the linear impulse `p` on B at lever `lever_b` (and `−p` on A at `lever_a`).
+    #[inline(always)]
+    pub fn apply_linear(&self, l: &mut BodiesW, lever_a: Vec3W, lever_b: Vec3W, p: Vec3W) {
+        l.va = l.va - self.m_a * p;
+        l.wa = l.wa - self.i_a.mul(lever_a.cross(p));
+        l.vb = l.vb + self.m_b * p;
+        l.wb = l.wb + self.i_b.mul(lever_b.cross(p));
+    }
+
+    /// Applies the angular impulse `a` on B (and `−a` on A).
+    #[inline(always)]
+    pub fn apply_angular(&self, l: &mut BodiesW, a: Vec3W) {
+        l.wa = l.wa - self.i_a.mul(a);
+        l.wb = l.wb + self.i_b.mul(a);
+    }
+}
+
+/// `W` ball joints of one colour.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BallJointW {
+    bodies: JointBodiesW,
+    /// Frame origins relative to the centres of mass, world, at the start of the step.
+    r_a: Vec3W,
+    r_b: Vec3W,
+    /// `p_B − p_A` at the start of the step.
+    delta_center: Vec3W,
+    /// Accumulated point impulse of the substep (on B).
+    impulse: Vec3W,
+}
+
+impl BallJointW {
+    /// Prepares the ball joints `slots` (at most `W`) into lanes.
+    pub fn prepare(
+        slots: &[u32],
+        joints: &[JointData],
+        sb: &SolverBodies,
+        positions: &[Vec3],
+        rotations: &[Quat],
+    ) -> Self {
+        let (bodies, _) = JointBodiesW::prepare(slots, joints, sb);
+        let mut vecs = [[Vec3::ZERO; W]; 4]; // r_a, r_b, delta_center, impulse
+        for (i, &slot) in slots.iter().enumerate() {
+            let j = &joints[slot as usize];
+            let (ba, bb) = (j.body_a as usize, j.body_b as usize);
+            let row = [
+                rotations[ba] * j.def.frame_a.p,
+                rotations[bb] * j.def.frame_b.p,
+                positions[bb] - positions[ba],
+                j.impulses.linear,
+            ];
+            for (field, v) in vecs.iter_mut().zip(row) {
+                field[i] = v;
+            }
+        }
+        Self {
+            bodies,
+            r_a: Vec3W::gather(&vecs[0]),
+            r_b: Vec3W::gather(&vecs[1]),
+            delta_center: Vec3W::gather(&vecs[2]),
+            impulse: Vec3W::gather(&vecs[3]),
+        }
+    }
+
+    /// Every lane's bodies with whether the lane writes them (the `validate` check).
+    #[cfg(feature = "validate")]
+    pub fn written(&self) -> impl Iterator<Item = (u32, bool)> + '_ {
+        self.bodies.written()
+    }
+
+    /// Applies the accumulated impulses again (start of every substep).
+    pub fn warm_start(&self, states: StatesPtr) {
+        let mut l = self.bodies.gather(states);
+        let (r_a, r_b) = (l.dqa.rotate(self.r_a), l.dqb.rotate(self.r_b));
+        self.bodies.apply_linear(&mut l, r_a, r_b, self.impulse);
+        self.bodies.scatter(states, &l);
+    }
+
+    /// One pass: soft with bias (`use_bias`) or rigid without (relax).
+    pub fn solve(&mut self, states: StatesPtr, ctx: &StepContext, use_bias: bool) {
+        let mut l = self.bodies.gather(states);
+        let (r_a, r_b) = (l.dqa.rotate(self.r_a), l.dqb.rotate(self.r_b));
+        let (bias_rate, mass_scale, impulse_scale) = if use_bias {
+            let s = ctx.joint_softness;
+            (s.bias_rate, s.mass_scale, s.impulse_scale)
+        } else {
+            (0.0, 1.0, 0.0)
+        };
+        let d = self.delta_center + l.dp + (r_b - r_a);
+        let cdot = l.vb + l.wb.cross(r_b) - l.va - l.wa.cross(r_a);
+        let m = &self.bodies;
+        let k = point_mass(m.m_a + m.m_b, r_a, &m.i_a, r_b, &m.i_b);
+        let rhs = cdot + FloatW::splat(bias_rate) * d;
+        let p = FloatW::splat(-mass_scale) * solve3(&k, rhs)
+            - FloatW::splat(impulse_scale) * self.impulse;
+        self.impulse = self.impulse + p;
+        self.bodies.apply_linear(&mut l, r_a, r_b, p);
+        self.bodies.scatter(states, &l);
+    }
+
+    /// Writes each lane's impulses, reaction and break test into its joint slot; returns
+    /// the slots whose step impulse passed the joint's threshold, with that impulse.
+    pub fn store(&self, joints: DisjointPtr<JointData>, substeps: f32, inv_h: f32) -> Broken {
+        let lin = self.impulse.scatter();
+        let mut broken = Broken::default();
+        for (i, &slot) in self.bodies.joint.iter().enumerate() {
+            if slot == NULL {
+                continue;
+            }
+            let data = joints.get_mut(slot);
+            data.impulses = JointImpulses {
+                linear: lin[i],
+                ..JointImpulses::default()
+            };
+            data.reaction = lin[i] * inv_h;
+            data.angular_reaction = Vec3::ZERO;
+            let impulse = lin[i].length() * substeps;
+            if impulse > data.def.break_impulse {
+                broken.push((slot, impulse, 0.0));
+            }
+        }
+        broken
+    }
+}
+
+/// Joints that broke: (slot, linear, angular step impulse).
+pub(crate) type Broken = Vec<(u32, f32, f32)>;
+
+/// `K = m E + [r_a]ᵀ I_a [r_a] + [r_b]ᵀ I_b [r_b]` (symmetric) for the point block.
+#[inline(always)]
+pub(super) fn point_mass(
+    m: FloatW,
+    r_a: Vec3W,
+    i_a: &SymMat3W,
+    r_b: Vec3W,
+    i_b: &SymMat3W,
+) -> SymMat3W {
+    let a = arm(r_a, i_a);
+    let b = arm(r_b, i_b);
+    let mut k = [FloatW::ZERO; 6];
+    for (n, k) in k.iter_mut().enumerate() {
+        *k = a.m[n] + b.m[n];
+    }
+    k[0] += m;
+    k[3] += m;
+    k[5] += m;
+    SymMat3W { m: k }
+}
+
+/// `[r]ᵀ I [r]` for the cross-product matrix `[r]`: column `k` is `−r × (I (r × e_k))`.
+#[inline(always)]
+fn arm(r: Vec3W, i: &SymMat3W) -> SymMat3W {
+    let zero = FloatW::ZERO;
+    let col = |c: Vec3W| -(r.cross(i.mul(c)));
+    let c0 = col(Vec3W {
+        x: zero,
+        y: r.z,
+        z: -r.y,
+    });
+    let c1 = col(Vec3W {
+        x: -r.z,
+        y: zero,
+        z: r.x,
+    });
+    let c2 = col(Vec3W {
+        x: r.y,
+        y: -r.x,
+        z: zero,
+    });
+    SymMat3W {
+        m: [c0.x, c1.x, c2.x, c1.y, c2.y, c2.z],
+    }
+}
+
+/// Solves `K x = r` for a symmetric `K` by its adjugate; a singular lane (an empty lane,
+/// two static-like bodies) gives zero.
+#[inline(always)]
+pub(super) fn solve3(k: &SymMat3W, r: Vec3W) -> Vec3W {
+    let [a, b, c, d, e, f] = k.m;
+    let ca = d * f - e * e;
+    let cb = c * e - b * f;
+    let cc = b * e - c * d;
+    let cd = a * f - c * c;
+    let ce = b * c - a * e;
+    let cf = a * d - b * b;
+    let det = a * ca + b * cb + c * cc;
+    let ok = det.abs().simd_gt(FloatW::splat(f32::MIN_POSITIVE));
+    let inv = ok.select(FloatW::splat(1.0) / det, FloatW::ZERO);
+    Vec3W {
+        x: inv * (ca * r.x + cb * r.y + cc * r.z),
+        y: inv * (cb * r.x + cd * r.y + ce * r.z),
+        z: inv * (cc * r.x + ce * r.y + cf * r.z),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mat(k: &SymMat3W, lane: usize) -> Mat3 {
+        let e = |n: usize| k.m[n].to_array()[lane];
+        Mat3::from_cols(
+            Vec3::new(e(0), e(1), e(2)),
+            Vec3::new(e(1), e(3), e(4)),
+            Vec3::new(e(2), e(4), e(5)),
+        )
+    }
+
+    #[test]
+    fn point_mass_and_solve_match_the_scalar_block() {
+        let r_a = Vec3::new(0.3, -0.5, 0.2);
+        let r_b = Vec3::new(-0.1, 0.4, 0.6);
+        let i_a =
+            crate::math::rotate_diagonal(Quat::from_rotation_x(0.7), Vec3::new(1.0, 2.0, 3.0));
+        let i_b =
+            crate::math::rotate_diagonal(Quat::from_rotation_y(-0.4), Vec3::new(0.5, 0.5, 2.0));
+        let skew = |r: Vec3| {
+            Mat3::from_cols(
+                Vec3::new(0.0, r.z, -r.y),
+                Vec3::new(-r.z, 0.0, r.x),
+                Vec3::new(r.y, -r.x, 0.0),
+            )
+        };
+        let expect = Mat3::from_diagonal(Vec3::splat(1.5))
+            + skew(r_a).transpose() * i_a * skew(r_a)
+            + skew(r_b).transpose() * i_b * skew(r_b);
+        let k = point_mass(
+            FloatW::splat(1.5),
+            Vec3W::gather(&[r_a; W]),
+            &SymMat3W::gather(&[i_a; W]),
+            Vec3W::gather(&[r_b; W]),
+            &SymMat3W::gather(&[i_b; W]),
+        );
+        let got = mat(&k, W - 1);
+        for c in 0..3 {
+            assert!(
+                (got.col(c) - expect.col(c)).length() < 1e-5,
+                "{got} vs {expect}"
+            );
+        }
+        let rhs = Vec3::new(0.2, -1.0, 0.7);
+        let x = solve3(&k, Vec3W::gather(&[rhs; W])).scatter()[0];
+        assert!((expect * x - rhs).length() < 1e-4);
+        // A zero block (an empty lane) gives zero, not NaN.
+        let zero = solve3(&SymMat3W::default(), Vec3W::gather(&[rhs; W])).scatter()[0];
+        assert_eq!(zero, Vec3::ZERO);
+    }
+}
