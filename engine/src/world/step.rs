@@ -672,7 +672,7 @@ impl World {
             }
             #[cfg(feature = "validate")]
             if let Some((color, body)) = self
-                .batches
+                .graph
                 .find_joint_conflict(&self.touching_pairs, self.solver.states.len())
             {
                 panic!("validate: colour {color} has dynamic body {body} in a joint twice");
