@@ -1,6 +1,61 @@
-//! Sharing work among the workers: raw access to items each written by one worker.
+//! Sharing work among the workers.
+//!
+//! Every parallel loop of the engine hands each item (or each fixed chunk of items) to
+//! exactly one worker, and nothing it computes depends on which worker or in which order:
+//! that is why the results are bit-identical for every thread count. The loops run on the
+//! calling thread when the caller says the work is too small to wake the pool; the same
+//! closure runs either way.
 
 use crate::math::prefetch_head;
+use rayon::prelude::*;
+
+/// Calls `f(k, item)` for every item, on the current pool's workers when `parallel` (at
+/// least `min_len` items to a task), else in order on the calling thread.
+#[inline]
+pub(crate) fn for_each_maybe_par<T: Send>(
+    items: &mut [T],
+    parallel: bool,
+    min_len: usize,
+    f: impl Fn(usize, &mut T) + Send + Sync,
+) {
+    if parallel {
+        items
+            .par_iter_mut()
+            .enumerate()
+            .with_min_len(min_len)
+            .for_each(|(k, item)| f(k, item));
+    } else {
+        items
+            .iter_mut()
+            .enumerate()
+            .for_each(|(k, item)| f(k, item));
+    }
+}
+
+/// Calls `f(k, chunk)` for every chunk of `size` items (the last may be shorter), on the
+/// current pool's workers when `parallel` (at least `min_len` chunks to a task), else in
+/// order on the calling thread. Chunk boundaries depend on `size` only.
+#[inline]
+pub(crate) fn for_each_chunk_maybe_par<T: Send>(
+    items: &mut [T],
+    size: usize,
+    parallel: bool,
+    min_len: usize,
+    f: impl Fn(usize, &mut [T]) + Send + Sync,
+) {
+    if parallel {
+        items
+            .par_chunks_mut(size)
+            .enumerate()
+            .with_min_len(min_len)
+            .for_each(|(k, chunk)| f(k, chunk));
+    } else {
+        items
+            .chunks_mut(size)
+            .enumerate()
+            .for_each(|(k, chunk)| f(k, chunk));
+    }
+}
 
 /// Raw access to a slice whose items are each written by at most one worker: contacts when
 /// impulses are stored and joint slots when joint results are (one lane of one batch each),

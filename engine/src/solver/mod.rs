@@ -65,7 +65,7 @@ pub(crate) use softness::Softness;
 use crate::body::{BodyStore, BodyType};
 use crate::id::NULL;
 use crate::math::rotate_diagonal;
-use crate::parallel::DisjointPtr;
+use crate::parallel::{for_each_chunk_maybe_par, for_each_maybe_par, DisjointPtr};
 use glam::{Mat3, Quat, Vec3};
 
 /// A movable body's solver state. 64 bytes, 64-aligned: one cache line per body. The
@@ -186,7 +186,7 @@ pub(crate) fn prepare_forcing(
     let h = ctx.h;
     let (slots, mass) = (&sb.slot, &sb.mass);
     sb.forcing.resize(slots.len(), Forcing::default());
-    let work = |(k, f): (usize, &mut Forcing)| {
+    let work = |k: usize, f: &mut Forcing| {
         let i = slots[k] as usize;
         if bodies.body_type[i] != BodyType::Dynamic {
             *f = Forcing::default();
@@ -212,16 +212,7 @@ pub(crate) fn prepare_forcing(
                 },
         };
     };
-    if parallel {
-        use rayon::prelude::*;
-        sb.forcing
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(1024)
-            .for_each(work)
-    } else {
-        sb.forcing.iter_mut().enumerate().for_each(work)
-    }
+    for_each_maybe_par(&mut sb.forcing, parallel, 1024, work);
 }
 
 /// Step-wide constants shared by the kernels.
@@ -294,7 +285,7 @@ pub(crate) fn integrate_velocities(
     }
     let forcing = &sb.forcing;
     let carry = DisjointPtr::new(&mut sb.carry);
-    let work = |(k, s): (usize, &mut BodyState)| {
+    let work = |k: usize, s: &mut BodyState| {
         let f = &forcing[k];
         if f.flags & DYNAMIC == 0 {
             return;
@@ -328,16 +319,7 @@ pub(crate) fn integrate_velocities(
             }
         }
     };
-    if parallel {
-        use rayon::prelude::*;
-        sb.states
-            .par_iter_mut()
-            .enumerate()
-            .with_min_len(512)
-            .for_each(work)
-    } else {
-        sb.states.iter_mut().enumerate().for_each(work)
-    }
+    for_each_maybe_par(&mut sb.states, parallel, 512, work);
 }
 
 /// Advances the deltas by one substep: `dp += h v`, and the rotation.
@@ -367,7 +349,7 @@ pub(crate) fn integrate_positions(
     let max_w = ctx.max_rotation * ctx.inv_dt;
     let (slots, forcing) = (&sb.slot, &sb.forcing);
     let carry = DisjointPtr::new(&mut sb.carry);
-    let work = |(n, chunk): (usize, &mut [BodyState])| {
+    let work = |n: usize, chunk: &mut [BodyState]| {
         let first = n * CHUNK;
         // The free rotations of the chunk, four bodies at a time.
         let mut free = [0u16; CHUNK];
@@ -421,16 +403,7 @@ pub(crate) fn integrate_positions(
             }
         }
     };
-    if parallel {
-        use rayon::prelude::*;
-        sb.states
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .with_min_len(2)
-            .for_each(work)
-    } else {
-        sb.states.chunks_mut(CHUNK).enumerate().for_each(work)
-    }
+    for_each_chunk_maybe_par(&mut sb.states, CHUNK, parallel, 2, work);
 }
 
 /// One step `h` of four torque-free rigid bodies (see [`FreeBody`]): each one's new
