@@ -10,12 +10,10 @@ pub mod forces;
 pub mod hull;
 mod id;
 pub mod joint;
-mod kinematic;
 pub mod math;
 pub mod mesh;
 mod parallel;
 pub mod profile;
-pub mod query;
 pub mod shape;
 mod solver;
 pub mod stepper;
@@ -32,10 +30,11 @@ pub use joint::{JointBreak, JointDef, JointKind, Limits, Motor, Spring, SpringSt
 pub use math::{Aabb, Transform};
 pub use mesh::{HeightField, TriMesh, Triangle, Triangles};
 pub use profile::Profile;
-pub use query::{QueryFilter, RayHit, ShapeHit};
 pub use shape::{MassProperties, Shape, ShapeKind};
 pub use stepper::thread::{Frame, FrameReader, PendingBody, PhysicsCommands, PhysicsThread};
 pub use stepper::{Advance, Stepper};
+pub use world::query;
+pub use world::query::{QueryFilter, RayHit, ShapeHit};
 pub use world::{
     BodyMove, ContactHit, ContactInfo, ContactModifier, ContactSettings, ContactTouch, ContactView,
     Filter, PairFilter, SensorEvent, ShapeDef, World, WorldDef,

@@ -5,6 +5,11 @@
 pub struct Profile {
     /// The whole step, in ms.
     pub step: f64,
+    /// Drag and buoyancy (see [`forces`](crate::forces)).
+    pub forces: f64,
+    /// Kinematic targets: velocities aimed at them before the step, poses landed on them
+    /// after it.
+    pub kinematic: f64,
     /// Broadphase update: refit, sort, pair changes, contact creation and destruction.
     pub broadphase: f64,
     /// Narrowphase: manifolds of all candidate pairs.
@@ -25,7 +30,7 @@ pub struct Profile {
     pub restitution: f64,
     /// Storing impulses for the next warm start.
     pub store_impulses: f64,
-    /// Writing poses back and refitting bounds.
+    /// Writing poses back, refitting bounds and listing the move events.
     pub finalize: f64,
     /// Continuous collision: sweeping fast bodies and bullets for a time of impact.
     pub continuous: f64,
@@ -62,8 +67,10 @@ pub struct Profile {
 impl Profile {
     /// The stages as (name, ms) pairs, in step order; the names are the ones the
     /// benchmark prints and writes to JSON.
-    pub fn stages(&self) -> [(&'static str, f64); 13] {
+    pub fn stages(&self) -> [(&'static str, f64); 15] {
         [
+            ("forces", self.forces),
+            ("kinematic", self.kinematic),
             ("broadphase", self.broadphase),
             ("narrowphase", self.narrowphase),
             ("prepare", self.prepare),

@@ -48,6 +48,8 @@ macro_rules! zone {
 /// One colour per step stage (`0xRRGGBB`): a zone painted with its stage's colour shows
 /// which stage a worker's zone belongs to, next to the main thread's stage zone.
 pub mod color {
+    /// Forces, Kinematic Aim, Kinematic Land.
+    pub const FORCES: u32 = 0xbf4f6f;
     /// Broadphase and midphase.
     pub const BROADPHASE: u32 = 0x4f7fbf;
     /// Narrow Phase and Contact State, and the workers' narrow-phase chunks.

@@ -387,7 +387,7 @@ impl World {
     /// height field that began touching (one record when the first of its triangles
     /// touches, not one per triangle). Valid until the next step.
     pub fn contact_begin_events(&self) -> &[ContactTouch] {
-        &self.touch_begin
+        &self.events.touch_begin
     }
 
     /// Contacts that stopped touching during the last step: first those removed through
@@ -397,7 +397,7 @@ impl World {
     /// touching triangle stopped. Ids of removed shapes and bodies are stale. Valid until
     /// the next step.
     pub fn contact_end_events(&self) -> &[ContactTouch] {
-        &self.touch_end
+        &self.events.touch_end
     }
 
     /// Touching contacts (with at least one point), in contact order. A convex shape on a

@@ -22,8 +22,8 @@ impl World {
         let ctx = self.step_context(dt);
         self.collide(dt);
         self.gather_contacts();
-        self.build_batches(&ctx, false);
-        self.touching.len()
+        self.build_graph(&ctx, false);
+        self.touching.contacts.len()
     }
 
     /// One pass over the prepared constraints (`use_bias`: solve, else relax), on the

@@ -46,9 +46,7 @@ use crate::id::BodyId;
 use crate::math::Aabb;
 use crate::shape::{local_aabb, Shape};
 use glam::Vec3;
-use impetus_profiling::zone;
 use rayon::prelude::*;
-use std::time::Instant;
 
 /// Below this many swept bodies the sweeps run on the calling thread.
 const PARALLEL_MIN: usize = 8;
@@ -94,10 +92,8 @@ impl World {
     }
 
     /// The continuous-collision stage: runs after the solver wrote the step's poses and
-    /// before their bounds are refit. Sets `profile.continuous`, `swept_bodies`, `impacts`.
+    /// before their bounds are refit. Sets `profile.swept_bodies` and `impacts`.
     pub(crate) fn continuous(&mut self, parallel: bool) {
-        zone!("Continuous", impetus_profiling::color::SOLVE);
-        let start = Instant::now();
         let (mut swept, mut impacts) = (0, 0);
         for bullets in [false, true] {
             let list = self.bodies_to_sweep(bullets);
@@ -125,7 +121,6 @@ impl World {
         }
         self.profile.swept_bodies = swept;
         self.profile.impacts = impacts;
-        self.profile.continuous = start.elapsed().as_secs_f64() * 1000.0;
     }
 
     /// Solver indices of the dynamic bodies to sweep in this pass: the bullets, or the
@@ -146,7 +141,7 @@ impl World {
                 // of impact without its partners tears the joint (ragdolls: max joint
                 // error 14 -> 54 mm, max penetration 0.050 -> 0.108 m). Bullets are
                 // swept whatever holds them.
-                if self.body_joints.get(i).is_some_and(|j| !j.is_empty()) {
+                if self.joints.of_body.get(i).is_some_and(|j| !j.is_empty()) {
                     continue;
                 }
                 // Infinite without shapes.

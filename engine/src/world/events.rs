@@ -142,9 +142,9 @@ impl World {
         if c.flags & CONTACT_EVENTS != 0 {
             let e = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
             if api {
-                self.removed_touches.push(e);
+                self.events.removed_touches.push(e);
             } else {
-                self.touch_end.push(e);
+                self.events.touch_end.push(e);
             }
         }
         let (a, b) = (c.body_a, c.body_b);
@@ -152,13 +152,32 @@ impl World {
     }
 }
 
-/// The event lists of the last step (besides contact begin/end, kept in `World`).
+/// The event lists of the last step.
 #[derive(Default)]
 pub(crate) struct Events {
+    /// Contact begin and end records (see `World::contact_begin_events`).
+    pub touch_begin: Vec<ContactTouch>,
+    pub touch_end: Vec<ContactTouch>,
+    /// End records of contacts removed through the API since the last step.
+    pub removed_touches: Vec<ContactTouch>,
     pub sensor_begin: Vec<SensorEvent>,
     pub sensor_end: Vec<SensorEvent>,
     /// Sensor ends from removals through the API since the last step.
     pub removed_sensor_ends: Vec<SensorEvent>,
     pub hits: Vec<ContactHit>,
     pub moves: Vec<BodyMove>,
+}
+
+impl Events {
+    /// Forgets the last step's events; what the API removed since then opens the new
+    /// step's end lists.
+    pub fn begin_step(&mut self) {
+        self.touch_begin.clear();
+        self.touch_end.clear();
+        self.touch_end.append(&mut self.removed_touches);
+        self.sensor_begin.clear();
+        self.sensor_end.clear();
+        self.sensor_end.append(&mut self.removed_sensor_ends);
+        self.hits.clear();
+    }
 }

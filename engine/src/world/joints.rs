@@ -38,19 +38,19 @@ impl World {
         sim.frame_a = self.bodies.in_mass_frame(a, &def.frame_a);
         sim.frame_b = self.bodies.in_mass_frame(b, &def.frame_b);
         let data = JointData::new(sim, a as u32, b as u32, color, color_sides);
-        self.joint_trees_dirty = true;
-        self.joint_lists_dirty = true;
-        let (index, generation, fresh) = self.joint_pool.alloc();
+        self.joints.trees_dirty = true;
+        self.joints.lists_dirty = true;
+        let (index, generation, fresh) = self.joints.pool.alloc();
         if fresh {
-            self.joints.push(data);
+            self.joints.slots.push(data);
         } else {
-            self.joints[index as usize] = data;
+            self.joints.slots[index as usize] = data;
         }
         for body in [a, b] {
-            if self.body_joints.len() <= body {
-                self.body_joints.resize_with(body + 1, Vec::new);
+            if self.joints.of_body.len() <= body {
+                self.joints.of_body.resize_with(body + 1, Vec::new);
             }
-            self.body_joints[body].push(index);
+            self.joints.of_body[body].push(index);
         }
         if !def.collide_connected {
             self.disconnect(a, b);
@@ -71,17 +71,17 @@ impl World {
     }
 
     pub(crate) fn remove_joint_slot(&mut self, j: usize) {
-        let data = self.joints[j];
-        self.joint_trees_dirty = true;
-        self.joint_lists_dirty = true;
+        let data = self.joints.slots[j];
+        self.joints.trees_dirty = true;
+        self.joints.lists_dirty = true;
         self.graph
             .coloring
             .release(data.color, data.color_sides, data.body_a, data.body_b);
         for body in [data.body_a, data.body_b] {
-            self.body_joints[body as usize].retain(|&k| k as usize != j);
+            self.joints.of_body[body as usize].retain(|&k| k as usize != j);
         }
-        self.joint_pool.release(j as u32);
-        self.driven_joints.retain(|&k| k as usize != j);
+        self.joints.pool.release(j as u32);
+        self.joints.driven.retain(|&k| k as usize != j);
         self.unlink_bodies(data.body_a, data.body_b);
         self.wake_body(data.body_a as usize);
         self.wake_body(data.body_b as usize);
@@ -93,30 +93,30 @@ impl World {
     /// Lists joint `j` among the driven joints (a motor turning at a non-zero speed keeps
     /// its island awake however slowly it accelerates) or takes it off.
     fn update_driven(&mut self, j: u32) {
-        self.driven_joints.retain(|&k| k != j);
-        let driven = match self.joints[j as usize].def.kind {
+        self.joints.driven.retain(|&k| k != j);
+        let driven = match self.joints.slots[j as usize].def.kind {
             JointKind::Hinge { motor, .. } | JointKind::Slider { motor, .. } => {
                 motor.is_some_and(|m| m.speed != 0.0 && m.max_force > 0.0)
             }
             _ => false,
         };
         if driven {
-            self.driven_joints.push(j);
+            self.joints.driven.push(j);
         }
     }
 
     /// Whether a joint without `collide_connected` connects body slots `a` and `b`.
     pub(crate) fn joint_blocks(&self, a: u32, b: u32) -> bool {
         let (list, other) = match (
-            self.body_joints.get(a as usize),
-            self.body_joints.get(b as usize),
+            self.joints.of_body.get(a as usize),
+            self.joints.of_body.get(b as usize),
         ) {
             (Some(la), Some(lb)) if la.len() <= lb.len() => (la, b),
             (Some(_), Some(lb)) => (lb, a),
             _ => return false,
         };
         list.iter().any(|&k| {
-            let d = &self.joints[k as usize];
+            let d = &self.joints.slots[k as usize];
             !d.def.collide_connected && (d.body_a == other || d.body_b == other)
         })
     }
@@ -161,29 +161,29 @@ impl World {
 
     #[inline]
     pub(crate) fn joint_index(&self, id: JointId) -> Result<usize, Error> {
-        self.joint_pool.check(id.index, id.generation, "JointId")
+        self.joints.pool.check(id.index, id.generation, "JointId")
     }
 
     /// Every live joint, in slot order.
     pub fn joints(&self) -> impl Iterator<Item = JointId> + '_ {
-        (0..self.joint_pool.capacity())
-            .filter(|&i| self.joint_pool.is_alive(i))
+        (0..self.joints.pool.capacity())
+            .filter(|&i| self.joints.pool.is_alive(i))
             .map(|i| JointId {
                 index: i as u32,
-                generation: self.joint_pool.generation(i),
+                generation: self.joints.pool.generation(i),
             })
     }
 
     /// Number of live joints.
     pub fn joint_count(&self) -> usize {
-        self.joint_pool.live()
+        self.joints.pool.live()
     }
 
     /// The definition a joint was created with (with any later [`set_joint_kind`]).
     ///
     /// [`set_joint_kind`]: World::set_joint_kind
     pub fn joint_def(&self, id: JointId) -> Result<JointDef, Error> {
-        let data = &self.joints[self.joint_index(id)?];
+        let data = &self.joints.slots[self.joint_index(id)?];
         let mut def = data.def;
         def.frame_a = self
             .bodies
@@ -198,19 +198,19 @@ impl World {
     /// bodies or frames. The kind itself may change too; warm-start impulses restart then.
     pub fn set_joint_kind(&mut self, id: JointId, kind: JointKind) -> Result<(), Error> {
         let j = self.joint_index(id)?;
-        let mut def = self.joints[j].def;
+        let mut def = self.joints.slots[j].def;
         let same_kind = std::mem::discriminant(&def.kind) == std::mem::discriminant(&kind);
         def.kind = kind;
         def.validate()?;
-        self.joints[j].set_def(def);
-        self.joint_trees_dirty |= !same_kind;
-        self.joint_lists_dirty = true;
+        self.joints.slots[j].set_def(def);
+        self.joints.trees_dirty |= !same_kind;
+        self.joints.lists_dirty = true;
         self.update_driven(j as u32);
-        let (a, b) = (self.joints[j].body_a, self.joints[j].body_b);
+        let (a, b) = (self.joints.slots[j].body_a, self.joints.slots[j].body_b);
         self.wake_body(a as usize);
         self.wake_body(b as usize);
         if !same_kind {
-            self.joints[j].impulses = JointImpulses::default();
+            self.joints.slots[j].impulses = JointImpulses::default();
         }
         Ok(())
     }
@@ -218,31 +218,32 @@ impl World {
     /// The force the joint applied to body B in the last step (at B's anchor, world
     /// frame), in N; A received the opposite.
     pub fn joint_reaction_force(&self, id: JointId) -> Result<Vec3, Error> {
-        Ok(self.joints[self.joint_index(id)?].reaction)
+        Ok(self.joints.slots[self.joint_index(id)?].reaction)
     }
 
     /// The torque the joint applied to body B in the last step (world frame), in N·m,
     /// besides the moment of the reaction force about B's anchor.
     pub fn joint_reaction_torque(&self, id: JointId) -> Result<Vec3, Error> {
-        Ok(self.joints[self.joint_index(id)?].angular_reaction)
+        Ok(self.joints.slots[self.joint_index(id)?].angular_reaction)
     }
 
     /// Joints that broke in the last step (removed; valid until the next step).
     pub fn joint_break_events(&self) -> &[JointBreak] {
-        &self.joint_breaks
+        &self.joints.breaks
     }
 
     /// The joints of a body.
     pub fn body_joints(&self, id: BodyId) -> Result<Vec<JointId>, Error> {
         let b = self.body_index(id)?;
         Ok(self
-            .body_joints
+            .joints
+            .of_body
             .get(b)
             .map(|l| {
                 l.iter()
                     .map(|&k| JointId {
                         index: k,
-                        generation: self.joint_pool.generation(k as usize),
+                        generation: self.joints.pool.generation(k as usize),
                     })
                     .collect()
             })
@@ -253,16 +254,16 @@ impl World {
     /// records its reaction, and breaks the joints whose step impulse passed their
     /// thresholds (in slot order, so the break records are the same for any thread count).
     pub(crate) fn store_joints(&mut self, substeps: u32, h: f32, parallel: bool) {
-        self.joint_breaks.clear();
+        self.joints.breaks.clear();
         let broken = self.graph.store_joints(
-            &mut self.joints,
+            &mut self.joints.slots,
             &mut self.solver.states,
             substeps,
             h,
             parallel,
         );
         for (j, impulse, angular_impulse) in broken {
-            let d = &self.joints[j as usize];
+            let d = &self.joints.slots[j as usize];
             let body = |slot: u32| BodyId {
                 index: slot,
                 generation: self.body_pool.generation(slot as usize),
@@ -270,7 +271,7 @@ impl World {
             let record = JointBreak {
                 joint: JointId {
                     index: j,
-                    generation: self.joint_pool.generation(j as usize),
+                    generation: self.joints.pool.generation(j as usize),
                 },
                 body_a: body(d.body_a),
                 body_b: body(d.body_b),
@@ -278,7 +279,7 @@ impl World {
                 angular_impulse,
             };
             self.remove_joint_slot(j as usize);
-            self.joint_breaks.push(record);
+            self.joints.breaks.push(record);
         }
     }
 }

@@ -20,10 +20,9 @@
 //! detect meshes (no parent is created for such a pair). `World::contacts` lists the
 //! touching children, each with the two shapes' ids.
 
-use super::{ContactTouch, World};
+use super::World;
 use crate::body::BodyType;
-use crate::broadphase::pair_key;
-use crate::contact::{Contact, CONTACT_EVENTS, SENSOR};
+use crate::contact::{Contact, CONTACT_EVENTS};
 use crate::id::NULL;
 use crate::shape::local_aabb;
 use crate::solver::color::NO_COLOR;
@@ -53,13 +52,13 @@ pub(crate) struct MeshPair {
 #[derive(Default)]
 pub(crate) struct MeshPairs {
     pub list: Vec<MeshPair>,
-    free: Vec<u32>,
+    pub(super) free: Vec<u32>,
     /// Scratch: the queried pairs in parent-contact order.
     order: Vec<u32>,
 }
 
 impl MeshPairs {
-    fn alloc(&mut self, contact: u32) -> u32 {
+    pub(super) fn alloc(&mut self, contact: u32) -> u32 {
         let pair = MeshPair {
             contact,
             alive: true,
@@ -92,73 +91,6 @@ impl MeshPairs {
 }
 
 impl World {
-    /// Creates the contact of broadphase pair `(pa, pb)` if the pair can respond, registers
-    /// a parent with the mesh pairs, and records it as the pair's value.
-    pub(crate) fn create_pair_contact(&mut self, key: u64, pa: u32, pb: u32) {
-        let Some(c) = self.new_contact(pa, pb) else {
-            return;
-        };
-        let parent = self.shapes.data[c.shape_b as usize]
-            .shape
-            .kind()
-            .is_triangles();
-        let index = self.contacts.create(c);
-        if parent {
-            let link = self.mesh_pairs.alloc(index);
-            self.contacts.contacts[index as usize].link = link;
-        }
-        self.broadphase.set_pair_value(key, index);
-    }
-
-    /// Destroys contact `k` (a broadphase pair's, not a child): its end record if it
-    /// touched (to the API list when `api`), its colour, and for a parent all its children
-    /// and the aggregated end record. Returns whether it (or a child) was a solid contact
-    /// that touched.
-    pub(crate) fn destroy_pair_contact(&mut self, k: u32, api: bool) -> bool {
-        let link = self.contacts.contacts[k as usize].link;
-        let mut solid_touch = false;
-        if link != NULL {
-            let pair = std::mem::take(&mut self.mesh_pairs.list[link as usize]);
-            for &(_, child) in &pair.children {
-                solid_touch |= self.destroy_one(child, api);
-            }
-            if pair.touching {
-                self.publish_pair_touch(k, false, api);
-            }
-            self.mesh_pairs.free.push(link);
-        }
-        solid_touch | self.destroy_one(k, api)
-    }
-
-    /// Ends and destroys one contact; returns whether it was solid and touching.
-    fn destroy_one(&mut self, k: u32, api: bool) -> bool {
-        let c = &self.contacts.contacts[k as usize];
-        let solid_touch = c.touching && c.flags & SENSOR == 0;
-        self.end_touch(k, api);
-        let c = &self.contacts.contacts[k as usize];
-        self.graph
-            .coloring
-            .release(c.color, c.color_sides, c.body_a, c.body_b);
-        self.contacts.destroy(k);
-        solid_touch
-    }
-
-    /// A begin (or end) record of parent contact `k`, if it publishes events.
-    fn publish_pair_touch(&mut self, k: u32, begin: bool, api: bool) {
-        let c = &self.contacts.contacts[k as usize];
-        if c.flags & CONTACT_EVENTS == 0 {
-            return;
-        }
-        let e = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
-        if begin {
-            self.touch_begin.push(e);
-        } else if api {
-            self.removed_touches.push(e);
-        } else {
-            self.touch_end.push(e);
-        }
-    }
-
     /// The midphase (see the module docs): brings every awake parent's children up to the
     /// triangles its convex shape's bounds overlap.
     pub(crate) fn update_mesh_children(&mut self) {
@@ -273,18 +205,6 @@ impl World {
                 self.publish_pair_touch(k, touching, false);
             }
         }
-    }
-
-    /// Compacts the contact array, telling the broadphase and the mesh pairs where the
-    /// moved contacts went.
-    pub(crate) fn compact_contacts(&mut self) {
-        let (broadphase, pairs) = (&mut self.broadphase, &mut self.mesh_pairs);
-        self.contacts.compact(|c, index| {
-            if c.child == NULL {
-                broadphase.set_pair_value(pair_key(c.shape_a, c.shape_b), index);
-            }
-            pairs.moved(c, index);
-        });
     }
 }
 

@@ -1,17 +1,25 @@
 //! The world: bodies, shapes, contacts and the settings that step them.
 
+#[macro_use]
+mod step;
 mod api;
 mod bench_hooks;
+mod bounds;
+mod contacts;
 mod continuous;
 mod joints;
 pub(crate) mod midphase;
+mod narrow;
+mod solve;
 pub use api::{ContactTouch, ContactView};
 mod events;
+pub(crate) mod forces;
+pub(crate) mod kinematic;
+pub mod query;
 pub(crate) mod sleep;
 pub use events::{BodyMove, ContactHit, SensorEvent};
 pub(crate) mod modifier;
 pub use modifier::{ContactInfo, ContactModifier, ContactSettings};
-mod step;
 
 pub use crate::shape::{Filter, ShapeDef};
 
@@ -217,68 +225,112 @@ pub struct World {
     pub(crate) shapes: ShapeStore,
     pub(crate) broadphase: BroadPhase,
     pub(crate) contacts: ContactStore,
+    /// Parent contacts of convex shapes against meshes, with their children.
+    pub(crate) mesh_pairs: midphase::MeshPairs,
+    pub(crate) joints: JointStore,
+    /// Islands of dynamic bodies, for sleep (see `sleep.rs`).
+    pub(crate) islands: sleep::Islands,
+    /// Fluid volumes (buoyancy and drag, see `forces`).
+    pub(crate) fluids: forces::FluidStore,
+    /// Kinematic targets set since the last step (see `kinematic`).
+    pub(crate) kinematic_targets: kinematic::KinematicTargets,
+    /// The touching contacts of the step, as the narrow phase lists them for the solver.
+    pub(crate) touching: Touching,
+    /// The movable bodies of the step, in the solver's order, with their velocities and
+    /// deltas.
     pub(crate) solver: SolverBodies,
-    /// Touching contacts of the step (contact indices) and their dynamic solver bodies.
-    pub(crate) touching: Vec<u32>,
-    pub(crate) touching_pairs: Vec<[u32; 2]>,
-    /// Their colours, in the same order.
-    pub(crate) touching_colors: Vec<u8>,
-    /// Contacts that stopped touching in the last narrowphase but still hold a colour.
-    pub(crate) uncolor: Vec<u32>,
+    /// The step's constraints: coloured contact and joint batches, and the ball-joint trees.
     pub(crate) graph: crate::solver::graph::ConstraintGraph,
     /// The rolling-resistance rows of the step (see `solver::rolling`).
     pub(crate) rolling: crate::solver::rolling::RollingRows,
-    /// The bouncy touching contacts of the step (scratch of `solver::impact::resolve`).
-    pub(crate) impact_scratch: Vec<usize>,
+    /// Contact, sensor, hit and move events of the last step.
+    pub(crate) events: events::Events,
+    /// The host's pair filter, if any (see [`World::set_pair_filter`]).
+    pub(crate) pair_filter: Option<PairFilter>,
+    /// The host's contact modifier, if any (see [`World::set_contact_modifier`]).
+    pub(crate) contact_modifier: Option<ContactModifier>,
     pub(crate) pool: Option<rayon::ThreadPool>,
     pub(crate) profile: Profile,
     /// The last step's `dt` (the step before the first is assumed to be 1/60 s): predicts
     /// the next step's motion when bounds are refit.
     pub(crate) last_dt: f32,
-    /// Scratch for the broadphase's new pairs (reused, no per-step allocation).
-    pub(crate) begun_scratch: Vec<u64>,
-    /// Contact begin and end records of the last step (see `contact_begin_events`).
-    pub(crate) touch_begin: Vec<ContactTouch>,
-    pub(crate) touch_end: Vec<ContactTouch>,
-    /// End records of contacts removed through the API since the last step.
-    pub(crate) removed_touches: Vec<ContactTouch>,
-    /// Per-chunk outputs of the narrowphase (reused).
-    pub(crate) narrow_chunks: Vec<step::NarrowChunk>,
-    pub(crate) joint_pool: SlotPool,
-    /// Joints by slot (holes where `joint_pool` says a slot is free).
-    pub(crate) joints: Vec<crate::joint::JointData>,
+    /// Buffers the stages reuse from step to step (no per-step allocation).
+    pub(crate) scratch: Scratch,
+}
+
+/// The touching contacts of the step, as the narrow phase lists them for the solver.
+#[derive(Default)]
+pub(crate) struct Touching {
+    /// Contact indices, in contact order.
+    pub contacts: Vec<u32>,
+    /// Their bodies: slots from the narrow phase, the solver indices of their dynamic
+    /// bodies ([`NULL`](crate::id::NULL) for others) after `World::gather_contacts`.
+    pub pairs: Vec<[u32; 2]>,
+    /// Their colours, in the same order.
+    pub colors: Vec<u8>,
+    /// Contacts that stopped touching in the last narrow phase but still hold a colour.
+    pub uncolor: Vec<u32>,
+}
+
+impl Touching {
+    pub fn clear(&mut self) {
+        self.contacts.clear();
+        self.pairs.clear();
+        self.colors.clear();
+        self.uncolor.clear();
+    }
+}
+
+/// The world's joints by slot, with what the solver keeps about them.
+pub(crate) struct JointStore {
+    pub pool: SlotPool,
+    /// Joints by slot (holes where `pool` says a slot is free).
+    pub slots: Vec<crate::joint::JointData>,
     /// Per body slot, the slots of its joints.
-    pub(crate) body_joints: Vec<Vec<u32>>,
-    /// The trees of ball joints (solved directly), rebuilt when `joint_trees_dirty`.
-    pub(crate) joint_trees: crate::solver::articulation::TreeTopology,
-    pub(crate) joint_trees_dirty: bool,
+    pub of_body: Vec<Vec<u32>>,
+    /// The trees of ball joints (solved directly), rebuilt when `trees_dirty`.
+    pub trees: crate::solver::articulation::TreeTopology,
+    pub trees_dirty: bool,
     /// The solver's joint lists (see `ConstraintGraph::build_joints`) need sorting again: a
     /// joint was added, removed or changed kind. The awake set they were sorted for is
-    /// `joint_lists_awake` (the solver's slots then).
-    pub(crate) joint_lists_dirty: bool,
-    pub(crate) joint_lists_awake: Vec<u32>,
+    /// `lists_awake` (the solver's slots then).
+    pub lists_dirty: bool,
+    pub lists_awake: Vec<u32>,
     /// Joints that broke in the last step.
-    pub(crate) joint_breaks: Vec<crate::joint::JointBreak>,
-    /// Islands of dynamic bodies, for sleep (see `sleep.rs`).
-    pub(crate) islands: sleep::Islands,
-    /// Scratch of the narrowphase: per body slot, whether its contacts are updated.
-    pub(crate) active_scratch: Vec<bool>,
+    pub breaks: Vec<crate::joint::JointBreak>,
     /// Joints whose motor turns at a non-zero speed: they keep their island awake.
-    pub(crate) driven_joints: Vec<u32>,
-    /// Fluid volumes (buoyancy and drag, see `forces`).
-    pub(crate) fluids: crate::forces::FluidStore,
-    /// Kinematic targets set since the last step (see `kinematic`).
-    pub(crate) kinematic_targets: crate::kinematic::KinematicTargets,
-    /// The host's pair filter, if any (see [`World::set_pair_filter`]).
-    pub(crate) pair_filter: Option<PairFilter>,
-    /// Sensor, hit and move events of the last step.
-    pub(crate) events: events::Events,
-    /// Scratch: the contacts of pairs the broadphase ended.
-    pub(crate) ended_scratch: Vec<u32>,
-    /// The host's contact modifier, if any (see [`World::set_contact_modifier`]).
-    pub(crate) contact_modifier: Option<ContactModifier>,
-    /// Parent contacts of convex shapes against meshes, with their children.
-    pub(crate) mesh_pairs: midphase::MeshPairs,
+    pub driven: Vec<u32>,
+}
+
+impl Default for JointStore {
+    fn default() -> Self {
+        Self {
+            pool: SlotPool::default(),
+            slots: Vec::new(),
+            of_body: Vec::new(),
+            trees: Default::default(),
+            trees_dirty: false,
+            lists_dirty: true,
+            lists_awake: Vec::new(),
+            breaks: Vec::new(),
+            driven: Vec::new(),
+        }
+    }
+}
+
+/// Buffers the stages reuse from step to step.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// The broadphase's new pairs.
+    pub begun: Vec<u64>,
+    /// The contacts of pairs the broadphase ended.
+    pub ended: Vec<u32>,
+    /// The narrow phase's per-body flag: its contacts are updated.
+    pub active: Vec<bool>,
+    /// Per-chunk outputs of the narrow phase.
+    pub narrow_chunks: Vec<narrow::NarrowChunk>,
+    /// The bouncy touching contacts of the step (see `solver::impact::resolve`).
+    pub impacts: Vec<usize>,
 }
 
 impl World {
@@ -311,40 +363,22 @@ impl World {
             shapes: ShapeStore::default(),
             broadphase: BroadPhase::new(def.broadphase_cell_size),
             contacts: ContactStore::default(),
+            mesh_pairs: Default::default(),
+            joints: JointStore::default(),
+            islands: Default::default(),
+            fluids: Default::default(),
+            kinematic_targets: Default::default(),
+            touching: Touching::default(),
             solver: SolverBodies::default(),
-            touching: Vec::new(),
-            touching_pairs: Vec::new(),
-            touching_colors: Vec::new(),
-            uncolor: Vec::new(),
             graph: Default::default(),
             rolling: Default::default(),
-            impact_scratch: Vec::new(),
+            events: Default::default(),
+            pair_filter: None,
+            contact_modifier: None,
             pool,
             profile: Profile::default(),
             last_dt: 1.0 / 60.0,
-            begun_scratch: Vec::new(),
-            touch_begin: Vec::new(),
-            touch_end: Vec::new(),
-            removed_touches: Vec::new(),
-            narrow_chunks: Vec::new(),
-            joint_pool: SlotPool::default(),
-            joints: Vec::new(),
-            body_joints: Vec::new(),
-            joint_trees: Default::default(),
-            joint_trees_dirty: false,
-            joint_lists_dirty: true,
-            joint_lists_awake: Vec::new(),
-            joint_breaks: Vec::new(),
-            islands: Default::default(),
-            active_scratch: Vec::new(),
-            driven_joints: Vec::new(),
-            fluids: Default::default(),
-            kinematic_targets: Default::default(),
-            pair_filter: None,
-            events: Default::default(),
-            ended_scratch: Vec::new(),
-            contact_modifier: None,
-            mesh_pairs: Default::default(),
+            scratch: Scratch::default(),
         })
     }
 
@@ -370,7 +404,7 @@ impl World {
     /// Removes a body with its shapes, contacts and joints.
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
         let i = self.body_index(id)?;
-        while let Some(&j) = self.body_joints.get(i).and_then(|l| l.last()) {
+        while let Some(&j) = self.joints.of_body.get(i).and_then(|l| l.last()) {
             self.remove_joint_slot(j as usize);
         }
         let shapes = std::mem::take(&mut self.bodies.shapes[i]);
@@ -621,9 +655,9 @@ impl World {
         let old = self.bodies.frame[b];
         let origin = self.bodies.origin(b);
         let old_center = self.bodies.position[b];
-        if let Some(joints) = self.body_joints.get(b) {
+        if let Some(joints) = self.joints.of_body.get(b) {
             for &j in joints {
-                let data = &mut self.joints[j as usize];
+                let data = &mut self.joints.slots[j as usize];
                 if data.body_a as usize == b {
                     data.def.frame_a = frame.inv_mul(&old.mul(&data.def.frame_a));
                 }
@@ -631,8 +665,8 @@ impl World {
                     data.def.frame_b = frame.inv_mul(&old.mul(&data.def.frame_b));
                 }
             }
-            self.joint_trees_dirty = true;
-            self.joint_lists_dirty = true;
+            self.joints.trees_dirty = true;
+            self.joints.lists_dirty = true;
         }
         self.bodies.frame[b] = frame;
         self.bodies.set_origin(b, &origin);

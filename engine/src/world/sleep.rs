@@ -260,21 +260,21 @@ impl World {
                     islands.list[i as usize].min_rest = 0.0;
                 }
             };
-            for &k in &self.touching {
+            for &k in &self.touching.contacts {
                 let c = &self.contacts.contacts[k as usize];
                 keep_awake(islands, c.body_a, c.body_b);
                 keep_awake(islands, c.body_b, c.body_a);
             }
-            for (slot, j) in self.joints.iter().enumerate() {
-                if self.joint_pool.is_alive(slot) {
+            for (slot, j) in self.joints.slots.iter().enumerate() {
+                if self.joints.pool.is_alive(slot) {
                     keep_awake(islands, j.body_a, j.body_b);
                     keep_awake(islands, j.body_b, j.body_a);
                 }
             }
         }
         // A motor turning at a non-zero speed keeps its island awake.
-        for &j in &self.driven_joints {
-            let joint = &self.joints[j as usize];
+        for &j in &self.joints.driven {
+            let joint = &self.joints.slots[j as usize];
             for b in [joint.body_a, joint.body_b] {
                 let i = self.bodies.island[b as usize];
                 if i != NULL {
@@ -322,7 +322,7 @@ impl World {
         let bodies = &self.bodies;
         let awake =
             |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && bodies.awake[b as usize];
-        for &k in &self.touching {
+        for &k in &self.touching.contacts {
             let c = &mut self.contacts.contacts[k as usize];
             if c.alive && c.color != NO_COLOR && !awake(c.body_a) && !awake(c.body_b) {
                 self.graph
@@ -364,8 +364,8 @@ impl World {
                 union(islands, c.body_a, c.body_b);
             }
         }
-        for (slot, j) in self.joints.iter().enumerate() {
-            if self.joint_pool.is_alive(slot) {
+        for (slot, j) in self.joints.slots.iter().enumerate() {
+            if self.joints.pool.is_alive(slot) {
                 union(islands, j.body_a, j.body_b);
             }
         }
@@ -400,12 +400,12 @@ impl World {
 impl World {
     /// The narrowphase join's island work (sleep on), serially in contact order: contacts
     /// that began touching join their islands, contacts that stopped count a removed
-    /// constraint, touching contacts with a sleeping body wake it. If an island woke, its
-    /// touching contacts (not updated this step: their bodies did not move) rejoin the
-    /// solver's list, which is then rebuilt in contact order. Returns the touching points.
-    pub(crate) fn update_islands(&mut self, mut points: usize) -> usize {
+    /// constraint, touching contacts with a sleeping body wake it. Returns whether an
+    /// island woke: its touching contacts (not updated this step, their bodies did not
+    /// move) are then missing from the touching list (see [`World::relist_touching`]).
+    pub(crate) fn join_islands(&mut self) -> bool {
         let woken = self.islands.woken;
-        let chunks = std::mem::take(&mut self.narrow_chunks);
+        let chunks = std::mem::take(&mut self.scratch.narrow_chunks);
         for out in &chunks {
             for &[a, b] in &out.links {
                 self.link_bodies(a, b);
@@ -421,30 +421,32 @@ impl World {
                 self.wake_body(b as usize);
             }
         }
-        self.narrow_chunks = chunks;
-        if self.islands.woken != woken {
-            points = 0;
-            self.touching.clear();
-            self.touching_pairs.clear();
-            self.touching_colors.clear();
-            self.uncolor.clear();
-            let bodies = &self.bodies;
-            let awake = |b: u32| {
-                bodies.body_type[b as usize] == BodyType::Dynamic && bodies.awake[b as usize]
-            };
-            for (k, c) in self.contacts.contacts.iter().enumerate() {
-                if !c.alive {
-                    continue;
-                }
-                let solid = c.flags & crate::contact::SENSOR == 0;
-                if solid && c.touching && (awake(c.body_a) || awake(c.body_b)) {
-                    points += c.manifold.count;
-                    self.touching.push(k as u32);
-                    self.touching_pairs.push([c.body_a, c.body_b]);
-                    self.touching_colors.push(c.color);
-                } else if c.color != NO_COLOR {
-                    self.uncolor.push(k as u32);
-                }
+        self.scratch.narrow_chunks = chunks;
+        self.islands.woken != woken
+    }
+
+    /// Rebuilds the touching list from every live contact, in contact order: the solid
+    /// touching contacts with an awake dynamic body, and the colours to give back of the
+    /// others. Returns their manifold points.
+    pub(crate) fn relist_touching(&mut self) -> usize {
+        let mut points = 0;
+        let touching = &mut self.touching;
+        touching.clear();
+        let bodies = &self.bodies;
+        let awake =
+            |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && bodies.awake[b as usize];
+        for (k, c) in self.contacts.contacts.iter().enumerate() {
+            if !c.alive {
+                continue;
+            }
+            let solid = c.flags & crate::contact::SENSOR == 0;
+            if solid && c.touching && (awake(c.body_a) || awake(c.body_b)) {
+                points += c.manifold.count;
+                touching.contacts.push(k as u32);
+                touching.pairs.push([c.body_a, c.body_b]);
+                touching.colors.push(c.color);
+            } else if c.color != NO_COLOR {
+                touching.uncolor.push(k as u32);
             }
         }
         points

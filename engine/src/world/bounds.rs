@@ -1,0 +1,89 @@
+//! The bounds of the shapes of moved bodies: refit after the solve, grown by the
+//! speculative distance and swept over the next step's predicted motion, and moved in the
+//! broadphase when they leave their fat boxes.
+
+use super::step::PARALLEL_FINALIZE;
+use super::World;
+use crate::body::BodyType;
+use crate::math::Aabb;
+use crate::parallel::DisjointPtr;
+use rayon::prelude::*;
+
+impl World {
+    /// Recomputes the bounds of every shape of a movable body; a proxy whose tight box left
+    /// its fat box gets a new fat box. With `parallel`, the bounds are computed by the
+    /// workers in chunks of bodies and the proxies moved afterwards in body order, as the
+    /// serial walk moves them.
+    pub(crate) fn refit_moved(&mut self, parallel: bool) {
+        let slots = &self.solver.slot;
+        if !parallel {
+            for k in 0..slots.len() {
+                self.refit_body(self.solver.slot[k] as usize);
+            }
+            return;
+        }
+        let (bodies, data, broadphase) = (&self.bodies, &self.shapes.data, &self.broadphase);
+        let (dt, def) = (self.last_dt, &self.def);
+        let column = DisjointPtr::new(&mut self.shapes.bounds);
+        let moved: Vec<Vec<(u32, Aabb)>> = slots
+            .par_chunks(PARALLEL_FINALIZE / 2)
+            .map(|chunk| {
+                let mut moved = Vec::new();
+                for &b in chunk {
+                    shape_bounds(bodies, data, b as usize, dt, def, |s, bounds| {
+                        // Each shape belongs to one body, and each body is in one chunk.
+                        *column.get_mut(s) = bounds;
+                        if !broadphase.fat_aabb(s).contains(&bounds) {
+                            moved.push((s, bounds.expanded(def.aabb_margin)));
+                        }
+                    });
+                }
+                moved
+            })
+            .collect();
+        for (s, fat) in moved.into_iter().flatten() {
+            self.broadphase.move_proxy(s, fat);
+        }
+    }
+
+    /// Recomputes the bounds of body `b`'s shapes; a proxy whose bounds left its fat box
+    /// (every proxy of a static body) gets a new fat box.
+    pub(crate) fn refit_body(&mut self, b: usize) {
+        let is_static = self.bodies.body_type[b] == BodyType::Static;
+        let (bodies, data, column) = (&self.bodies, &self.shapes.data, &mut self.shapes.bounds);
+        let (broadphase, margin) = (&mut self.broadphase, self.def.aabb_margin);
+        shape_bounds(bodies, data, b, self.last_dt, &self.def, |s, bounds| {
+            column[s as usize] = bounds;
+            if is_static || !broadphase.fat_aabb(s).contains(&bounds) {
+                broadphase.move_proxy(s, bounds.expanded(margin));
+            }
+        });
+    }
+}
+
+/// Calls `f` with each shape of body `b` and its bounds: the tight box grown by the
+/// speculative distance and swept over the next step's predicted motion (`v dt`, and the
+/// angular speed times the shape's reach), so pairs exist before fast bodies meet and the
+/// narrowphase can place speculative points.
+fn shape_bounds(
+    bodies: &crate::body::BodyStore,
+    data: &[crate::shape::store::ShapeData],
+    b: usize,
+    dt: f32,
+    def: &super::WorldDef,
+    mut f: impl FnMut(u32, Aabb),
+) {
+    let xf = bodies.transform(b);
+    let motion = bodies.linear_velocity[b] * dt;
+    let spin = bodies.angular_velocity[b].length() * dt;
+    for s in &bodies.shapes[b] {
+        let d = &data[s.index as usize];
+        let grow = def.speculative_distance + spin * d.reach();
+        let bb = d.shape.aabb(&d.pose(&xf)).expanded(grow);
+        let bounds = Aabb {
+            min: bb.min.min(bb.min + motion),
+            max: bb.max.max(bb.max + motion),
+        };
+        f(s.index, bounds);
+    }
+}

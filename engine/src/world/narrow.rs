@@ -1,0 +1,306 @@
+//! The narrow phase: the manifold of every contact whose bodies moved, in fixed chunks
+//! of contacts spread over the workers, and the contact state the solver and the events
+//! read (touching list, begin and end records, island links).
+
+use super::events::{approach, ContactHit, SensorEvent};
+use super::{ContactTouch, World};
+use crate::body::BodyType;
+use crate::contact::{
+    is_idle, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS, MODIFY, SENSOR,
+};
+use crate::id::NULL;
+use crate::math::{prefetch, prefetch_head};
+use crate::parallel::for_each_maybe_par;
+use crate::solver::color::NO_COLOR;
+use glam::Vec3;
+use impetus_profiling::{color, join_wait, worker_zone, zone};
+
+/// The narrowphase asks for the contact this many places ahead to be loaded while it
+/// works on the current one (see [`prefetch`]).
+const PREFETCH_AHEAD: usize = 6;
+
+/// Contacts per narrowphase work item (fixed, so chunk boundaries depend on the scene
+/// only).
+const NARROW_CHUNK: usize = 256;
+
+/// What one chunk of contacts reports to the contact-state join.
+#[derive(Default)]
+pub(crate) struct NarrowChunk {
+    touching: Vec<u32>,
+    pairs: Vec<[u32; 2]>,
+    /// The touching contacts' colours.
+    colors: Vec<u8>,
+    /// Contacts that stopped touching but still hold a colour.
+    uncolor: Vec<u32>,
+    begin: Vec<ContactTouch>,
+    end: Vec<ContactTouch>,
+    /// Solid contacts that began / stopped touching (their islands join / may split).
+    pub links: Vec<[u32; 2]>,
+    pub unlinks: Vec<[u32; 2]>,
+    sensor_begin: Vec<SensorEvent>,
+    sensor_end: Vec<SensorEvent>,
+    hits: Vec<ContactHit>,
+    /// Touching contacts with a sleeping body (their islands wake).
+    pub wake: Vec<u32>,
+    points: usize,
+    recycled: usize,
+}
+
+impl NarrowChunk {
+    fn clear(&mut self) {
+        self.touching.clear();
+        self.pairs.clear();
+        self.colors.clear();
+        self.uncolor.clear();
+        self.begin.clear();
+        self.end.clear();
+        self.links.clear();
+        self.unlinks.clear();
+        self.sensor_begin.clear();
+        self.sensor_end.clear();
+        self.hits.clear();
+        self.wake.clear();
+        self.points = 0;
+        self.recycled = 0;
+    }
+}
+
+/// One chunk of the narrow phase's work: the columns of [`NARROW_CHUNK`] contacts and the
+/// chunk's report.
+struct NarrowWork<'a> {
+    /// The index of the chunk's first contact.
+    base: usize,
+    contacts: &'a mut [Contact],
+    /// The contacts' bodies (`NULL` for a dead contact).
+    ends: &'a [[u32; 2]],
+    tangents: &'a mut [Vec3],
+    /// The contacts' shapes.
+    shapes: &'a [[u32; 2]],
+    idle: &'a mut [bool],
+    out: &'a mut NarrowChunk,
+}
+
+impl World {
+    /// The narrow phase: the manifold of every contact, in parallel; each contact is written only
+    /// by the worker that computes it, so the result does not depend on the thread count.
+    ///
+    /// Contacts are processed in fixed chunks of [`NARROW_CHUNK`]; each chunk also lists its
+    /// touching contacts and begin/end records while they are hot in cache, and the
+    /// chunks' lists are joined in chunk order, which is contact order (cheaper than a
+    /// separate serial pass over the contacts, see `docs/decisions.md`).
+    pub(crate) fn collide(&mut self, dt: f32) {
+        let shapes = &self.shapes;
+        let bodies = &self.bodies;
+        let (shape_pool, body_pool) = (&self.shapes.pool, &self.body_pool);
+        let params = NarrowParams {
+            speculative: self.def.speculative_distance,
+            match_distance: 2.0 * self.def.linear_slop,
+            dt,
+            slop: self.def.linear_slop,
+            recycling: self.def.contact_recycling,
+        };
+        let sleep = self.def.enable_sleep;
+        let hit_threshold = self.def.hit_event_threshold;
+        // With sleep on, a contact is updated when one of its bodies is an awake dynamic
+        // or a moving kinematic body; the others keep their manifolds (their bodies have
+        // not moved). One byte per body, so the test of 100k contacts stays in L1.
+        let active = &mut self.scratch.active;
+        active.clear();
+        if sleep {
+            active.extend(
+                (0..bodies.body_type.len()).map(|b| match bodies.body_type[b] {
+                    BodyType::Dynamic => bodies.awake[b],
+                    BodyType::Kinematic => {
+                        bodies.linear_velocity[b] != Vec3::ZERO
+                            || bodies.angular_velocity[b] != Vec3::ZERO
+                    }
+                    BodyType::Static => false,
+                }),
+            );
+        }
+        let active = &*active;
+        let asleep =
+            |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && !bodies.awake[b as usize];
+        let updated =
+            |[a, b]: [u32; 2]| a != NULL && (!sleep || active[a as usize] || active[b as usize]);
+        let modifier = self.contact_modifier.as_ref();
+        let contacts = &mut self.contacts.contacts;
+        let ends = &self.contacts.ends;
+        let tangents = &mut self.contacts.tangent;
+        let (pair_shapes, idle) = (&self.contacts.shapes, &mut self.contacts.idle);
+        let bounds = &shapes.bounds;
+        // An idle contact whose shapes' bounds are still apart would come out of the update
+        // as it is: skip it without loading it.
+        let stays_idle = |idle: bool, [a, b]: [u32; 2]| {
+            idle && !bounds[a as usize].overlaps(&bounds[b as usize])
+        };
+        let chunks = contacts.len().div_ceil(NARROW_CHUNK);
+        let outs = &mut self.scratch.narrow_chunks;
+        outs.resize_with(chunks, Default::default);
+        let mut work: Vec<NarrowWork> = contacts
+            .chunks_mut(NARROW_CHUNK)
+            .zip(ends.chunks(NARROW_CHUNK))
+            .zip(tangents.chunks_mut(NARROW_CHUNK))
+            .zip(pair_shapes.chunks(NARROW_CHUNK))
+            .zip(idle.chunks_mut(NARROW_CHUNK))
+            .zip(outs.iter_mut())
+            .enumerate()
+            .map(
+                |(k, (((((contacts, ends), tangents), shapes), idle), out))| NarrowWork {
+                    base: k * NARROW_CHUNK,
+                    contacts,
+                    ends,
+                    tangents,
+                    shapes,
+                    idle,
+                    out,
+                },
+            )
+            .collect();
+        let run = |_: usize, w: &mut NarrowWork| {
+            worker_zone!("Narrow Phase Chunk", color::NARROW_PHASE);
+            let (base, chunk, ends, tangents) =
+                (w.base, &mut *w.contacts, w.ends, &mut *w.tangents);
+            let (pair_shapes, idle, out) = (w.shapes, &mut *w.idle, &mut *w.out);
+            out.clear();
+            // Dead contacts and, with sleep on, contacts without an awake body are
+            // skipped from `ends` alone, without loading the contact. (Sleeping contacts
+            // gave their colours back when their island fell asleep.)
+            let mut list = [0u16; NARROW_CHUNK];
+            let mut n = 0;
+            for (j, &e) in ends.iter().enumerate() {
+                list[n] = j as u16;
+                n += (updated(e) && !stays_idle(idle[j], pair_shapes[j])) as usize;
+            }
+            let list = &list[..n];
+            for (i, &j) in list.iter().enumerate() {
+                if let Some(&ahead) = list.get(i + PREFETCH_AHEAD) {
+                    let ahead = ahead as usize;
+                    prefetch(&chunk[ahead]);
+                    // What the update reads besides the contact, found from the dense
+                    // columns: both bodies' poses and velocities, both shapes' first line
+                    // and bounds. (Scattered in a large world: the 100k bodies' columns
+                    // are 5 MB.)
+                    for b in ends[ahead] {
+                        let b = b as usize;
+                        prefetch(&bodies.position[b]);
+                        prefetch(&bodies.rotation[b]);
+                        prefetch(&bodies.linear_velocity[b]);
+                        prefetch(&bodies.angular_velocity[b]);
+                    }
+                    for sh in pair_shapes[ahead] {
+                        prefetch_head(&shapes.data[sh as usize], 64);
+                        prefetch(&bounds[sh as usize]);
+                    }
+                }
+                let j = j as usize;
+                let c = &mut chunk[j];
+                let before = c.touching;
+                update_contact(c, shapes, bodies, &params);
+                if c.flags & SENSOR != 0 {
+                    // A sensor's contact touches while the shapes overlap (speculative
+                    // points do not count) and is never solved.
+                    let overlap =
+                        c.touching && c.manifold.points().iter().any(|p| p.separation < 0.0);
+                    c.touching = overlap;
+                    idle[j] = is_idle(c);
+                    if overlap != before {
+                        let e = SensorEvent::of(c, shapes, body_pool);
+                        if overlap {
+                            out.sensor_begin.push(e);
+                        } else {
+                            out.sensor_end.push(e);
+                        }
+                    }
+                    continue;
+                }
+                if c.touch_changed {
+                    if c.touching {
+                        out.links.push([c.body_a, c.body_b]);
+                    } else {
+                        out.unlinks.push([c.body_a, c.body_b]);
+                    }
+                    if c.flags & CONTACT_EVENTS != 0 {
+                        let record = ContactTouch::of(c, shape_pool, body_pool);
+                        if c.touching {
+                            out.begin.push(record);
+                        } else {
+                            out.end.push(record);
+                        }
+                    }
+                    if c.touching && c.flags & HIT_EVENTS != 0 {
+                        let (speed, point) = approach(c, bodies);
+                        if speed > hit_threshold {
+                            out.hits.push(ContactHit {
+                                touch: ContactTouch::of(c, shape_pool, body_pool),
+                                point,
+                                normal: c.manifold.normal,
+                                approach_speed: speed,
+                            });
+                        }
+                    }
+                }
+                if c.touching && c.flags & MODIFY != 0 {
+                    if let Some(m) = modifier {
+                        let touch = ContactTouch::of(c, shape_pool, body_pool);
+                        super::modifier::modify(m, c, &mut tangents[j], touch, shapes);
+                    }
+                }
+                if c.touching {
+                    if sleep && (asleep(c.body_a) || asleep(c.body_b)) {
+                        out.wake.push((base + j) as u32);
+                    }
+                    out.points += c.manifold.count;
+                    out.recycled += c.recycled as usize;
+                    out.touching.push((base + j) as u32);
+                    out.pairs.push([c.body_a, c.body_b]);
+                    out.colors.push(c.color);
+                } else if c.color != NO_COLOR {
+                    out.uncolor.push((base + j) as u32);
+                }
+                idle[j] = is_idle(c);
+            }
+        };
+        // One chunk: no pool to wake.
+        match self.pool.as_ref().filter(|_| chunks > 1) {
+            Some(pool) => {
+                // The calling thread waits at the join while the workers run the chunks.
+                join_wait!(
+                    color::WAIT,
+                    "narrow phase utilisation %",
+                    pool.current_num_threads()
+                );
+                pool.install(|| for_each_maybe_par(&mut work, true, 1, run));
+            }
+            None => for_each_maybe_par(&mut work, false, 1, run),
+        }
+        drop(work);
+        zone!("Contact State", color::NARROW_PHASE);
+        let (mut points, mut recycled) = (0, 0);
+        self.touching.clear();
+        for out in self.scratch.narrow_chunks.iter() {
+            points += out.points;
+            recycled += out.recycled;
+            self.touching.contacts.extend_from_slice(&out.touching);
+            self.touching.pairs.extend_from_slice(&out.pairs);
+            self.touching.colors.extend_from_slice(&out.colors);
+            self.touching.uncolor.extend_from_slice(&out.uncolor);
+            self.events.touch_begin.extend_from_slice(&out.begin);
+            self.events.touch_end.extend_from_slice(&out.end);
+            self.events
+                .sensor_begin
+                .extend_from_slice(&out.sensor_begin);
+            self.events.sensor_end.extend_from_slice(&out.sensor_end);
+            self.events.hits.extend_from_slice(&out.hits);
+        }
+        self.aggregate_mesh_touches(); // midphase.rs: begin/end records of mesh pairs
+        if sleep && self.join_islands() {
+            points = self.relist_touching();
+        }
+        let manifolds = self.touching.contacts.len();
+        self.profile.recycled = recycled;
+        self.profile.contacts = self.contacts.live();
+        self.profile.manifolds = manifolds;
+        self.profile.points = points;
+    }
+}

@@ -1,0 +1,300 @@
+//! The solve stage: the movable bodies gathered, the constraint graph built, the impacts
+//! of bouncy contacts, the substeps, and the impulses stored; then the new poses written
+//! back and the move events.
+
+use super::World;
+use crate::body::BodyType;
+use crate::id::NULL;
+use crate::solver::articulation::TreeTopology;
+use crate::solver::color::NO_COLOR;
+use crate::solver::{self, Softness, StepContext, WarmStart};
+use impetus_profiling::{color, plot};
+use rayon::prelude::*;
+
+impl World {
+    /// The step-wide constants of the solver for a step of `dt`.
+    pub(crate) fn step_context(&self, dt: f32) -> StepContext {
+        let def = &self.def;
+        let h = dt / def.substeps as f32;
+        // A spring stiffer than a quarter of the substep rate is not resolved by the
+        // substeps; cap it there (Box2D does the same).
+        let contact_hertz = def.contact_hertz.min(0.25 / h);
+        StepContext {
+            inv_dt: 1.0 / dt,
+            h,
+            inv_h: 1.0 / h,
+            gravity: def.gravity,
+            contact_softness: Softness::new(contact_hertz, def.contact_damping_ratio, h),
+            // Contacts with a static or kinematic body: twice the hertz, the same damping
+            // ratio. Halving the ratio (the first design) let a box on five boxes
+            // rock without end: the 5-wide mini pyramid oscillated at 0.08 m/s after 20 s
+            // with ratio 5 and came to rest (1e-6 m/s) with ratio 10.
+            static_softness: Softness::new(2.0 * contact_hertz, def.contact_damping_ratio, h),
+            joint_softness: Softness::new(
+                def.joint_hertz.min(0.25 / h),
+                def.joint_damping_ratio,
+                h,
+            ),
+            max_push_speed: def.max_push_speed,
+            restitution_threshold: def.restitution_threshold,
+            static_friction_speed: def.static_friction_speed,
+            max_linear_speed: def.max_linear_speed,
+            max_rotation: 0.25 * std::f32::consts::PI,
+        }
+    }
+
+    /// Gathers the movable bodies, maps the touching contacts' bodies (listed by the
+    /// narrowphase) to the solver indices of their dynamic bodies ([`NULL`] for static or
+    /// kinematic), and updates the colours: contacts that stopped touching give theirs
+    /// back, contacts that began touching take one, serially in contact order. Runs once
+    /// per step, after `collide`.
+    pub(crate) fn gather_contacts(&mut self) {
+        let (pool, awake) = (&self.body_pool, &self.bodies.awake);
+        self.solver
+            .gather(&self.bodies, |i| pool.is_alive(i) && awake[i]);
+        let coloring = &mut self.graph.coloring;
+        let contacts = &mut self.contacts.contacts;
+        for &k in &self.touching.uncolor {
+            let c = &mut contacts[k as usize];
+            coloring.release(c.color, c.color_sides, c.body_a, c.body_b);
+            (c.color, c.color_sides) = (NO_COLOR, 0);
+        }
+        let sb = &self.solver;
+        let dynamic = |body: u32| {
+            let k = sb.index[body as usize];
+            if k != NULL && sb.mass[k as usize].inv_mass > 0.0 {
+                k
+            } else {
+                NULL
+            }
+        };
+        // The narrowphase listed the touching contacts with their body slots; turn the
+        // slots into dynamic solver indices, colouring the contacts that have no colour.
+        let slot = |body: u32, d: u32| if d == NULL { NULL } else { body };
+        for (k, pair) in self.touching.pairs.iter_mut().enumerate() {
+            let [a, b] = *pair;
+            let (da, db) = (dynamic(a), dynamic(b));
+            if self.touching.colors[k] == NO_COLOR {
+                let (color, sides) = coloring.assign(slot(a, da), slot(b, db));
+                let c = &mut contacts[self.touching.contacts[k] as usize];
+                (c.color, c.color_sides) = (color, sides);
+                self.touching.colors[k] = color;
+            }
+            *pair = [da, db];
+        }
+        coloring.list(&self.touching.colors);
+    }
+
+    /// Colours the touching contacts and prepares their constraints into batches.
+    pub(crate) fn build_graph(&mut self, ctx: &StepContext, parallel: bool) {
+        self.graph.build(
+            &self.touching.contacts,
+            &self.touching.pairs,
+            &self.contacts.contacts,
+            &self.contacts.tangent,
+            &self.solver,
+            &self.bodies,
+            ctx,
+            parallel,
+        );
+    }
+
+    /// The solve stage: the soft step over all constraints, through to the impulses kept
+    /// for the next step's warm start.
+    ///
+    /// Constraints are coloured; each colour's constraints are packed `W` to a batch and
+    /// solved in SIMD lanes, the batches of a colour spread over the workers; what fits no
+    /// colour (the overflow) is solved serially by the scalar kernels first. Within a colour
+    /// no two constraints share a dynamic body, so neither the lane width nor the thread
+    /// count changes the result.
+    pub(crate) fn solve(&mut self, ctx: &StepContext, parallel: bool) {
+        stage!(
+            self.profile.prepare,
+            "Prepare",
+            color::SOLVE,
+            self.prepare(ctx, parallel)
+        );
+        let p = &mut self.profile;
+        p.awake_bodies = self.solver.states.len();
+        p.constraints = self.touching.contacts.len();
+        p.colors = self.graph.coloring.used();
+        p.overflow = self.graph.overflow.len();
+        plot!("colors used", p.colors);
+        plot!("overflow constraints", p.overflow);
+        stage!(
+            self.profile.restitution,
+            "Restitution",
+            color::SOLVE,
+            self.resolve_impacts(ctx)
+        );
+        let p = &mut self.profile;
+        (
+            p.integrate_velocities,
+            p.warm_start,
+            p.solve,
+            p.integrate_positions,
+            p.relax,
+        ) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        // Without joints, substeps after the first carry their warm start per body.
+        let carry = !self.graph.has_joints();
+        for substep in 0..self.def.substeps {
+            let warm = match (carry, substep) {
+                (false, _) => WarmStart::Pass,
+                (true, 0) => WarmStart::First,
+                (true, _) => WarmStart::Carried,
+            };
+            self.substep(ctx, warm, carry, parallel);
+        }
+        stage!(
+            self.profile.store_impulses,
+            "Store Impulses",
+            color::SOLVE,
+            self.store_impulses(ctx, parallel)
+        );
+    }
+
+    /// Gathers the movable bodies and builds the step's constraints: contacts, joints
+    /// (and their trees when they changed), rolling-resistance rows.
+    fn prepare(&mut self, ctx: &StepContext, parallel: bool) {
+        let h = ctx.h;
+        self.gather_contacts();
+        solver::prepare_forcing(&mut self.solver, &self.bodies, ctx, parallel);
+        self.build_graph(ctx, parallel);
+        let pool = &self.joints.pool;
+        if self.joints.trees_dirty {
+            let (joints, bodies) = (&self.joints.slots, &self.bodies);
+            self.joints.trees = TreeTopology::build(
+                joints,
+                |slot| pool.is_alive(slot) && joints[slot].ball,
+                |body| bodies.body_type[body as usize] == BodyType::Dynamic,
+                &self.joints.of_body,
+            );
+            self.joints.trees_dirty = false;
+        }
+        // A joint is solved while one of its bodies is an awake dynamic body (both
+        // are in one island, so both sleep or neither does).
+        let (joints, bodies) = (&self.joints.slots, &self.bodies);
+        let awake =
+            |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && bodies.awake[b as usize];
+        let keep_lists = !self.joints.lists_dirty && self.joints.lists_awake == self.solver.slot;
+        self.graph.build_joints(
+            &self.joints.slots,
+            |i| pool.is_alive(i) && (awake(joints[i].body_a) || awake(joints[i].body_b)),
+            &self.solver,
+            &self.bodies.position,
+            &self.bodies.rotation,
+            &self.joints.trees,
+            keep_lists,
+            h,
+            parallel,
+        );
+        if self.shapes.rolling > 0 {
+            self.rolling.prepare(
+                &self.touching.contacts,
+                &self.touching.pairs,
+                &self.contacts.contacts,
+                &self.solver,
+                &self.graph,
+            );
+        } else if !self.rolling.is_empty() {
+            self.rolling = Default::default();
+        }
+        if !keep_lists {
+            self.joints.lists_dirty = false;
+            self.joints.lists_awake.clone_from(&self.solver.slot);
+        }
+        #[cfg(feature = "validate")]
+        if let Some((color, body)) = self
+            .graph
+            .find_joint_conflict(&self.touching.pairs, self.solver.states.len())
+        {
+            panic!("validate: colour {color} has dynamic body {body} in a joint twice");
+        }
+    }
+
+    /// Bouncy contacts collide at their times of impact before the soft step (see
+    /// `solver::impact`); worlds without bouncy shapes or a modifier skip it.
+    fn resolve_impacts(&mut self, ctx: &StepContext) {
+        if self.shapes.bouncy > 0 || self.contact_modifier.is_some() {
+            solver::impact::resolve(
+                &self.touching.contacts,
+                &self.touching.pairs,
+                &self.contacts.contacts,
+                &mut self.solver,
+                ctx,
+                ctx.h * self.def.substeps as f32,
+                &mut self.scratch.impacts,
+            );
+        }
+    }
+
+    /// One substep: velocities, warm start, solve, positions, relax (each summed over the
+    /// substeps in its profile field).
+    fn substep(&mut self, ctx: &StepContext, warm: WarmStart, carry: bool, parallel: bool) {
+        stage!(
+            += self.profile.integrate_velocities,
+            "Integrate Velocities",
+            color::SOLVE,
+            solver::integrate_velocities(&mut self.solver, ctx, warm, parallel)
+        );
+        if warm != WarmStart::Carried {
+            stage!(
+                += self.profile.warm_start,
+                "Warm Start",
+                color::SOLVE,
+                self.graph.warm_start(&mut self.solver.states, parallel)
+            );
+        }
+        self.rolling.warm_start(&mut self.solver.states, warm);
+        stage!(+= self.profile.solve, "Solve", color::SOLVE, {
+            self.graph.solve(&mut self.solver.states, ctx, true, parallel);
+            self.rolling.solve(&mut self.solver.states, &self.graph);
+        });
+        stage!(
+            += self.profile.integrate_positions,
+            "Integrate Positions",
+            color::SOLVE,
+            solver::integrate_positions(&mut self.solver, &self.bodies, ctx, carry, parallel)
+        );
+        stage!(+= self.profile.relax, "Relax", color::SOLVE, {
+            self.graph.solve(&mut self.solver.states, ctx, false, parallel);
+            self.rolling.solve(&mut self.solver.states, &self.graph);
+        });
+    }
+
+    /// Keeps the impulses of the contacts and joints for the next step's warm start (and
+    /// breaks the joints whose load passed their limit).
+    fn store_impulses(&mut self, ctx: &StepContext, parallel: bool) {
+        self.graph.store(&mut self.contacts.contacts, parallel);
+        self.store_joints(self.def.substeps, ctx.h, parallel);
+    }
+
+    /// Writes the solver's new poses and velocities back to the bodies.
+    pub(crate) fn write_back(&mut self, parallel: bool) {
+        solver::finalize(&self.solver, &mut self.bodies, parallel);
+    }
+
+    /// The move events of the step: every body the solver moved, in solver order.
+    pub(crate) fn publish_moves(&mut self, parallel: bool) {
+        let (bodies, pool) = (&self.bodies, &self.body_pool);
+        let event = |&b: &u32| super::BodyMove {
+            body: crate::id::BodyId {
+                index: b,
+                generation: pool.generation(b as usize),
+            },
+            transform: bodies.origin(b as usize),
+            fell_asleep: false,
+        };
+        self.events.moves.clear();
+        if parallel {
+            let slots = self
+                .solver
+                .slot
+                .par_iter()
+                .with_min_len(super::step::PARALLEL_FINALIZE / 2);
+            self.events.moves.par_extend(slots.map(event));
+        } else {
+            self.events.moves.extend(self.solver.slot.iter().map(event));
+        }
+    }
+}
