@@ -8,7 +8,7 @@ use crate::id::NULL;
 use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::{self, Softness, StepContext, WarmStart};
-use impetus_profiling::{color, plot};
+use impetus_profiling::plot;
 use rayon::prelude::*;
 
 impl World {
@@ -108,12 +108,7 @@ impl World {
     /// no two constraints share a dynamic body, so neither the lane width nor the thread
     /// count changes the result.
     pub(crate) fn solve(&mut self, ctx: &StepContext, parallel: bool) {
-        stage!(
-            self.profile.prepare,
-            "Prepare",
-            color::SOLVE,
-            self.prepare(ctx, parallel)
-        );
+        stage!(self, prepare, "Prepare", SOLVE, self.prepare(ctx, parallel));
         let p = &mut self.profile;
         p.awake_bodies = self.solver.states.len();
         p.constraints = self.touching.contacts.len();
@@ -122,9 +117,10 @@ impl World {
         plot!("colors used", p.colors);
         plot!("overflow constraints", p.overflow);
         stage!(
-            self.profile.restitution,
+            self,
+            restitution,
             "Restitution",
-            color::SOLVE,
+            SOLVE,
             self.resolve_impacts(ctx)
         );
         let p = &mut self.profile;
@@ -146,9 +142,10 @@ impl World {
             self.substep(ctx, warm, carry, parallel);
         }
         stage!(
-            self.profile.store_impulses,
+            self,
+            store_impulses,
             "Store Impulses",
-            color::SOLVE,
+            SOLVE,
             self.store_impulses(ctx, parallel)
         );
     }
@@ -231,33 +228,38 @@ impl World {
     /// One substep: velocities, warm start, solve, positions, relax (each summed over the
     /// substeps in its profile field).
     fn substep(&mut self, ctx: &StepContext, warm: WarmStart, carry: bool, parallel: bool) {
-        stage!(
-            += self.profile.integrate_velocities,
+        stage_sum!(
+            self,
+            integrate_velocities,
             "Integrate Velocities",
-            color::SOLVE,
+            SOLVE,
             solver::integrate_velocities(&mut self.solver, ctx, warm, parallel)
         );
         if warm != WarmStart::Carried {
-            stage!(
-                += self.profile.warm_start,
+            stage_sum!(
+                self,
+                warm_start,
                 "Warm Start",
-                color::SOLVE,
+                SOLVE,
                 self.graph.warm_start(&mut self.solver.states, parallel)
             );
         }
         self.rolling.warm_start(&mut self.solver.states, warm);
-        stage!(+= self.profile.solve, "Solve", color::SOLVE, {
-            self.graph.solve(&mut self.solver.states, ctx, true, parallel);
+        stage_sum!(self, solve, "Solve", SOLVE, {
+            self.graph
+                .solve(&mut self.solver.states, ctx, true, parallel);
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
-        stage!(
-            += self.profile.integrate_positions,
+        stage_sum!(
+            self,
+            integrate_positions,
             "Integrate Positions",
-            color::SOLVE,
+            SOLVE,
             solver::integrate_positions(&mut self.solver, &self.bodies, ctx, carry, parallel)
         );
-        stage!(+= self.profile.relax, "Relax", color::SOLVE, {
-            self.graph.solve(&mut self.solver.states, ctx, false, parallel);
+        stage_sum!(self, relax, "Relax", SOLVE, {
+            self.graph
+                .solve(&mut self.solver.states, ctx, false, parallel);
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
     }

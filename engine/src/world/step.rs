@@ -22,28 +22,35 @@ pub(super) fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
 }
 
-/// Runs one stage: `stage!(field, "Zone", colour, call)` opens the profiler zone, runs
-/// the call and stores its time in ms in the profile field; `stage!(+= field, ..)` adds
-/// it (stages that run once per substep). Evaluates to the call's value.
+/// Runs one stage: `stage!(world, field, "Zone", COLOUR, call)` opens the profiler zone
+/// (painted with `impetus_profiling::color::COLOUR`), runs the call and stores its time
+/// in ms in `world.profile.field`. Evaluates to the call's value.
 macro_rules! stage {
-    (+= $field:expr, $name:literal, $color:expr, $body:expr) => {{
-        impetus_profiling::zone!($name, $color);
+    ($world:ident, $field:ident, $name:literal, $color:ident, $body:expr) => {{
+        impetus_profiling::zone!($name, impetus_profiling::color::$color);
         let start = std::time::Instant::now();
         let value = $body;
-        $field += super::step::ms_since(start);
+        $world.profile.$field = super::step::ms_since(start);
         value
     }};
-    ($field:expr, $name:literal, $color:expr, $body:expr) => {{
-        impetus_profiling::zone!($name, $color);
+}
+
+/// [`stage!`] for stages that run once per substep, or in parts: adds the time to the
+/// profile field instead of storing it.
+macro_rules! stage_sum {
+    ($world:ident, $field:ident, $name:literal, $color:ident, $body:expr) => {{
+        impetus_profiling::zone!($name, impetus_profiling::color::$color);
         let start = std::time::Instant::now();
         let value = $body;
-        $field = super::step::ms_since(start);
+        $world.profile.$field += super::step::ms_since(start);
         value
     }};
 }
 
 impl World {
     /// Advances the world by `dt` seconds (one fixed step; use the same `dt` every step).
+    // One stage a line: the step is the table of contents of the engine.
+    #[rustfmt::skip]
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
         if !dt.is_finite() || dt <= 0.0 {
             return Err(Error::invalid("dt", "must be finite and positive"));
@@ -52,59 +59,24 @@ impl World {
         let start = Instant::now();
         self.last_dt = dt;
         self.events.begin_step();
-        stage!(
-            self.profile.forces,
-            "Forces",
-            color::FORCES,
-            self.apply_environment_forces(dt)
-        );
-        stage!(
-            self.profile.kinematic,
-            "Kinematic Aim",
-            color::FORCES,
-            self.aim_kinematic_targets(dt)
-        );
-        stage!(
-            self.profile.broadphase,
-            "Broadphase",
-            color::BROADPHASE,
-            self.update_broadphase()
-        );
-        stage!(
-            self.profile.narrowphase,
-            "Narrow Phase",
-            color::NARROW_PHASE,
-            self.collide(dt)
-        );
+        stage!(self, forces, "Forces", FORCES, self.apply_environment_forces(dt));
+        stage!(self, kinematic, "Kinematic Aim", FORCES, self.aim_kinematic_targets(dt));
+        stage!(self, broadphase, "Broadphase", BROADPHASE, self.update_broadphase());
+        stage!(self, narrowphase, "Narrow Phase", NARROW_PHASE, self.collide(dt));
         let ctx = self.step_context(dt);
         let parallel = self.solve_in_parallel();
         self.on_workers(parallel, |w| {
             w.solve(&ctx, parallel);
             let many = parallel && w.solver.slot.len() >= PARALLEL_FINALIZE;
-            stage!(
-                w.profile.finalize,
-                "Finalize",
-                color::SOLVE,
-                w.write_back(many)
-            );
-            stage!(
-                w.profile.continuous,
-                "Continuous",
-                color::SOLVE,
-                w.continuous(parallel)
-            );
-            stage!(+= w.profile.finalize, "Bounds", color::SOLVE, w.refit_moved(many));
-            stage!(+= w.profile.finalize, "Move Events", color::SOLVE, w.publish_moves(many));
+            stage!(w, finalize, "Finalize", SOLVE, w.write_back(many));
+            stage!(w, continuous, "Continuous", SOLVE, w.continuous(parallel));
+            stage_sum!(w, finalize, "Bounds", SOLVE, w.refit_moved(many));
+            stage_sum!(w, finalize, "Move Events", SOLVE, w.publish_moves(many));
         });
         // Before the kinematic bodies stop on their targets: a moving kinematic body keeps
         // what it touches awake.
-        stage!(
-            self.profile.sleep,
-            "Sleep",
-            color::SLEEP,
-            self.update_sleep(dt)
-        );
-        stage!(+= self.profile.kinematic, "Kinematic Land", color::FORCES, self.land_kinematic_targets());
+        stage!(self, sleep, "Sleep", SLEEP, self.update_sleep(dt));
+        stage_sum!(self, kinematic, "Kinematic Land", FORCES, self.land_kinematic_targets());
         self.end_step(start);
         Ok(())
     }
