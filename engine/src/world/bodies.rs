@@ -1,0 +1,418 @@
+//! Bodies: creating and removing them, their mass from their shapes, and reading and
+//! changing them between steps.
+
+use super::World;
+use crate::body::{check_damping, BodyDef, BodyType};
+use crate::error::Error;
+use crate::id::{BodyId, ShapeId};
+use crate::math::{is_finite3, Transform};
+use crate::shape::{MassProperties, Shape, ShapeDef};
+use glam::{Quat, Vec3};
+
+/// `Ok` if every component of `v` is finite, else an error naming `field`.
+pub(super) fn check_vec(field: &'static str, v: Vec3) -> Result<(), Error> {
+    if is_finite3(v) {
+        Ok(())
+    } else {
+        Err(Error::invalid(field, "must be finite"))
+    }
+}
+
+impl World {
+    /// Creates a body. It has no shapes yet; a dynamic body without shapes weighs 1 kg.
+    pub fn create_body(&mut self, def: &BodyDef) -> Result<BodyId, Error> {
+        def.validate()?;
+        let (index, generation, _) = self.body_pool.alloc();
+        self.bodies.put(index as usize, def);
+        self.island_add_body(index as usize);
+        Ok(BodyId { index, generation })
+    }
+
+    /// Removes a body with its shapes, contacts and joints.
+    pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
+        let i = self.body_index(id)?;
+        while let Some(&j) = self.joints.of_body.get(i).and_then(|l| l.last()) {
+            self.remove_joint_slot(j as usize);
+        }
+        let shapes = std::mem::take(&mut self.bodies.shapes[i]);
+        for s in shapes {
+            self.detach_shape(s.index);
+        }
+        self.island_remove_body(i);
+        self.bodies.body_type[i] = BodyType::Static;
+        self.bodies.awake[i] = false;
+        self.body_pool.release(id.index);
+        Ok(())
+    }
+
+    /// Live bodies, in slot order.
+    pub fn bodies(&self) -> impl Iterator<Item = BodyId> + '_ {
+        (0..self.body_pool.capacity()).filter_map(|i| self.live_id(i))
+    }
+
+    /// Number of live bodies (of every type).
+    pub fn body_count(&self) -> usize {
+        self.body_pool.live()
+    }
+
+    /// Whether `id` refers to a live body.
+    pub fn contains_body(&self, id: BodyId) -> bool {
+        self.body_index(id).is_ok()
+    }
+
+    /// The body's type.
+    pub fn body_type(&self, id: BodyId) -> Result<BodyType, Error> {
+        Ok(self.bodies.body_type[self.body_index(id)?])
+    }
+
+    /// World position of the body origin, in m (the centre of mass while every shape sits
+    /// at the origin; see [`World::center_of_mass`]).
+    pub fn body_position(&self, id: BodyId) -> Result<Vec3, Error> {
+        Ok(self.bodies.origin(self.body_index(id)?).p)
+    }
+
+    /// World orientation of the body frame.
+    pub fn body_rotation(&self, id: BodyId) -> Result<Quat, Error> {
+        Ok(self.bodies.origin(self.body_index(id)?).q)
+    }
+
+    /// World pose of the body frame (what its shapes' local poses are relative to).
+    pub fn body_transform(&self, id: BodyId) -> Result<Transform, Error> {
+        Ok(self.bodies.origin(self.body_index(id)?))
+    }
+
+    /// World position of the body's centre of mass, in m.
+    pub fn center_of_mass(&self, id: BodyId) -> Result<Vec3, Error> {
+        Ok(self.bodies.position[self.body_index(id)?])
+    }
+
+    /// The body's mass frame in its own frame: the centre of mass (translation) and the
+    /// principal axes of inertia (rotation) that [`World::mass_properties`]' moments are
+    /// about. The identity unless a dynamic body has shapes off its origin
+    /// ([`ShapeDef::local_pose`](crate::ShapeDef)).
+    pub fn local_center_of_mass(&self, id: BodyId) -> Result<Transform, Error> {
+        Ok(self.bodies.frame[self.body_index(id)?])
+    }
+
+    /// Teleports a body. Contacts are recomputed at the next step.
+    pub fn set_body_transform(
+        &mut self,
+        id: BodyId,
+        position: Vec3,
+        rotation: Quat,
+    ) -> Result<(), Error> {
+        let i = self.body_index(id)?;
+        check_vec("position", position)?;
+        if !rotation.is_finite() || rotation.length_squared() < 1.0e-12 {
+            return Err(Error::invalid(
+                "rotation",
+                "must be a finite, non-zero quaternion",
+            ));
+        }
+        self.bodies
+            .set_origin(i, &Transform::new(position, rotation.normalize()));
+        self.refit_body(i);
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Linear velocity of the centre of mass, in m/s.
+    pub fn linear_velocity(&self, id: BodyId) -> Result<Vec3, Error> {
+        Ok(self.bodies.linear_velocity[self.body_index(id)?])
+    }
+
+    /// Angular velocity, in rad/s (world frame).
+    pub fn angular_velocity(&self, id: BodyId) -> Result<Vec3, Error> {
+        Ok(self.bodies.angular_velocity[self.body_index(id)?])
+    }
+
+    /// Sets the linear velocity (dynamic and kinematic bodies), in m/s.
+    pub fn set_linear_velocity(&mut self, id: BodyId, v: Vec3) -> Result<(), Error> {
+        let i = self.movable_index(id, "setting the velocity of a static body")?;
+        check_vec("linear_velocity", v)?;
+        self.bodies.linear_velocity[i] = v;
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Sets the angular velocity (dynamic and kinematic bodies), in rad/s.
+    pub fn set_angular_velocity(&mut self, id: BodyId, w: Vec3) -> Result<(), Error> {
+        let i = self.movable_index(id, "setting the velocity of a static body")?;
+        check_vec("angular_velocity", w)?;
+        self.bodies.angular_velocity[i] = w;
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Adds a force (N) acting at a world point (m) for the next step.
+    pub fn apply_force(&mut self, id: BodyId, force: Vec3, point: Vec3) -> Result<(), Error> {
+        let i = self.dynamic_index(id, "forces act on dynamic bodies only")?;
+        check_vec("force", force)?;
+        check_vec("point", point)?;
+        self.bodies.force[i] += force;
+        self.bodies.torque[i] += (point - self.bodies.position[i]).cross(force);
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Adds a force (N) at the centre of mass for the next step.
+    pub fn apply_force_to_center(&mut self, id: BodyId, force: Vec3) -> Result<(), Error> {
+        let i = self.dynamic_index(id, "forces act on dynamic bodies only")?;
+        check_vec("force", force)?;
+        self.bodies.force[i] += force;
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Adds a torque (N·m) for the next step.
+    pub fn apply_torque(&mut self, id: BodyId, torque: Vec3) -> Result<(), Error> {
+        let i = self.dynamic_index(id, "torques act on dynamic bodies only")?;
+        check_vec("torque", torque)?;
+        self.bodies.torque[i] += torque;
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Applies an impulse (N·s) at a world point (m): changes the velocity at once.
+    pub fn apply_linear_impulse(
+        &mut self,
+        id: BodyId,
+        impulse: Vec3,
+        point: Vec3,
+    ) -> Result<(), Error> {
+        let i = self.dynamic_index(id, "impulses act on dynamic bodies only")?;
+        check_vec("impulse", impulse)?;
+        check_vec("point", point)?;
+        let b = &mut self.bodies;
+        b.linear_velocity[i] += b.inv_mass[i] * impulse;
+        let r = point - b.position[i];
+        let dw = b.world_inv_inertia(i) * r.cross(impulse);
+        b.angular_velocity[i] += dw;
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Applies an angular impulse (N·m·s).
+    pub fn apply_angular_impulse(&mut self, id: BodyId, impulse: Vec3) -> Result<(), Error> {
+        let i = self.dynamic_index(id, "impulses act on dynamic bodies only")?;
+        check_vec("impulse", impulse)?;
+        let b = &mut self.bodies;
+        let dw = b.world_inv_inertia(i) * impulse;
+        b.angular_velocity[i] += dw;
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Mass (kg) and principal inertia (kg·m², about the axes of
+    /// [`World::local_center_of_mass`]); zero for static and kinematic bodies.
+    pub fn mass_properties(&self, id: BodyId) -> Result<MassProperties, Error> {
+        let i = self.body_index(id)?;
+        Ok(MassProperties {
+            mass: self.bodies.mass[i],
+            inertia: self.bodies.inertia[i],
+        })
+    }
+
+    /// Overrides a dynamic body's mass and principal inertia; its shapes no longer change
+    /// them. Mass and every moment must be finite and positive.
+    pub fn set_mass_properties(&mut self, id: BodyId, mp: MassProperties) -> Result<(), Error> {
+        let i = self.dynamic_index(id, "only dynamic bodies have mass")?;
+        if !mp.mass.is_finite() || mp.mass <= 0.0 {
+            return Err(Error::invalid(
+                "MassProperties::mass",
+                "must be finite and positive",
+            ));
+        }
+        if !is_finite3(mp.inertia) || mp.inertia.min_element() <= 0.0 {
+            return Err(Error::invalid(
+                "MassProperties::inertia",
+                "each moment must be finite and positive",
+            ));
+        }
+        self.bodies.set_mass(i, mp.mass, mp.inertia);
+        self.bodies.mass_override[i] = true;
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Sets the multiplier on world gravity.
+    pub fn set_gravity_scale(&mut self, id: BodyId, scale: f32) -> Result<(), Error> {
+        let i = self.body_index(id)?;
+        if !scale.is_finite() {
+            return Err(Error::invalid("gravity_scale", "must be finite"));
+        }
+        self.bodies.gravity_scale[i] = scale;
+        self.wake_body(i);
+        Ok(())
+    }
+
+    /// Sets linear and angular damping (1/s).
+    pub fn set_damping(&mut self, id: BodyId, linear: f32, angular: f32) -> Result<(), Error> {
+        let i = self.body_index(id)?;
+        check_damping("linear_damping", linear)?;
+        check_damping("angular_damping", angular)?;
+        self.bodies.linear_damping[i] = linear;
+        self.bodies.angular_damping[i] = angular;
+        Ok(())
+    }
+
+    /// Whether the body is awake: dynamic bodies in an awake island, and every kinematic
+    /// body. Static bodies are never awake.
+    pub fn is_awake(&self, id: BodyId) -> Result<bool, Error> {
+        Ok(self.bodies.awake[self.body_index(id)?])
+    }
+
+    /// Wakes a dynamic body with its island (`true`), or puts its whole island to sleep
+    /// at once (`false`; its bodies stop). Static and kinematic bodies: nothing to do.
+    pub fn set_awake(&mut self, id: BodyId, awake: bool) -> Result<(), Error> {
+        let i = self.body_index(id)?;
+        let island = self.bodies.island[i];
+        if island == crate::id::NULL {
+            return Ok(());
+        }
+        if awake {
+            self.wake_body(i);
+        } else {
+            self.put_island_to_sleep(island);
+            self.release_sleeping_colors();
+        }
+        Ok(())
+    }
+
+    /// The host's value stored with the body.
+    pub fn user_data(&self, id: BodyId) -> Result<u64, Error> {
+        Ok(self.bodies.user_data[self.body_index(id)?])
+    }
+
+    /// The shapes attached to a body.
+    pub fn body_shapes(&self, id: BodyId) -> Result<&[ShapeId], Error> {
+        Ok(&self.bodies.shapes[self.body_index(id)?])
+    }
+
+    fn movable_index(&self, id: BodyId, what: &'static str) -> Result<usize, Error> {
+        let i = self.body_index(id)?;
+        if self.bodies.body_type[i] == BodyType::Static {
+            return Err(Error::Unsupported { what });
+        }
+        Ok(i)
+    }
+
+    fn dynamic_index(&self, id: BodyId, what: &'static str) -> Result<usize, Error> {
+        let i = self.body_index(id)?;
+        if self.bodies.body_type[i] != BodyType::Dynamic {
+            return Err(Error::Unsupported { what });
+        }
+        Ok(i)
+    }
+
+    /// The id of the body slot `index` if it holds a live body.
+    pub(super) fn live_id(&self, index: usize) -> Option<BodyId> {
+        self.body_pool.is_alive(index).then(|| BodyId {
+            index: index as u32,
+            generation: self.body_pool.generation(index),
+        })
+    }
+
+    /// The mass properties of one shape (its own centre and axes) for the body's sums.
+    fn shape_part(shape: &Shape, density: f32, inner: f32) -> MassProperties {
+        match *shape {
+            Shape::Sphere { radius } if inner > 0.0 => {
+                crate::shape::hollow_sphere_mass(radius, inner, density)
+            }
+            _ => shape.mass_properties(density),
+        }
+    }
+
+    /// Total mass of body `b`'s shapes, plus `extra` if given.
+    pub(super) fn shape_mass(&self, b: usize, extra: Option<&ShapeDef>) -> f32 {
+        let part =
+            |shape: &Shape, density: f32, inner: f32| Self::shape_part(shape, density, inner).mass;
+        let mut mass = 0.0;
+        for s in &self.bodies.shapes[b] {
+            let d = &self.shapes.data[s.index as usize];
+            mass += part(&d.shape, d.density, d.inner_radius);
+        }
+        if let Some(def) = extra {
+            mass += part(&def.shape, def.density, def.inner_radius);
+        }
+        mass
+    }
+
+    /// Mass, principal moments and mass frame of body `b`'s shapes at their local poses
+    /// (`None` without mass).
+    fn compound_mass(&self, b: usize) -> Option<(MassProperties, Transform)> {
+        let parts = self.bodies.shapes[b].iter().map(|s| {
+            let d = &self.shapes.data[s.index as usize];
+            (
+                Self::shape_part(&d.shape, d.density, d.inner_radius),
+                d.local_pose,
+            )
+        });
+        crate::shape::combine_mass(parts)
+    }
+
+    /// Recomputes body `b`'s mass, inertia and mass frame from its shapes (unless the
+    /// user set the mass), and the shapes' poses in that frame.
+    pub(super) fn update_mass(&mut self, b: usize) {
+        let dynamic = self.bodies.body_type[b] == BodyType::Dynamic;
+        // A dynamic body simulates its mass frame (the identity, exactly, while every shape
+        // sits at the body origin); every other body simulates its own frame.
+        let combined = if dynamic { self.compound_mass(b) } else { None };
+        let frame = combined.map_or(Transform::IDENTITY, |(_, f)| f);
+        if frame != self.bodies.frame[b] {
+            self.set_mass_frame(b, frame);
+        }
+        for s in &self.bodies.shapes[b] {
+            let d = &mut self.shapes.data[s.index as usize];
+            d.relative = if frame == Transform::IDENTITY {
+                d.local_pose
+            } else {
+                frame.inv_mul(&d.local_pose)
+            };
+            d.offset = d.relative != Transform::IDENTITY;
+        }
+        self.bodies.extent[b] = self.bodies.shapes[b]
+            .iter()
+            .map(|s| self.shapes.data[s.index as usize].reach())
+            .fold(0.0, f32::max);
+        self.update_min_extent(b);
+        if !dynamic || self.bodies.mass_override[b] {
+            return;
+        }
+        match combined {
+            Some((mp, _)) => self.bodies.set_mass(b, mp.mass, mp.inertia),
+            None => self.bodies.set_mass(b, 1.0, Vec3::ONE),
+        }
+    }
+
+    /// Moves body `b`'s mass frame to `frame` (in the body frame), keeping the body's
+    /// pose and the world velocity of every point of it, and re-expressing its joints'
+    /// frames in the new mass frame.
+    fn set_mass_frame(&mut self, b: usize, frame: Transform) {
+        let old = self.bodies.frame[b];
+        let origin = self.bodies.origin(b);
+        let old_center = self.bodies.position[b];
+        if let Some(joints) = self.joints.of_body.get(b) {
+            for &j in joints {
+                let data = &mut self.joints.slots[j as usize];
+                if data.body_a as usize == b {
+                    data.def.frame_a = frame.inv_mul(&old.mul(&data.def.frame_a));
+                }
+                if data.body_b as usize == b {
+                    data.def.frame_b = frame.inv_mul(&old.mul(&data.def.frame_b));
+                }
+            }
+            self.joints.trees_dirty = true;
+            self.joints.lists_dirty = true;
+        }
+        self.bodies.frame[b] = frame;
+        self.bodies.set_origin(b, &origin);
+        let w = self.bodies.angular_velocity[b];
+        self.bodies.linear_velocity[b] += w.cross(self.bodies.position[b] - old_center);
+    }
+
+    #[inline]
+    pub(crate) fn body_index(&self, id: BodyId) -> Result<usize, Error> {
+        self.body_pool.check(id.index, id.generation, "BodyId")
+    }
+}
