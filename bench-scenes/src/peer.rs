@@ -241,7 +241,7 @@ pub fn pose_stability(recipe: &Recipe, start: &[BodyState], end: &[BodyState]) -
 /// FNV-1a over every body's index, position, velocities and rotation in recipe order: the
 /// layout of impetus's `World::state_hash`.
 pub fn state_hash(states: &[BodyState]) -> u64 {
-    let mut h = impetus::math::StateHasher::default();
+    let mut h = impetus::StateHasher::default();
     for (i, s) in states.iter().enumerate() {
         let q = s.rotation;
         h.mix_body(

@@ -320,7 +320,7 @@ impl RapierScene {
     /// angular velocity and rotation (x, y, z, w), in recipe order: the same layout as
     /// impetus's `World::state_hash`.
     pub fn state_hash(&self) -> u64 {
-        let mut h = impetus::math::StateHasher::default();
+        let mut h = impetus::StateHasher::default();
         for (i, &handle) in self.bodies.iter().enumerate() {
             let rb = &self.world.bodies[handle];
             let q = rb.rotation();

@@ -114,8 +114,7 @@ pub(crate) struct ContactStore {
     pub contacts: Vec<Contact>,
     /// Each contact's two body slots (`NULL` for a dead contact), beside the contacts: with
     /// sleep on, the narrowphase decides from these 8 bytes, not the contact's 448, that a
-    /// contact of sleeping bodies is skipped (pile asleep: 1.2 ms a step reading the
-    /// contacts' first lines, 60k cache misses).
+    /// contact of sleeping bodies is skipped.
     pub ends: Vec<[u32; 2]>,
     /// The relative surface velocity a contact modifier set (contacts flagged
     /// [`TANGENT`]; zero otherwise), a side column so `Contact` does not grow for it.
@@ -211,8 +210,8 @@ impl ContactStore {
 #[inline]
 pub(crate) fn is_idle(c: &Contact) -> bool {
     // Field by field rather than `manifold == Manifold::default()`: the points past
-    // `count` are never read, and comparing all of them cost 76 instructions a contact
-    // (mesh_pile: 2 % of the step).
+    // `count` are never read, and comparing all of them costs (mesh_pile, see
+    // `docs/decisions.md`).
     let m = &c.manifold;
     !c.touching
         && !c.touch_changed

@@ -12,7 +12,9 @@ pub enum Error {
         /// What the value must be.
         reason: &'static str,
     },
-    /// The id refers to an object that was removed, or to another world's object.
+    /// The id refers to an object that was removed: its slot is free or holds a newer
+    /// object. Ids do not carry their world, so an id of another world is caught only when
+    /// this world's slot of that index is free or of another generation.
     StaleHandle {
         /// Which kind of id (`"BodyId"`, `"ShapeId"`).
         kind: &'static str,
@@ -40,7 +42,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::InvalidInput { field, reason } => write!(f, "invalid {field}: {reason}"),
-            Error::StaleHandle { kind } => write!(f, "stale or foreign {kind}"),
+            Error::StaleHandle { kind } => write!(f, "stale {kind}: its object was removed"),
             Error::Unsupported { what } => write!(f, "unsupported: {what}"),
             Error::ThreadPanicked { message } => {
                 write!(f, "the physics thread panicked: {message}")

@@ -79,7 +79,7 @@ impl Transform {
 
 /// Any unit vector perpendicular to the unit vector `n` (Duff et al. 2017, branch-free basis).
 #[inline]
-pub fn perpendicular(n: Vec3) -> Vec3 {
+pub(crate) fn perpendicular(n: Vec3) -> Vec3 {
     let sign = 1.0f32.copysign(n.z);
     let a = -1.0 / (sign + n.z);
     let b = n.x * n.y * a;
@@ -89,7 +89,7 @@ pub fn perpendicular(n: Vec3) -> Vec3 {
 /// `R diag(d) Rᵀ` for the rotation `q`: a body's world inverse inertia from its
 /// principal-axes local inverse inertia `d`.
 #[inline]
-pub fn rotate_diagonal(q: Quat, d: Vec3) -> Mat3 {
+pub(crate) fn rotate_diagonal(q: Quat, d: Vec3) -> Mat3 {
     let r = Mat3::from_quat(q);
     let rd = Mat3::from_cols(r.x_axis * d.x, r.y_axis * d.y, r.z_axis * d.z);
     rd * r.transpose()
@@ -102,7 +102,7 @@ pub fn rotate_diagonal(q: Quat, d: Vec3) -> Mat3 {
 /// its axes.
 // Index loops read as the matrix algebra they implement.
 #[allow(clippy::needless_range_loop)]
-pub fn symmetric_eigen(m: Mat3) -> (Vec3, Quat) {
+pub(crate) fn symmetric_eigen(m: Mat3) -> (Vec3, Quat) {
     let mut a = [[0.0f64; 3]; 3];
     for (c, col) in [m.x_axis, m.y_axis, m.z_axis].iter().enumerate() {
         for r in 0..3 {
@@ -172,7 +172,7 @@ pub fn symmetric_eigen(m: Mat3) -> (Vec3, Quat) {
 
 /// True when every component of `v` is finite.
 #[inline]
-pub fn is_finite3(v: Vec3) -> bool {
+pub(crate) fn is_finite3(v: Vec3) -> bool {
     v.x.is_finite() && v.y.is_finite() && v.z.is_finite()
 }
 
@@ -228,11 +228,9 @@ impl StateHasher {
 /// Asks the CPU to start loading `item` into cache: a hint, with no effect on any result,
 /// and nothing at all on other architectures than x86-64.
 ///
-/// Measured reason: a contact is 432 bytes, and the narrowphase's recycled path does
+/// Measured reason: a contact is over 400 bytes, and the narrowphase's recycled path does
 /// little work per contact, so it waits on memory; the hardware prefetcher does not run
-/// far enough ahead. Loading the contact six places ahead took the narrowphase of
-/// `large_world` (100k contacts, 1 thread) from 12.1 to 10.7 ms and `pile`'s from 4.2 to
-/// 3.5 ms (impetus-bench run <scene> --steps 200).
+/// far enough ahead (figures in `docs/decisions.md`, "Figures behind code comments").
 #[inline(always)]
 pub(crate) fn prefetch<T>(item: &T) {
     prefetch_head(item, std::mem::size_of::<T>());

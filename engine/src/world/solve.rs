@@ -26,9 +26,8 @@ impl World {
             gravity: def.gravity,
             contact_softness: Softness::new(contact_hertz, def.contact_damping_ratio, h),
             // Contacts with a static or kinematic body: twice the hertz, the same damping
-            // ratio. Halving the ratio (the first design) let a box on five boxes
-            // rock without end: the 5-wide mini pyramid oscillated at 0.08 m/s after 20 s
-            // with ratio 5 and came to rest (1e-6 m/s) with ratio 10.
+            // ratio (halving the ratio let a box on five boxes rock without end, see
+            // `docs/decisions.md`).
             static_softness: Softness::new(2.0 * contact_hertz, def.contact_damping_ratio, h),
             joint_softness: Softness::new(
                 def.joint_hertz.min(0.25 / h),
