@@ -185,7 +185,7 @@ pub fn stability(world: &World, start: &[(BodyId, Vec3)]) -> Stability {
     for &(id, p0) in start {
         let (Ok(p), Ok(v), Ok(xf)) = (
             world.body_position(id),
-            world.linear_velocity(id),
+            world.body_linear_velocity(id),
             world.body_transform(id),
         ) else {
             continue;

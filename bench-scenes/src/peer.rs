@@ -363,8 +363,8 @@ mod tests {
                         BodyState {
                             position: xf.p,
                             rotation: xf.q,
-                            linear_velocity: w.linear_velocity(id).unwrap(),
-                            angular_velocity: w.angular_velocity(id).unwrap(),
+                            linear_velocity: w.body_linear_velocity(id).unwrap(),
+                            angular_velocity: w.body_angular_velocity(id).unwrap(),
                         }
                     })
                     .collect()

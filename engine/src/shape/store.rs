@@ -94,7 +94,7 @@ pub struct ShapeDef {
     /// The shape's pose in its body's frame: a body with several shapes at different local
     /// poses is a compound (a table from a top and four legs). A dynamic body's centre of
     /// mass and principal axes follow from all its shapes (see
-    /// [`World::local_center_of_mass`](crate::World::local_center_of_mass)); the body's
+    /// [`World::body_local_center_of_mass`](crate::World::body_local_center_of_mass)); the body's
     /// own pose stays where the user put it. Default: identity.
     pub local_pose: Transform,
 }

@@ -114,10 +114,10 @@ impl Command {
             }
             Command::Force(id, force, point) => world.apply_force(id, force, point),
             Command::Torque(id, torque) => world.apply_torque(id, torque),
-            Command::LinearVelocity(id, v) => world.set_linear_velocity(id, v),
-            Command::AngularVelocity(id, w) => world.set_angular_velocity(id, w),
+            Command::LinearVelocity(id, v) => world.set_body_linear_velocity(id, v),
+            Command::AngularVelocity(id, w) => world.set_body_angular_velocity(id, w),
             Command::Transform(id, xf) => world.set_body_transform(id, xf.p, xf.q),
-            Command::TargetPose(id, xf) => world.set_target_pose(id, xf),
+            Command::TargetPose(id, xf) => world.set_body_target_pose(id, xf),
             Command::Run(f) => {
                 f(world);
                 Ok(())
@@ -277,28 +277,52 @@ impl PhysicsCommands {
         self.send(Command::Torque(id, torque))
     }
 
-    /// Sets the linear velocity, in m/s (see [`World::set_linear_velocity`]).
-    pub fn set_linear_velocity(&self, id: BodyId, velocity: Vec3) -> Result<(), Error> {
+    /// Sets the linear velocity, in m/s (see [`World::set_body_linear_velocity`]).
+    pub fn set_body_linear_velocity(&self, id: BodyId, velocity: Vec3) -> Result<(), Error> {
         check("linear_velocity", velocity)?;
         self.send(Command::LinearVelocity(id, velocity))
     }
 
-    /// Sets the angular velocity, in rad/s (see [`World::set_angular_velocity`]).
-    pub fn set_angular_velocity(&self, id: BodyId, velocity: Vec3) -> Result<(), Error> {
+    /// Sets the angular velocity, in rad/s (see [`World::set_body_angular_velocity`]).
+    pub fn set_body_angular_velocity(&self, id: BodyId, velocity: Vec3) -> Result<(), Error> {
         check("angular_velocity", velocity)?;
         self.send(Command::AngularVelocity(id, velocity))
     }
 
     /// Teleports a body (see [`World::set_body_transform`]).
-    pub fn set_transform(&self, id: BodyId, transform: Transform) -> Result<(), Error> {
+    pub fn set_body_transform(&self, id: BodyId, transform: Transform) -> Result<(), Error> {
         check_transform(&transform)?;
         self.send(Command::Transform(id, transform))
     }
 
-    /// Moves a kinematic body to a pose over the next step (see [`World::set_target_pose`]).
-    pub fn set_target_pose(&self, id: BodyId, target: Transform) -> Result<(), Error> {
+    /// Moves a kinematic body to a pose over the next step (see [`World::set_body_target_pose`]).
+    pub fn set_body_target_pose(&self, id: BodyId, target: Transform) -> Result<(), Error> {
         check_transform(&target)?;
         self.send(Command::TargetPose(id, target))
+    }
+
+    /// Renamed [`PhysicsCommands::set_body_linear_velocity`].
+    #[deprecated(since = "0.2.0", note = "renamed `set_body_linear_velocity`")]
+    pub fn set_linear_velocity(&self, id: BodyId, velocity: Vec3) -> Result<(), Error> {
+        self.set_body_linear_velocity(id, velocity)
+    }
+
+    /// Renamed [`PhysicsCommands::set_body_angular_velocity`].
+    #[deprecated(since = "0.2.0", note = "renamed `set_body_angular_velocity`")]
+    pub fn set_angular_velocity(&self, id: BodyId, velocity: Vec3) -> Result<(), Error> {
+        self.set_body_angular_velocity(id, velocity)
+    }
+
+    /// Renamed [`PhysicsCommands::set_body_transform`].
+    #[deprecated(since = "0.2.0", note = "renamed `set_body_transform`")]
+    pub fn set_transform(&self, id: BodyId, transform: Transform) -> Result<(), Error> {
+        self.set_body_transform(id, transform)
+    }
+
+    /// Renamed [`PhysicsCommands::set_body_target_pose`].
+    #[deprecated(since = "0.2.0", note = "renamed `set_body_target_pose`")]
+    pub fn set_target_pose(&self, id: BodyId, target: Transform) -> Result<(), Error> {
+        self.set_body_target_pose(id, target)
     }
 
     /// Runs `f` with the world on the physics thread, in order with the other commands:
@@ -339,7 +363,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// let commands = physics.commands();
 /// let pending = commands.create_body(&BodyDef::default(), &[ShapeDef::sphere(0.5)])?;
 /// let ball = pending.wait()?; // or poll `try_get` on later frames
-/// commands.set_linear_velocity(ball, Vec3::X)?;
+/// commands.set_body_linear_velocity(ball, Vec3::X)?;
 /// let frame = physics.latest_frame(); // never blocks
 /// let _pose = frame.pose(ball); // None until a frame after the creation is published
 /// let stepper = physics.stop()?; // joins the thread

@@ -66,7 +66,7 @@ impl World {
     }
 
     /// World position of the body origin, in m (the centre of mass while every shape sits
-    /// at the origin; see [`World::center_of_mass`]).
+    /// at the origin; see [`World::body_center_of_mass`]).
     pub fn body_position(&self, id: BodyId) -> Result<Vec3, Error> {
         Ok(self.bodies.origin(self.body_index(id)?).p)
     }
@@ -82,15 +82,15 @@ impl World {
     }
 
     /// World position of the body's centre of mass, in m.
-    pub fn center_of_mass(&self, id: BodyId) -> Result<Vec3, Error> {
+    pub fn body_center_of_mass(&self, id: BodyId) -> Result<Vec3, Error> {
         Ok(self.bodies.position[self.body_index(id)?])
     }
 
     /// The body's mass frame in its own frame: the centre of mass (translation) and the
-    /// principal axes of inertia (rotation) that [`World::mass_properties`]' moments are
+    /// principal axes of inertia (rotation) that [`World::body_mass_properties`]' moments are
     /// about. The identity unless a dynamic body has shapes off its origin
     /// ([`ShapeDef::local_pose`](crate::ShapeDef)).
-    pub fn local_center_of_mass(&self, id: BodyId) -> Result<Transform, Error> {
+    pub fn body_local_center_of_mass(&self, id: BodyId) -> Result<Transform, Error> {
         Ok(self.bodies.frame[self.body_index(id)?])
     }
 
@@ -117,17 +117,17 @@ impl World {
     }
 
     /// Linear velocity of the centre of mass, in m/s.
-    pub fn linear_velocity(&self, id: BodyId) -> Result<Vec3, Error> {
+    pub fn body_linear_velocity(&self, id: BodyId) -> Result<Vec3, Error> {
         Ok(self.bodies.linear_velocity[self.body_index(id)?])
     }
 
     /// Angular velocity, in rad/s (world frame).
-    pub fn angular_velocity(&self, id: BodyId) -> Result<Vec3, Error> {
+    pub fn body_angular_velocity(&self, id: BodyId) -> Result<Vec3, Error> {
         Ok(self.bodies.angular_velocity[self.body_index(id)?])
     }
 
     /// Sets the linear velocity (dynamic and kinematic bodies), in m/s.
-    pub fn set_linear_velocity(&mut self, id: BodyId, v: Vec3) -> Result<(), Error> {
+    pub fn set_body_linear_velocity(&mut self, id: BodyId, v: Vec3) -> Result<(), Error> {
         let i = self.movable_index(id, "setting the velocity of a static body")?;
         check_vec("linear_velocity", v)?;
         self.bodies.linear_velocity[i] = v;
@@ -136,7 +136,7 @@ impl World {
     }
 
     /// Sets the angular velocity (dynamic and kinematic bodies), in rad/s.
-    pub fn set_angular_velocity(&mut self, id: BodyId, w: Vec3) -> Result<(), Error> {
+    pub fn set_body_angular_velocity(&mut self, id: BodyId, w: Vec3) -> Result<(), Error> {
         let i = self.movable_index(id, "setting the velocity of a static body")?;
         check_vec("angular_velocity", w)?;
         self.bodies.angular_velocity[i] = w;
@@ -204,8 +204,8 @@ impl World {
     }
 
     /// Mass (kg) and principal inertia (kg·m², about the axes of
-    /// [`World::local_center_of_mass`]); zero for static and kinematic bodies.
-    pub fn mass_properties(&self, id: BodyId) -> Result<MassProperties, Error> {
+    /// [`World::body_local_center_of_mass`]); zero for static and kinematic bodies.
+    pub fn body_mass_properties(&self, id: BodyId) -> Result<MassProperties, Error> {
         let i = self.body_index(id)?;
         Ok(MassProperties {
             mass: self.bodies.mass[i],
@@ -215,7 +215,11 @@ impl World {
 
     /// Overrides a dynamic body's mass and principal inertia; its shapes no longer change
     /// them. Mass and every moment must be finite and positive.
-    pub fn set_mass_properties(&mut self, id: BodyId, mp: MassProperties) -> Result<(), Error> {
+    pub fn set_body_mass_properties(
+        &mut self,
+        id: BodyId,
+        mp: MassProperties,
+    ) -> Result<(), Error> {
         let i = self.dynamic_index(id, "only dynamic bodies have mass")?;
         if !mp.mass.is_finite() || mp.mass <= 0.0 {
             return Err(Error::invalid(
@@ -236,7 +240,7 @@ impl World {
     }
 
     /// Sets the multiplier on world gravity.
-    pub fn set_gravity_scale(&mut self, id: BodyId, scale: f32) -> Result<(), Error> {
+    pub fn set_body_gravity_scale(&mut self, id: BodyId, scale: f32) -> Result<(), Error> {
         let i = self.body_index(id)?;
         if !scale.is_finite() {
             return Err(Error::invalid("gravity_scale", "must be finite"));
@@ -247,7 +251,7 @@ impl World {
     }
 
     /// Sets linear and angular damping (1/s).
-    pub fn set_damping(&mut self, id: BodyId, linear: f32, angular: f32) -> Result<(), Error> {
+    pub fn set_body_damping(&mut self, id: BodyId, linear: f32, angular: f32) -> Result<(), Error> {
         let i = self.body_index(id)?;
         check_damping("linear_damping", linear)?;
         check_damping("angular_damping", angular)?;
@@ -258,13 +262,13 @@ impl World {
 
     /// Whether the body is awake: dynamic bodies in an awake island, and every kinematic
     /// body. Static bodies are never awake.
-    pub fn is_awake(&self, id: BodyId) -> Result<bool, Error> {
+    pub fn body_is_awake(&self, id: BodyId) -> Result<bool, Error> {
         Ok(self.bodies.awake[self.body_index(id)?])
     }
 
     /// Wakes a dynamic body with its island (`true`), or puts its whole island to sleep
     /// at once (`false`; its bodies stop). Static and kinematic bodies: nothing to do.
-    pub fn set_awake(&mut self, id: BodyId, awake: bool) -> Result<(), Error> {
+    pub fn set_body_awake(&mut self, id: BodyId, awake: bool) -> Result<(), Error> {
         let i = self.body_index(id)?;
         let island = self.bodies.island[i];
         if island == crate::id::NULL {
@@ -280,7 +284,7 @@ impl World {
     }
 
     /// The host's value stored with the body.
-    pub fn user_data(&self, id: BodyId) -> Result<u64, Error> {
+    pub fn body_user_data(&self, id: BodyId) -> Result<u64, Error> {
         Ok(self.bodies.user_data[self.body_index(id)?])
     }
 

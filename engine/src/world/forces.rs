@@ -104,13 +104,17 @@ impl World {
     }
 
     /// The body's drag coefficient (dimensionless).
-    pub fn drag_coefficient(&self, id: BodyId) -> Result<f32, Error> {
+    pub fn body_drag_coefficient(&self, id: BodyId) -> Result<f32, Error> {
         Ok(self.bodies.drag_coefficient[self.body_index(id)?])
     }
 
     /// Sets the body's drag coefficient (dimensionless, finite, non-negative; 0 turns
     /// quadratic drag off). Typical: 0.47 sphere, 1.05 cube face-on, 0.04 streamlined.
-    pub fn set_drag_coefficient(&mut self, id: BodyId, drag_coefficient: f32) -> Result<(), Error> {
+    pub fn set_body_drag_coefficient(
+        &mut self,
+        id: BodyId,
+        drag_coefficient: f32,
+    ) -> Result<(), Error> {
         let i = self.body_index(id)?;
         crate::body::check_drag("drag_coefficient", drag_coefficient)?;
         self.bodies.drag_coefficient[i] = drag_coefficient;

@@ -1,6 +1,6 @@
 //! Kinematic targets: move a kinematic body to a pose over exactly one step.
 //!
-//! [`World::set_target_pose`] records the target. At the start of the next step the body
+//! [`World::set_body_target_pose`] records the target. At the start of the next step the body
 //! gets the velocities that carry it there in one step of `dt`:
 //!
 //! ```text
@@ -52,7 +52,7 @@ impl World {
     /// touches are pushed or carried along. Errors: a stale id, a non-finite position or
     /// a zero or non-finite rotation (naming `target.p` / `target.q`), a body that is not
     /// kinematic.
-    pub fn set_target_pose(&mut self, id: BodyId, target: Transform) -> Result<(), Error> {
+    pub fn set_body_target_pose(&mut self, id: BodyId, target: Transform) -> Result<(), Error> {
         let i = self.body_index(id)?;
         if !is_finite3(target.p) {
             return Err(Error::invalid("target.p", "must be finite"));
@@ -80,7 +80,7 @@ impl World {
     }
 
     /// The target set for the next step, if any.
-    pub fn target_pose(&self, id: BodyId) -> Result<Option<Transform>, Error> {
+    pub fn body_target_pose(&self, id: BodyId) -> Result<Option<Transform>, Error> {
         self.body_index(id)?;
         Ok(self
             .kinematic_targets

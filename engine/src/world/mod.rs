@@ -9,6 +9,7 @@ mod bounds;
 mod contacts;
 mod continuous;
 mod def;
+mod deprecated;
 mod joints;
 pub(crate) mod midphase;
 mod narrow;
