@@ -44,6 +44,9 @@
 //!
 //! Impulses per substep are kept in `JointImpulses` across steps for warm starting; the
 //! reaction force is the accumulated linear impulse over `h`.
+//!
+//! This file prepares a joint, picks its rows by kind and reports its reaction; the rows
+//! themselves are in [`rows`], the springs' coefficients and exact update in [`spring`].
 
 mod rows;
 mod spring;

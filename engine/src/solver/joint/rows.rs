@@ -1,8 +1,7 @@
 //! The rows of the scalar joints (see the parent module's comment for each constraint
 //! function) and the small dense solves they use.
 
-use super::spring_softness;
-use super::{Frame, JointConstraint, Row, Scales, SpringStep, Vel, RIGID};
+use super::{spring_softness, Frame, JointConstraint, Row, Scales, SpringStep, Vel, RIGID};
 use crate::joint::{JointImpulses, Limits, Motor, Spring, SpringStiffness};
 use crate::solver::StepContext;
 use glam::{Mat3, Quat, Vec3};
