@@ -14,8 +14,7 @@
 //! touching and its bits are released when it stops or is destroyed, so a step only
 //! touches the bits of the constraints that changed. Both happen serially in contact
 //! order, so the colours depend on the scene's history only, never on the thread count.
-//! (Rebuilding every colour every step cost ~0.2 ms of serial time for 28,000
-//! constraints on `many_pyramids`; see the commit that made colours persistent.)
+//! (Rebuilding every colour every step costs serial time on large scenes.)
 
 use crate::id::NULL;
 

@@ -111,8 +111,8 @@ impl StatesPtr {
         let mut cols = [FloatW::ZERO; 16];
         let mut off = 0;
         while off < count {
-            // One vector load per lane: element-wise copies cost 6 % of the contact
-            // solve's instructions (large_pyramid).
+            // One vector load per lane: element-wise copies cost a noticeable share of
+            // the contact solve's instructions.
             let mut block = [FloatW::ZERO; W];
             for (lane, row) in block.iter_mut().zip(rows) {
                 let src: &[f32; W] = row[off..off + W].try_into().expect("W floats");
@@ -234,8 +234,8 @@ impl ContactConstraintW {
         let mut speeds = [[0.0f32; W]; 2];
         debug_assert!(!ids.is_empty() && ids.len() <= W);
         // Gather: scalar loads per lane into plain arrays, one array per component so each
-        // becomes a lane register by a plain load (no transposes: ~9 % of prepare's
-        // instructions on many_pyramids).
+        // becomes a lane register by a plain load (no transposes, which cost a
+        // noticeable share of prepare's instructions).
         let mut a = [NULL; W];
         let mut b = [NULL; W];
         let mut write_a = [false; W];

@@ -1,7 +1,12 @@
-//! The contact constraints of one step, coloured and batched: each colour's constraints in
-//! wide batches, and the overflow of the colouring as scalar constraints. Every pass runs
-//! the overflow serially first, then the colours one after another, each colour's
-//! batches spread over the workers when `parallel` (the caller runs inside the pool).
+//! The constraint graph of one step: every constraint the substeps solve, grouped so that
+//! the constraints of a group share no dynamic body. The touching contacts are coloured
+//! ([`Coloring`]) and each colour packed into wide contact batches; the joints that are
+//! not solved as trees take the colours too, each colour's ball joints in ball batches
+//! ([`BallJointW`]) and its other joints in batches of one kind ([`JointW`]); what fits no
+//! colour (contacts and joints) stays as scalar overflow constraints; and the trees of
+//! ball joints are solved directly ([`Tree`]). Every pass runs the overflow serially
+//! first, then the colours one after another, each colour's batches spread over the
+//! workers when `parallel` (the caller runs inside the pool).
 
 use super::articulation::{Tree, TreeTopology};
 use super::ball_wide::{BallJointW, Broken};
@@ -17,7 +22,7 @@ use crate::contact::Contact;
 use crate::id::NULL;
 use crate::joint::JointData;
 use crate::math::prefetch_head;
-use crate::parallel::DisjointPtr;
+use crate::parallel::{for_each_maybe_par, DisjointPtr};
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -35,31 +40,39 @@ pub(crate) enum Slot {
     Overflow(u32),
 }
 
+/// Every contact batch, joint batch and ball-joint tree of a step, by colour (see the
+/// module comment), with the joint lists kept from step to step.
 #[derive(Default)]
 pub(crate) struct ConstraintGraph {
     pub coloring: Coloring,
-    wide: Vec<ContactConstraintW>,
-    /// Each colour's batches in `wide` (one range per colour, empty ones included).
-    ranges: Vec<Range<usize>>,
+    /// Each colour's touching contacts in wide batches, colour after colour.
+    contact_batches: Vec<ContactConstraintW>,
+    /// Each colour's range of `contact_batches` (one per colour, empty ones included).
+    contact_ranges: Vec<Range<usize>>,
+    /// The touching contacts that fit no colour, as scalar constraints.
     pub overflow: Vec<ContactConstraint>,
     /// The joints that fit no colour, as scalar constraints.
     pub joint_overflow: Vec<JointConstraint>,
-    /// Each colour's other joints in wide batches of one kind (one range per colour).
-    lanes: Vec<JointW>,
-    lane_ranges: Vec<Range<usize>>,
-    /// Each colour's other joints as (lane kind, slot), sorted; kept between steps while
-    /// the joints, the awake set and the trees stay the same (see [`JointLists`]).
-    lane_slots: Vec<Vec<(u8, u32)>>,
-    /// Each colour's ball joints in wide batches (one range of `balls` per colour).
-    balls: Vec<BallJointW>,
+    /// Each colour's joints other than ball joints in wide batches of one kind.
+    joint_batches: Vec<JointW>,
+    /// Each colour's range of `joint_batches`.
+    joint_ranges: Vec<Range<usize>>,
+    /// Each colour's joints other than ball joints as (lane kind, slot), sorted; kept
+    /// between steps while the joints, the awake set and the trees stay the same (see
+    /// [`build_joints`](Self::build_joints)).
+    joint_slots: Vec<Vec<(u8, u32)>>,
+    /// Each colour's ball joints in wide batches.
+    ball_batches: Vec<BallJointW>,
+    /// Each colour's range of `ball_batches`.
     ball_ranges: Vec<Range<usize>>,
-    /// Each colour's ball joint slots, kept like `lane_slots`.
+    /// Each colour's ball joint slots, kept like `joint_slots`.
     ball_slots: Vec<Vec<u32>>,
-    /// The overflow joints' slots, kept like `lane_slots`.
-    overflow_slots: Vec<u32>,
-    /// The trees of ball joints solved directly this step, and which slots they hold.
+    /// The overflow joints' slots, kept like `joint_slots`.
+    joint_overflow_slots: Vec<u32>,
+    /// The trees of ball joints solved directly this step.
     trees: Vec<Tree>,
-    direct: Vec<bool>,
+    /// Joint slot -> solved in one of `trees` (when the lists were made).
+    solved_in_tree: Vec<bool>,
     /// Which trees of the topology were solved directly when the lists were made.
     tree_ok: Vec<bool>,
     /// Scratch: which trees prepared this step (compared with `tree_ok`).
@@ -91,18 +104,19 @@ impl ConstraintGraph {
         }
         // All colours' batches are laid out first and prepared in one parallel loop (one
         // fork/join a step instead of one per colour), each straight into its slot of
-        // `wide`: a batch built elsewhere and moved in cost a 3 KB copy, 5 % of
-        // large_pyramid's step. `wide` keeps its slots from step to step.
-        self.ranges.clear();
+        // `contact_batches` (a batch built elsewhere and moved in costs a copy of the
+        // whole batch); `contact_batches` keeps its slots from step to step.
+        self.contact_ranges.clear();
         let mut total = 0;
         for list in &self.coloring.colors {
             let batches = list.len().div_ceil(W);
-            self.ranges.push(total..total + batches);
+            self.contact_ranges.push(total..total + batches);
             total += batches;
         }
-        self.wide.resize(total, ContactConstraintW::default());
-        let (colors, ranges) = (&self.coloring.colors, &self.ranges);
-        let prepare = |(i, out): (usize, &mut ContactConstraintW)| {
+        self.contact_batches
+            .resize(total, ContactConstraintW::default());
+        let (colors, ranges) = (&self.coloring.colors, &self.contact_ranges);
+        let prepare = |i: usize, out: &mut ContactConstraintW| {
             let color = ranges.partition_point(|r| r.end <= i);
             let (list, c) = (&colors[color], i - ranges[color].start);
             let chunk = |c: usize| &list[c * W..list.len().min(c * W + W)];
@@ -118,15 +132,7 @@ impl ConstraintGraph {
                 std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
             out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx);
         };
-        if parallel {
-            self.wide
-                .par_iter_mut()
-                .enumerate()
-                .with_min_len(4)
-                .for_each(prepare);
-        } else {
-            self.wide.iter_mut().enumerate().for_each(prepare);
-        }
+        for_each_maybe_par(&mut self.contact_batches, parallel, 4, prepare);
         self.overflow.clear();
         self.overflow
             .extend(self.coloring.overflow.iter().map(|&k| {
@@ -176,11 +182,11 @@ impl ConstraintGraph {
             self.trees.extend(t);
         }
         if !keep_lists || tree_ok != self.tree_ok {
-            self.direct.clear();
-            self.direct.resize(joints.len(), false);
+            self.solved_in_tree.clear();
+            self.solved_in_tree.resize(joints.len(), false);
             for (range, _) in topology.trees.iter().zip(&tree_ok).filter(|(_, &ok)| ok) {
                 for tj in &topology.joints[range.clone()] {
-                    self.direct[tj.slot as usize] = true;
+                    self.solved_in_tree[tj.slot as usize] = true;
                 }
             }
             std::mem::swap(&mut self.tree_ok, &mut tree_ok);
@@ -189,16 +195,16 @@ impl ConstraintGraph {
             #[cfg(feature = "validate")]
             {
                 let kept = (
-                    self.lane_slots.clone(),
+                    self.joint_slots.clone(),
                     self.ball_slots.clone(),
-                    self.overflow_slots.clone(),
+                    self.joint_overflow_slots.clone(),
                 );
                 self.sort_joints(joints, &alive);
                 assert!(
                     kept == (
-                        self.lane_slots.clone(),
+                        self.joint_slots.clone(),
                         self.ball_slots.clone(),
-                        self.overflow_slots.clone()
+                        self.joint_overflow_slots.clone()
                     ),
                     "validate: kept joint lists differ from fresh ones"
                 );
@@ -207,18 +213,18 @@ impl ConstraintGraph {
         self.tree_now = tree_ok;
         self.joint_overflow.clear();
         self.joint_overflow
-            .extend(self.overflow_slots.iter().map(|&slot| {
+            .extend(self.joint_overflow_slots.iter().map(|&slot| {
                 JointConstraint::prepare(slot, &joints[slot as usize], sb, positions, rotations)
             }));
-        self.lanes.clear();
-        self.lane_ranges.clear();
-        for list in &self.lane_slots {
-            let start = self.lanes.len();
+        self.joint_batches.clear();
+        self.joint_ranges.clear();
+        for list in &self.joint_slots {
+            let start = self.joint_batches.len();
             for run in list.chunk_by(|x, y| x.0 == y.0) {
                 for chunk in run.chunks(W) {
                     let slots: [u32; W] =
                         std::array::from_fn(|i| chunk.get(i).map_or(NULL, |c| c.1));
-                    self.lanes.push(JointW::prepare(
+                    self.joint_batches.push(JointW::prepare(
                         &slots[..chunk.len()],
                         joints,
                         sb,
@@ -228,21 +234,21 @@ impl ConstraintGraph {
                     ));
                 }
             }
-            self.lane_ranges.push(start..self.lanes.len());
+            self.joint_ranges.push(start..self.joint_batches.len());
         }
-        self.balls.clear();
+        self.ball_batches.clear();
         self.ball_ranges.clear();
         for slots in &self.ball_slots {
-            let start = self.balls.len();
+            let start = self.ball_batches.len();
             let prepare =
                 |chunk: &[u32]| BallJointW::prepare(chunk, joints, sb, positions, rotations);
             if parallel && slots.len() > 4 * W {
-                self.balls
+                self.ball_batches
                     .par_extend(slots.par_chunks(W).with_min_len(8).map(prepare));
             } else {
-                self.balls.extend(slots.chunks(W).map(prepare));
+                self.ball_batches.extend(slots.chunks(W).map(prepare));
             }
-            self.ball_ranges.push(start..self.balls.len());
+            self.ball_ranges.push(start..self.ball_batches.len());
         }
     }
 
@@ -250,25 +256,25 @@ impl ConstraintGraph {
     /// joints and each colour's other joints by (kind, slot): the batches depend on the
     /// joints only.
     fn sort_joints(&mut self, joints: &[JointData], alive: &impl Fn(usize) -> bool) {
-        self.lane_slots.resize_with(COLORS, Vec::new);
-        self.lane_slots.iter_mut().for_each(Vec::clear);
+        self.joint_slots.resize_with(COLORS, Vec::new);
+        self.joint_slots.iter_mut().for_each(Vec::clear);
         self.ball_slots.resize_with(COLORS, Vec::new);
         self.ball_slots.iter_mut().for_each(Vec::clear);
-        self.overflow_slots.clear();
+        self.joint_overflow_slots.clear();
         for (slot, j) in joints.iter().enumerate() {
-            if !alive(slot) || self.direct[slot] {
+            if !alive(slot) || self.solved_in_tree[slot] {
                 continue;
             }
             if j.color == OVERFLOW {
-                self.overflow_slots.push(slot as u32);
+                self.joint_overflow_slots.push(slot as u32);
             } else if j.ball {
                 self.ball_slots[j.color as usize].push(slot as u32);
             } else {
                 let kind = lane_kind(&j.def.kind).expect("not a ball joint");
-                self.lane_slots[j.color as usize].push((kind, slot as u32));
+                self.joint_slots[j.color as usize].push((kind, slot as u32));
             }
         }
-        for list in &mut self.lane_slots {
+        for list in &mut self.joint_slots {
             list.sort_unstable();
         }
     }
@@ -301,9 +307,9 @@ impl ConstraintGraph {
                 }
             }
             for batch in self
-                .lane_ranges
+                .joint_ranges
                 .get(color)
-                .map_or(&[][..], |r| &self.lanes[r.clone()])
+                .map_or(&[][..], |r| &self.joint_batches[r.clone()])
             {
                 for (body, w) in batch.written() {
                     if w {
@@ -314,7 +320,7 @@ impl ConstraintGraph {
             for batch in self
                 .ball_ranges
                 .get(color)
-                .map_or(&[][..], |r| &self.balls[r.clone()])
+                .map_or(&[][..], |r| &self.ball_batches[r.clone()])
             {
                 for (body, w) in batch.written() {
                     if w {
@@ -362,14 +368,14 @@ impl ConstraintGraph {
         let states = StatesPtr::new(states);
         let ptr = DisjointPtr::new(joints);
         broken.extend(
-            self.lanes
+            self.joint_batches
                 .iter()
                 .flat_map(|b| b.store(states, ptr, n, inv_h)),
         );
         let store = |b: &BallJointW| b.store(ptr, n, inv_h);
-        if parallel && self.balls.len() > 64 {
+        if parallel && self.ball_batches.len() > 64 {
             broken.extend(
-                self.balls
+                self.ball_batches
                     .par_iter()
                     .with_min_len(32)
                     .map(store)
@@ -377,30 +383,30 @@ impl ConstraintGraph {
                     .collect::<Vec<_>>(),
             );
         } else {
-            broken.extend(self.balls.iter().flat_map(store));
+            broken.extend(self.ball_batches.iter().flat_map(store));
         }
         broken.sort_unstable_by_key(|b| b.0);
         broken
     }
 
-    /// Runs `fj` on every joint and `f` on every batch, colour by colour: the overflow's
-    /// joints serially first, then per colour its joints and its contact batches (which
-    /// share no dynamic body, so neither order nor split matters).
+    /// Runs `overflow_joint` on every overflow joint, serially first, then colour by
+    /// colour `joint_batch`, `ball_batch` and `contact_batch` on that colour's batches
+    /// (which share no dynamic body, so neither order nor split matters).
     fn each_color(
         &mut self,
         parallel: bool,
         states: &mut [BodyState],
-        fj: impl Fn(&mut JointConstraint, &BodyState, &BodyState) -> (Vec3, Vec3, Vec3, Vec3)
+        overflow_joint: impl Fn(&mut JointConstraint, &BodyState, &BodyState) -> (Vec3, Vec3, Vec3, Vec3)
             + Send
             + Sync,
-        fl: impl Fn(&mut JointW, StatesPtr) + Send + Sync,
-        fb: impl Fn(&mut BallJointW, StatesPtr) + Send + Sync,
-        f: impl Fn(&mut ContactConstraintW, StatesPtr) + Send + Sync,
+        joint_batch: impl Fn(&mut JointW, StatesPtr) + Send + Sync,
+        ball_batch: impl Fn(&mut BallJointW, StatesPtr) + Send + Sync,
+        contact_batch: impl Fn(&mut ContactConstraintW, StatesPtr) + Send + Sync,
     ) {
         let ptr = StatesPtr::new(states);
         let joint = |c: &mut JointConstraint| {
             let (sa, sb) = (ptr.get(c.a), ptr.get(c.b));
-            let (va, wa, vb, wb) = fj(c, &sa, &sb);
+            let (va, wa, vb, wb) = overflow_joint(c, &sa, &sb);
             let (write_a, write_b) = c.writes();
             if write_a {
                 ptr.set_velocity(c.a, va, wa);
@@ -410,38 +416,20 @@ impl ConstraintGraph {
             }
         };
         self.joint_overflow.iter_mut().for_each(joint);
-        for (k, range) in self.ranges.iter().enumerate() {
-            if let Some(range) = self.lane_ranges.get(k) {
-                let lanes = &mut self.lanes[range.clone()];
-                if parallel && lanes.len() > 8 {
-                    lanes
-                        .par_iter_mut()
-                        .with_min_len(4)
-                        .for_each(|b| fl(b, ptr))
-                } else {
-                    lanes.iter_mut().for_each(|b| fl(b, ptr))
-                }
+        for (k, range) in self.contact_ranges.iter().enumerate() {
+            if let Some(range) = self.joint_ranges.get(k) {
+                let batches = &mut self.joint_batches[range.clone()];
+                let par = parallel && batches.len() > 8;
+                for_each_maybe_par(batches, par, 4, |_, b| joint_batch(b, ptr));
             }
             if let Some(range) = self.ball_ranges.get(k) {
-                let balls = &mut self.balls[range.clone()];
-                if parallel && balls.len() > 8 {
-                    balls
-                        .par_iter_mut()
-                        .with_min_len(8)
-                        .for_each(|b| fb(b, ptr))
-                } else {
-                    balls.iter_mut().for_each(|b| fb(b, ptr))
-                }
+                let batches = &mut self.ball_batches[range.clone()];
+                let par = parallel && batches.len() > 8;
+                for_each_maybe_par(batches, par, 8, |_, b| ball_batch(b, ptr));
             }
-            let batches = &mut self.wide[range.clone()];
-            if parallel && batches.len() > 1 {
-                batches
-                    .par_iter_mut()
-                    .with_min_len(4)
-                    .for_each(|c| f(c, ptr))
-            } else {
-                batches.iter_mut().for_each(|c| f(c, ptr))
-            }
+            let batches = &mut self.contact_batches[range.clone()];
+            let par = parallel && batches.len() > 1;
+            for_each_maybe_par(batches, par, 4, |_, c| contact_batch(c, ptr));
         }
     }
 
@@ -449,8 +437,8 @@ impl ConstraintGraph {
     pub fn has_joints(&self) -> bool {
         !(self.trees.is_empty()
             && self.joint_overflow.is_empty()
-            && self.lanes.is_empty()
-            && self.balls.is_empty())
+            && self.joint_batches.is_empty()
+            && self.ball_batches.is_empty())
     }
 
     /// Applies the accumulated impulses again (start of every substep).
@@ -496,7 +484,7 @@ impl ConstraintGraph {
     pub fn locate(&self, touching: usize, at: &mut Vec<Slot>) {
         at.clear();
         at.resize(touching, Slot::Overflow(NULL));
-        for (list, range) in self.coloring.colors.iter().zip(&self.ranges) {
+        for (list, range) in self.coloring.colors.iter().zip(&self.contact_ranges) {
             for (pos, &k) in list.iter().enumerate() {
                 at[k as usize] = Slot::Wide((range.start + pos / W) as u32, pos % W);
             }
@@ -510,7 +498,7 @@ impl ConstraintGraph {
     /// constraint at `slot`.
     pub fn normal_load(&self, slot: Slot) -> f32 {
         match slot {
-            Slot::Wide(batch, lane) => self.wide[batch as usize].normal_load(lane),
+            Slot::Wide(batch, lane) => self.contact_batches[batch as usize].normal_load(lane),
             Slot::Overflow(i) => {
                 let c = &self.overflow[i as usize];
                 c.points[..c.count].iter().map(|p| p.normal_impulse).sum()
@@ -518,25 +506,25 @@ impl ConstraintGraph {
         }
     }
 
-    /// Copies the impulses into the manifolds for the next step's warm start.
+    /// Copies the contacts' impulses into the manifolds for the next step's warm start.
     pub fn store(&self, contacts: &mut [Contact], parallel: bool) {
         cs::store_impulses(&self.overflow, contacts);
         let contacts = DisjointPtr::new(contacts);
-        let wide = &self.wide;
+        let batches = &self.contact_batches;
         let store = |i: usize| {
             // As in `build`: load the next batch's contacts while this one is written.
-            if let Some(next) = wide.get(i + 1) {
+            if let Some(next) = batches.get(i + 1) {
                 next.prefetch_sources(contacts, HOT_BYTES);
             }
-            wide[i].store(contacts);
+            batches[i].store(contacts);
         };
         if parallel {
-            (0..wide.len())
+            (0..batches.len())
                 .into_par_iter()
                 .with_min_len(16)
                 .for_each(store);
         } else {
-            (0..wide.len()).for_each(store);
+            (0..batches.len()).for_each(store);
         }
     }
 }

@@ -11,14 +11,11 @@
 //! ([`contact_wide`]) solve each colour `W` constraints at a time, spread over workers.
 //!
 //! The solver's body state is the packed 64-byte [`BodyState`], one cache line per body,
-//! gathered into lanes by SIMD transposes. Measured against SoA columns (13 float columns,
-//! read and written one float per lane per component) on the access pattern of a
-//! `many_pyramids` pass (10,780 bodies, 3,553 batches of 8 random pairs;
-//! `cargo bench -p impetus-scenes --bench body_layout`): warm-start-like pass 81.7 µs
-//! packed vs 507 µs SoA, solve-like pass (with the deltas) 126 µs vs 936 µs. A body's 13
-//! columns are 13 cache lines; its packed state is one. (Hardware gathers for the columns
-//! were not tried.) In the solver itself, moving from per-field inserts to transposes and
-//! from 16- to 64-byte alignment took `many_pyramids` from 22.5-25.8 to 17.1-17.5 ms/step.
+//! gathered into lanes by SIMD transposes: a body's 13 float columns (SoA) would be 13
+//! cache lines, its packed state is one, and the packed layout is several times faster
+//! on the solver's access pattern (`cargo bench -p impetus-scenes --bench body_layout`
+//! compares the two). (Hardware gathers for the columns were not tried.) Transposes
+//! rather than per-field inserts, and 64- rather than 16-byte alignment, are faster too.
 //!
 //! Bodies that move (dynamic and kinematic) are gathered into a dense array of
 //! [`BodyState`]: velocity and the position/rotation change since the step began. Contacts
@@ -129,7 +126,7 @@ pub(crate) struct SolverBodies {
 /// and the masses stay fixed for the whole step, so the next substep's warm start is, for
 /// each body, everything the constraints added in this substep (its warm start, solve and
 /// relax passes): `v_relaxed − v_integrated`. Carrying that per body replaces a pass over
-/// every constraint (~10 MB of batches on `many_pyramids`) by a subtraction and an
+/// every constraint (megabytes of batches on large scenes) by a subtraction and an
 /// addition. Joints rotate their anchors every substep, so a step that solves a joint
 /// warm-starts every substep from the constraints ([`WarmStart::Pass`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,8 +150,7 @@ pub(crate) struct WarmCarry {
 
 /// A movable body's velocity update for every substep of a step, computed once a step
 /// ([`prepare_forcing`]): the substep loop then reads one 40-byte record per body instead
-/// of nine body columns through the slot indirection (joint_grid: integrate_velocities
-/// was 11 % of the step's instructions).
+/// of nine body columns through the slot indirection.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Forcing {
     /// `h (F / m + g s)`: the linear velocity gained per substep, in m/s.
@@ -408,7 +404,7 @@ pub(crate) fn integrate_positions(
 
 /// One step `h` of four torque-free rigid bodies (see [`FreeBody`]): each one's new
 /// rotation delta and world angular velocity. The four are computed side by side in f64
-/// lanes (a body's update is a chain of dependent divisions, ~70 ns alone); each lane on
+/// lanes (a body's update is a chain of dependent divisions, slow alone); each lane on
 /// its own, so a body's result does not depend on its lane or its neighbours.
 ///
 /// The splitting of the free rigid body into its three axis rotations (McLachlan 1993;
@@ -603,40 +599,4 @@ pub(crate) fn finalize(sb: &SolverBodies, bodies: &mut BodyStore, parallel: bool
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn free_rotation_keeps_momentum_and_bounds_energy() {
-        // A thin box spinning about its intermediate axis with a small perturbation: it
-        // flips over and over; the world momentum stays and the energy does not drift.
-        let inertia = Vec3::new(1.0, 2.0, 3.0);
-        let inv = inertia.recip();
-        let mut w = Vec3::new(0.01, 5.0, 0.01);
-        let mut q = Quat::IDENTITY;
-        let state = |w: Vec3, q: Quat| {
-            let l = inertia * (q.conjugate() * w);
-            (q * l, 0.5 * l.dot(inv * l))
-        };
-        let (l0, e0) = state(w, q);
-        let h = 1.0 / 240.0;
-        let mut max_e = 0.0f32;
-        for n in 0..24_000 {
-            let body = FreeBody {
-                dq: q,
-                start: Quat::IDENTITY,
-                w,
-                inertia,
-                inv_inertia: inv,
-            };
-            (q, w) = free_rotation_x4(&[body; 4], h)[0];
-            let (l, e) = state(w, q);
-            assert!(
-                (l - l0).length() < 1e-4 * l0.length(),
-                "step {n}: {l} vs {l0}"
-            );
-            max_e = max_e.max((e - e0).abs() / e0);
-        }
-        assert!(max_e < 1e-3, "energy error {max_e}");
-    }
-}
+mod tests;

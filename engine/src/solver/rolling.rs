@@ -61,7 +61,7 @@ impl RollingRows {
         pairs: &[[u32; 2]],
         contacts: &[Contact],
         sb: &SolverBodies,
-        batches: &ConstraintGraph,
+        graph: &ConstraintGraph,
     ) {
         self.rows.clear();
         let mut located = false;
@@ -89,7 +89,7 @@ impl RollingRows {
             }
             let d = 1.0 / det;
             if !located {
-                batches.locate(touching.len(), &mut self.at);
+                graph.locate(touching.len(), &mut self.at);
                 located = true;
             }
             self.rows.push(RollingRow {
@@ -126,7 +126,7 @@ impl RollingRows {
     }
 
     /// One pass over the rows.
-    pub fn solve(&mut self, states: &mut [BodyState], batches: &ConstraintGraph) {
+    pub fn solve(&mut self, states: &mut [BodyState], graph: &ConstraintGraph) {
         let w = |states: &[BodyState], k: u32| {
             if k == NULL {
                 Vec3::ZERO
@@ -143,7 +143,7 @@ impl RollingRows {
                 old[0] - (k11 * c1 + k12 * c2),
                 old[1] - (k12 * c1 + k22 * c2),
             ];
-            let max = r.lever * batches.normal_load(r.slot);
+            let max = r.lever * graph.normal_load(r.slot);
             let len = (new[0] * new[0] + new[1] * new[1]).sqrt();
             if len > max {
                 let s = if len > 0.0 { max / len } else { 0.0 };

@@ -257,8 +257,8 @@ impl SymMat3W {
 
 /// Writes `v` into lane `i` of a component-wise staging array: the contact prepare fills
 /// one array per component so the lanes load as plain vector loads
-/// ([`Vec3W::from_lanes`]) instead of being transposed from per-lane vectors (17 % fewer
-/// instructions there; the ball joints' prepare, tried the same way, took 9 % more).
+/// ([`Vec3W::from_lanes`]) instead of being transposed from per-lane vectors (fewer
+/// instructions there; the ball joints' prepare, tried the same way, took more).
 #[inline(always)]
 pub(crate) fn put3(dst: &mut [[f32; W]; 3], i: usize, v: Vec3) {
     (dst[0][i], dst[1][i], dst[2][i]) = (v.x, v.y, v.z);
