@@ -1,14 +1,14 @@
 //! Box-box manifold: separating-axis test, then face clipping or a single edge-edge point.
 //!
 //! After Gregorius, "Robust Contact Creation for Physics Simulations" (GDC 2015), with
-//! Box2D-style clipping and feature ids (see [`super::box_clip`]):
+//! Box2D-style clipping and feature ids (see [`super::clip`]):
 //!
 //! 1. SAT over A's 3 face normals, B's 3 face normals and the 9 edge-pair cross products.
 //!    Each axis gives a separation (the gap between the boxes' projections, negative when
 //!    they overlap); the boxes' separation is the largest. Any axis beyond `speculative`
 //!    means no contact.
-//! 2. Face axes are preferred: an edge axis wins only when it is better by more than
-//!    [`LINEAR_SLOP`], and B's face only when better than A's by [`FACE_SWITCH_TOL`]. Without
+//! 2. Face axes are preferred: an edge axis wins only when it is better by more than the
+//!    world's linear slop ([`Tolerance::linear_slop`]), and B's face only when better than A's by [`FACE_SWITCH_TOL`]. Without
 //!    the bias a resting box flips between nearly equal axes from one step to the next, and
 //!    its manifold (and warm start) with them. A deep contact (see `deep.rs`) shrinks both
 //!    biases to a small fraction of its depth, so that its normal is the minimum
@@ -27,25 +27,14 @@
 //! so swapping A and B swaps the numbers exactly: a box resting on the ground gets the same
 //! separations in both orders.
 
-use super::box_clip::{clip_face, edge_contact, face_code, pair_id, vertex_code, Candidates};
+use super::clip::{clip_face, edge_code, face_code, pair_id, vertex_code, Candidates};
 use super::deep;
 use super::reduce::{select_four, select_four_deep, Candidate};
-use super::Manifold;
+use super::tolerance::{CLIP_MISS_TOL, FACE_SWITCH_TOL};
+use super::{Manifold, Tolerance};
 use crate::math::Transform;
 use crate::shape::Shape;
 use glam::{Mat3, Vec3};
-
-/// The solver's allowed penetration (m): an edge axis must beat the best face axis by this
-/// much. An edge contact is one point and cannot hold a box flat, so it is used only when
-/// the face axes are clearly wrong.
-pub(super) const LINEAR_SLOP: f32 = 0.005;
-
-/// B's face must beat A's by this much (m) to become the reference face.
-pub(super) const FACE_SWITCH_TOL: f32 = 1.0e-3;
-
-/// A face manifold whose deepest point is shallower than a (better) edge axis's separation
-/// by more than this (m) missed the contact; the edge point replaces it.
-pub(super) const CLIP_MISS_TOL: f32 = 1.0e-3;
 
 /// Edge pairs whose directions' cross product is shorter than this (the sine of the angle)
 /// are skipped: nearly parallel edges have no reliable cross axis, and the face axes of the
@@ -139,7 +128,7 @@ pub(crate) fn box_box(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (&Shape::Box { half_extents: ha }, &Shape::Box { half_extents: hb }) = (a, b) else {
@@ -152,11 +141,11 @@ pub(crate) fn box_box(
     let rot_ba = Mat3::from_quat(rel_ba.q);
 
     let face_a = query_faces(ha, hb, &rot_ab, rel_ab.p);
-    if face_a.separation >= speculative {
+    if face_a.separation >= tol.speculative {
         return;
     }
     let face_b = query_faces(hb, ha, &rot_ba, rel_ba.p);
-    if face_b.separation >= speculative {
+    if face_b.separation >= tol.speculative {
         return;
     }
     let edge = query_edges(ha, hb, &rot_ab, rel_ab.p);
@@ -164,10 +153,10 @@ pub(crate) fn box_box(
     let best_face = face_a.separation.max(face_b.separation);
     let best = edge.map_or(best_face, |e| e.separation.max(best_face));
     if let Some(e) = edge {
-        if e.separation >= speculative {
+        if e.separation >= tol.speculative {
             return;
         }
-        if e.separation > best_face + deep::bias(LINEAR_SLOP, best) {
+        if e.separation > best_face + deep::bias(tol.linear_slop, best) {
             push_edge(ha, hb, &rot_ab, rel_ab.p, &e, xf_a, out);
             return;
         }
@@ -191,7 +180,7 @@ pub(crate) fn box_box(
         fq.axis,
         fq.positive,
         ref_is_a,
-        speculative,
+        tol.speculative,
         &mut cands,
     );
 
@@ -295,6 +284,60 @@ fn push_edge(
     let (point, id) = edge_contact(ha, hb, rot, t, e);
     out.normal = xf_a.transform_vector(e.normal).normalize_or(e.normal);
     out.push(xf_a.transform_point(point), e.separation, id);
+}
+
+/// Closest points of the segments `pa + s da` (|s| <= la) and `pb + u db` (|u| <= lb), unit
+/// directions, not parallel (Ericson, Real-Time Collision Detection 5.1.9, centred form).
+fn closest_on_segments(pa: Vec3, da: Vec3, la: f32, pb: Vec3, db: Vec3, lb: f32) -> (Vec3, Vec3) {
+    let r = pa - pb;
+    let b = da.dot(db);
+    let c = da.dot(r);
+    let f = db.dot(r);
+    let denom = 1.0 - b * b;
+    let s = if denom > 1.0e-9 {
+        (b * f - c) / denom
+    } else {
+        0.0
+    };
+    // min/max rather than clamp: never panics, even on NaN.
+    let s = s.max(-la).min(la);
+    let u = (b * s + f).max(-lb).min(lb);
+    let s = (b * u - c).max(-la).min(la);
+    (pa + da * s, pb + db * u)
+}
+
+/// The single edge-edge point for `q`, in A's frame: (point, id).
+pub(super) fn edge_contact(ha: Vec3, hb: Vec3, rot: &Mat3, t: Vec3, q: &EdgeQuery) -> (Vec3, u32) {
+    let n = q.normal;
+    // A's supporting edge along n, and B's along -n: the sides are the signs of n on the two
+    // other axes of each box.
+    let mut pa = Vec3::ZERO;
+    let mut sa = [false; 3];
+    for k in 0..3 {
+        if k != q.axis_a {
+            sa[k] = n[k] >= 0.0;
+            pa[k] = if sa[k] { ha[k] } else { -ha[k] };
+        }
+    }
+    let mut pb = t;
+    let mut sb = [false; 3];
+    for k in 0..3 {
+        if k != q.axis_b {
+            let bk = rot.col(k);
+            sb[k] = n.dot(bk) < 0.0;
+            pb += bk * if sb[k] { hb[k] } else { -hb[k] };
+        }
+    }
+    let (ca, cb) = closest_on_segments(
+        pa,
+        Vec3::AXES[q.axis_a],
+        ha[q.axis_a],
+        pb,
+        rot.col(q.axis_b),
+        hb[q.axis_b],
+    );
+    let id = pair_id(edge_code(q.axis_a, sa), edge_code(q.axis_b, sb));
+    ((ca + cb) * 0.5, id)
 }
 
 #[cfg(test)]

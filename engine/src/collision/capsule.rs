@@ -27,7 +27,7 @@
 //! Everything is computed from the relative transform, in the frame of one of the shapes.
 
 use super::gjk::{shape_distance, Distance};
-use super::Manifold;
+use super::{Manifold, Tolerance};
 use crate::math::{perpendicular, Transform};
 use crate::shape::Shape;
 use glam::Vec3;
@@ -95,7 +95,7 @@ pub(crate) fn sphere_capsule(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (
@@ -114,7 +114,7 @@ pub(crate) fn sphere_capsule(
     let d = q - c;
     let dist = d.length();
     let separation = dist - ra - rb;
-    if separation >= speculative {
+    if separation >= tol.speculative {
         return;
     }
     // `n` points from the sphere to the capsule (A to B).
@@ -136,7 +136,7 @@ pub(crate) fn capsule_capsule(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (
@@ -162,7 +162,7 @@ pub(crate) fn capsule_capsule(
     let (ca, cb) = (pa + da * s, pb + db * t);
     let d = cb - ca;
     let dist = d.length();
-    if dist - ra - rb >= speculative {
+    if dist - ra - rb >= tol.speculative {
         return;
     }
     let cross = Vec3::Y.cross(ub);
@@ -208,7 +208,7 @@ pub(crate) fn capsule_capsule(
                 let on_b = rel.p + ub * tau;
                 let on_a = Vec3::new(0.0, on_b.y.clamp(-ha, ha), 0.0);
                 let separation = n.dot(on_b - on_a) - ra - rb;
-                if separation < speculative {
+                if separation < tol.speculative {
                     let point = on_b - n * (rb + 0.5 * separation);
                     out.push(xf_a.transform_point(point), separation, 16 + id);
                 }
@@ -233,7 +233,7 @@ pub(crate) fn capsule_box(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (
@@ -247,13 +247,13 @@ pub(crate) fn capsule_box(
         return;
     };
     // The capsule in the box's frame.
-    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, speculative) else {
+    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, tol.speculative) else {
         return;
     };
     let (p0, seg) = (core.p0, core.seg);
     if dist.overlap {
         // The segment enters the box: deep (see `deep.rs`).
-        deep_capsule_box(p0, seg, r, h, speculative, xf_b, out);
+        deep_capsule_box(p0, seg, r, h, tol, xf_b, out);
         return;
     }
     // The face to clip against: (axis, side), side = the sign of the face's outward normal.
@@ -267,7 +267,7 @@ pub(crate) fn capsule_box(
         2
     };
     if n[k].abs() >= FACE_COS
-        && face_points(p0, seg, r, h, k, -n[k].signum(), speculative, xf_b, out)
+        && face_points(p0, seg, r, h, k, -n[k].signum(), tol.speculative, xf_b, out)
     {
         return;
     }
@@ -291,7 +291,7 @@ fn deep_capsule_box(
     seg: Vec3,
     r: f32,
     h: Vec3,
-    speculative: f32,
+    tol: Tolerance,
     xf_b: &Transform,
     out: &mut Manifold,
 ) {
@@ -323,7 +323,7 @@ fn deep_capsule_box(
     }
     let best = cross.map_or(face.0, |x| x.0.max(face.0));
     if let Some((sep, a, k, id)) = cross {
-        if sep > face.0 + super::deep::bias(super::box_box::LINEAR_SLOP, best - r) {
+        if sep > face.0 + super::deep::bias(tol.linear_slop, best - r) {
             // The box edge along e_k on the side of `a`.
             let mut q0 = Vec3::ZERO;
             for j in (0..3).filter(|&j| j != k) {
@@ -337,7 +337,7 @@ fn deep_capsule_box(
         }
     }
     let (sep, k, side) = face;
-    face_points(p0, seg, r, h, k, side, speculative, xf_b, out);
+    face_points(p0, seg, r, h, k, side, tol.speculative, xf_b, out);
     // The core's deepest end along the face normal carries the face axis's separation.
     let (tau, end) = if side * p0[k] <= side * p1[k] {
         (0.0, 0)
@@ -519,7 +519,7 @@ pub(crate) fn capsule_plane(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let Shape::Capsule {
@@ -541,7 +541,7 @@ pub(crate) fn capsule_plane(
     for &(id, end) in ends {
         let c = Vec3::new(0.0, end, 0.0);
         let separation = n.dot(c) - d - radius;
-        if separation < speculative {
+        if separation < tol.speculative {
             // Halfway between the end sphere's lowest point and its projection on the plane.
             let point = c - n * (radius + 0.5 * separation);
             if out.count == 0 {

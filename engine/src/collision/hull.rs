@@ -10,7 +10,7 @@
 //! of the Minkowski difference (Gregorius's Gauss-map test, GDC 2013), in A's frame. A face
 //! axis gives a face contact: the incident face (the other shape's face most anti-parallel
 //! to the reference normal) is clipped against the reference polygon's side planes
-//! (Sutherland-Hodgman, as `box_clip.rs` does for boxes), its points within the speculative
+//! (Sutherland-Hodgman, as `clip.rs` does for boxes), its points within the speculative
 //! distance kept and reduced to four. An edge axis clearly better than both face axes gives
 //! the one point between the closest points of the two edges. Biases as in `box_box.rs`.
 //! Feature ids pair a feature code of A with one of B (`code_A | code_B << 16`; vertex `v`,
@@ -34,12 +34,12 @@
 //! add the incident shape's deepest vertex whenever clipping lost it, and keep the deepest
 //! point through the reduction (see `deep.rs`).
 
-use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
 use super::capsule::{closest_segment_params, core_in_b, push_closest, push_cross_point};
 use super::deep;
 use super::plane::{plane_in_frame, vertices_on_plane};
 use super::reduce::{select_four, select_four_deep, Candidate};
-use super::Manifold;
+use super::tolerance::{CLIP_MISS_TOL, CLIP_SLOP, FACE_SWITCH_TOL};
+use super::{Manifold, Tolerance};
 use crate::hull::{ConvexHull, MAX_HULL_VERTICES};
 use crate::math::Transform;
 use crate::shape::Shape;
@@ -187,7 +187,7 @@ pub(crate) fn box_hull(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (&Shape::Box { half_extents }, Shape::Hull { hull }) = (a, b) else {
@@ -201,7 +201,7 @@ pub(crate) fn box_hull(
         hull,
         scale: Vec3::ONE,
     };
-    poly_poly(pa, xf_a, pb, xf_b, speculative, out);
+    poly_poly(pa, xf_a, pb, xf_b, tol, out);
 }
 
 /// Hull A against hull B.
@@ -210,7 +210,7 @@ pub(crate) fn hull_hull(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (Shape::Hull { hull: ha }, Shape::Hull { hull: hb }) = (a, b) else {
@@ -224,7 +224,7 @@ pub(crate) fn hull_hull(
         hull: hb,
         scale: Vec3::ONE,
     };
-    poly_poly(pa, xf_a, pb, xf_b, speculative, out);
+    poly_poly(pa, xf_a, pb, xf_b, tol, out);
 }
 
 /// The best face axis of `p` against `q` at pose `rel` in `p`'s frame: (face, separation).
@@ -293,17 +293,17 @@ fn poly_poly(
     xf_a: &Transform,
     pb: Poly,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let rel_ab = xf_a.inv_mul(xf_b);
     let rel_ba = xf_b.inv_mul(xf_a);
     let face_a = query_faces(&pa, &pb, &rel_ab);
-    if face_a.1 >= speculative {
+    if face_a.1 >= tol.speculative {
         return;
     }
     let face_b = query_faces(&pb, &pa, &rel_ba);
-    if face_b.1 >= speculative {
+    if face_b.1 >= tol.speculative {
         return;
     }
     let edge = query_edges(&pa, &pb, &rel_ab);
@@ -312,10 +312,10 @@ fn poly_poly(
     let best = edge.map_or(best_face, |e| e.3.max(best_face));
     let deep = deep::is_deep(best);
     if let Some(e) = edge {
-        if e.3 >= speculative {
+        if e.3 >= tol.speculative {
             return;
         }
-        if e.3 > best_face + deep::bias(LINEAR_SLOP, best) {
+        if e.3 > best_face + deep::bias(tol.linear_slop, best) {
             push_edge(&pa, &pb, &rel_ab, e, xf_a, out);
             return;
         }
@@ -353,7 +353,7 @@ fn poly_poly(
         let a = pr.vertex(ref_poly[j] as usize);
         let b = pr.vertex(ref_poly[(j + 1) % k] as usize);
         let side = (b - a).cross(nr).normalize_or_zero();
-        let h = side.dot(a) + super::box_clip::CLIP_SLOP;
+        let h = side.dot(a) + CLIP_SLOP;
         (side, h, edge_code(ref_poly[j], ref_poly[(j + 1) % k]))
     });
     len = clip_polygon(&mut poly, len, planes);
@@ -361,7 +361,7 @@ fn poly_poly(
     let mut count = 0;
     for &(p, id) in &poly[..len] {
         let separation = nr.dot(p) - off;
-        if separation < speculative {
+        if separation < tol.speculative {
             cands[count] = Candidate {
                 point: p - nr * (0.5 * separation),
                 separation,
@@ -388,7 +388,7 @@ fn poly_poly(
         let p = rel.transform_point(pi.vertex(deep_v));
         let separation = nr.dot(p) - off;
         let id = pair(FACE_CODE + face as u32, VERTEX_CODE + deep_v as u32);
-        if separation < speculative && cands[..count].iter().all(|c| c.id != id) {
+        if separation < tol.speculative && cands[..count].iter().all(|c| c.id != id) {
             cands[count] = Candidate {
                 point: p - nr * (0.5 * separation),
                 separation,
@@ -442,7 +442,7 @@ pub(crate) fn sphere_hull(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (&Shape::Sphere { radius }, Shape::Hull { hull }) = (a, b) else {
@@ -451,7 +451,7 @@ pub(crate) fn sphere_hull(
     let c = xf_b.inv_mul(xf_a).p;
     // Cheap reject: the centre's height above the farthest face plane bounds the distance.
     let (face, height) = hull.max_face_distance(c);
-    if height - radius >= speculative {
+    if height - radius >= tol.speculative {
         return;
     }
     // `n` points from the sphere into the hull (A to B), hull frame.
@@ -468,7 +468,7 @@ pub(crate) fn sphere_hull(
         let f = hull.faces()[face];
         (-f.normal, height - radius, c - f.normal * height)
     };
-    if separation >= speculative {
+    if separation >= tol.speculative {
         return;
     }
     let point = (c + n * radius + hull_point) * 0.5;
@@ -485,7 +485,7 @@ pub(crate) fn capsule_hull(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (
@@ -498,13 +498,13 @@ pub(crate) fn capsule_hull(
     else {
         return;
     };
-    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, speculative) else {
+    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, tol.speculative) else {
         return;
     };
     let (p0, seg) = (core.p0, core.seg);
     if dist.overlap {
         // The segment enters the hull: deep (see `deep.rs`).
-        deep_capsule_hull(hull, p0, seg, r, speculative, xf_b, out);
+        deep_capsule_hull(hull, p0, seg, r, tol, xf_b, out);
         return;
     }
     let n = dist.normal;
@@ -517,7 +517,7 @@ pub(crate) fn capsule_hull(
         .max_by(|x, y| x.1.total_cmp(&y.1))
         .map(|(k, _)| k);
     if let Some(f) = face {
-        if hull_face_points(hull, f, p0, seg, r, speculative, xf_b, out) {
+        if hull_face_points(hull, f, p0, seg, r, tol.speculative, xf_b, out) {
             return;
         }
     }
@@ -540,7 +540,7 @@ fn deep_capsule_hull(
     p0: Vec3,
     seg: Vec3,
     r: f32,
-    speculative: f32,
+    tol: Tolerance,
     xf_b: &Transform,
     out: &mut Manifold,
 ) {
@@ -577,7 +577,7 @@ fn deep_capsule_hull(
     }
     let best = cross.map_or(face.0, |x| x.0.max(face.0));
     if let Some((sep, a, i)) = cross {
-        if sep > face.0 + super::deep::bias(LINEAR_SLOP, best - r) {
+        if sep > face.0 + super::deep::bias(tol.linear_slop, best - r) {
             let e = hull.edges()[i];
             let v0 = hull.vertices()[e.vertices[0] as usize];
             let v1 = hull.vertices()[e.vertices[1] as usize];
@@ -587,7 +587,7 @@ fn deep_capsule_hull(
         }
     }
     let (sep, f) = face;
-    hull_face_points(hull, f, p0, seg, r, speculative, xf_b, out);
+    hull_face_points(hull, f, p0, seg, r, tol.speculative, xf_b, out);
     // The core's deepest end below the face carries the face axis's separation.
     let n = hull.faces()[f].normal;
     let (c, end) = if n.dot(p0) <= n.dot(p1) {
@@ -634,7 +634,7 @@ fn hull_face_points(
         let a = hull.vertices()[poly[j] as usize];
         let b = hull.vertices()[poly[(j + 1) % k] as usize];
         let side = (b - a).cross(n).normalize_or_zero();
-        let dist0 = side.dot(p0 - a) - super::box_clip::CLIP_SLOP;
+        let dist0 = side.dot(p0 - a) - CLIP_SLOP;
         let rate = side.dot(seg);
         let id = 2 + j as u32;
         if rate.abs() <= 1.0e-9 {
@@ -681,7 +681,7 @@ pub(crate) fn hull_plane(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let Shape::Hull { hull } = a else {
@@ -695,7 +695,7 @@ pub(crate) fn hull_plane(
         vertices.map(|(v, &x)| (v as u32, x)),
         n,
         d,
-        speculative,
+        tol.speculative,
         b,
         xf_a,
         xf_b,

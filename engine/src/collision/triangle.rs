@@ -45,14 +45,13 @@
 //! by 16; a point cut by a side plane hashes its segment's ids with the plane's edge. For
 //! spheres and capsules the id is the triangle feature with the segment end.
 
-use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
-use super::box_clip::CLIP_SLOP;
 use super::capsule::closest_segment_params;
 use super::deep;
 use super::gjk::triangle_distance;
 use super::hull::{clip_polygon, edge_code, unit_cube, Poly, FACE_CODE, VERTEX_CODE};
 use super::reduce::{select_four, select_four_deep, Candidate};
-use super::Manifold;
+use super::tolerance::{CLIP_MISS_TOL, CLIP_SLOP, FACE_SWITCH_TOL};
+use super::{Manifold, Tolerance};
 use crate::hull::MAX_HULL_VERTICES;
 use crate::math::Transform;
 use crate::mesh::Triangle;
@@ -126,7 +125,7 @@ pub(crate) fn collide_triangle(
     xf_a: &Transform,
     tri: &Triangle,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let rel = xf_a.inv_mul(xf_b);
@@ -146,11 +145,11 @@ pub(crate) fn collide_triangle(
     };
     let mut m = Manifold::default();
     match *a {
-        Shape::Sphere { radius } => sphere_triangle(radius, &t, speculative, &mut m),
+        Shape::Sphere { radius } => sphere_triangle(radius, &t, tol.speculative, &mut m),
         Shape::Capsule {
             half_height,
             radius,
-        } => capsule_triangle(half_height, radius, &t, speculative, &mut m),
+        } => capsule_triangle(half_height, radius, &t, tol, &mut m),
         Shape::Box { half_extents } => poly_triangle(
             a,
             Poly {
@@ -159,7 +158,7 @@ pub(crate) fn collide_triangle(
             },
             Some(half_extents),
             &t,
-            speculative,
+            tol,
             &mut m,
         ),
         Shape::Hull { ref hull } => poly_triangle(
@@ -170,7 +169,7 @@ pub(crate) fn collide_triangle(
             },
             None,
             &t,
-            speculative,
+            tol,
             &mut m,
         ),
         _ => return,
@@ -254,7 +253,7 @@ fn sphere_triangle(radius: f32, t: &Tri, speculative: f32, out: &mut Manifold) {
 }
 
 /// Capsule (core from `(0, -h, 0)` to `(0, h, 0)`, radius `r`) against the triangle.
-fn capsule_triangle(h: f32, r: f32, t: &Tri, speculative: f32, out: &mut Manifold) {
+fn capsule_triangle(h: f32, r: f32, t: &Tri, tol: Tolerance, out: &mut Manifold) {
     let p0 = Vec3::new(0.0, -h, 0.0);
     let seg = Vec3::new(0.0, 2.0 * h, 0.0);
     // Closest points: each end against the triangle, the segment against each edge.
@@ -290,7 +289,7 @@ fn capsule_triangle(h: f32, r: f32, t: &Tri, speculative: f32, out: &mut Manifol
         closest_on_triangle(x, t).1 == TRI_FACE
     };
     let dist = best.0.sqrt();
-    if !crosses && dist - r >= speculative {
+    if !crosses && dist - r >= tol.speculative {
         return;
     }
     let (_, p, q, feature, end) = best;
@@ -301,7 +300,7 @@ fn capsule_triangle(h: f32, r: f32, t: &Tri, speculative: f32, out: &mut Manifol
     if crosses || dist <= MIN_DISTANCE || t.inactive_feature(feature) || along {
         // A core piercing the triangle is deep: a cross axis may be its least penetration
         // (see `deep.rs`).
-        if crosses && capsule_cross_contact(p0, seg, r, t, out) {
+        if crosses && capsule_cross_contact(p0, seg, r, t, tol.linear_slop, out) {
             return;
         }
         // Face normal: clip the segment to the triangle's prism.
@@ -337,7 +336,7 @@ fn capsule_triangle(h: f32, r: f32, t: &Tri, speculative: f32, out: &mut Manifol
             // Beside the prism with a replaced normal: one point at the closest points,
             // separated along the face normal.
             let separation = up.dot(p - t.v[0]) - r;
-            if separation < speculative {
+            if separation < tol.speculative {
                 let point = p - up * (r + 0.5 * separation);
                 out.push(point, separation, TRI_FACE << 16 | 0x80 | end);
             }
@@ -351,7 +350,7 @@ fn capsule_triangle(h: f32, r: f32, t: &Tri, speculative: f32, out: &mut Manifol
         for &(tau, id) in ends {
             let c = p0 + seg * tau;
             let separation = up.dot(c - t.v[0]) - r;
-            if separation < speculative {
+            if separation < tol.speculative {
                 out.push(
                     c - up * (r + 0.5 * separation),
                     separation,
@@ -391,7 +390,14 @@ const CROSS_ID: u32 = 0xC0;
 /// segment against a triangle (see `deep.rs`; an inactive edge's normal is replaced by the
 /// face normal, as everywhere). When a cross axis beats the face, writes one point between
 /// the core and that edge and returns true.
-fn capsule_cross_contact(p0: Vec3, seg: Vec3, r: f32, t: &Tri, out: &mut Manifold) -> bool {
+fn capsule_cross_contact(
+    p0: Vec3,
+    seg: Vec3,
+    r: f32,
+    t: &Tri,
+    linear_slop: f32,
+    out: &mut Manifold,
+) -> bool {
     let up = t.up(Vec3::ZERO);
     let sep_face = up.dot(p0).min(up.dot(p0 + seg)) - up.dot(t.v[0]);
     let mut cross: Option<(f32, Vec3, usize)> = None;
@@ -415,7 +421,7 @@ fn capsule_cross_contact(p0: Vec3, seg: Vec3, r: f32, t: &Tri, out: &mut Manifol
         return false;
     };
     let best = sep.max(sep_face);
-    if sep <= sep_face + deep::bias(LINEAR_SLOP, best - r) {
+    if sep <= sep_face + deep::bias(linear_slop, best - r) {
         return false;
     }
     let e = t.v[(j + 1) % 3] - t.v[j];
@@ -451,14 +457,14 @@ fn poly_triangle(
     pa: Poly,
     half: Option<Vec3>,
     t: &Tri,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     // Triangle face axis, towards A's centre: the height of A's lowest point above the
     // triangle's plane.
     let up = t.up(Vec3::ZERO);
     let sep_tri = up.dot(pa.support(-up)) - up.dot(t.v[0]);
-    if sep_tri >= speculative {
+    if sep_tri >= tol.speculative {
         return;
     }
     // A hull deep in a triangle whose every edge is active (a lone two-sided sheet) leaves
@@ -495,7 +501,7 @@ fn poly_triangle(
             face = (f, sep);
         }
     }
-    if face.1 >= speculative {
+    if face.1 >= tol.speculative {
         return;
     }
     // Edge axes: A's edges against the triangle's, oriented from A to the triangle. Only
@@ -564,7 +570,7 @@ fn poly_triangle(
         }
     }
     if let Some(e) = edge {
-        if e.3 >= speculative {
+        if e.3 >= tol.speculative {
             return;
         }
     }
@@ -575,11 +581,11 @@ fn poly_triangle(
     // A contact that is not deep keeps the shallow biases.
     let best = if deep { best } else { best.max(0.0) };
     if let Some(e) = edge {
-        if e.3 > best_face + deep::bias(LINEAR_SLOP, best) {
+        if e.3 > best_face + deep::bias(tol.linear_slop, best) {
             if t.edge_active(e.1) && normal_allowed(t, up, e.2) {
                 edge_contact(&pa, t, e, out);
             } else {
-                tri_face_contact(&pa, t, up, sep_tri, speculative, deep, out);
+                tri_face_contact(&pa, t, up, sep_tri, tol.speculative, deep, out);
             }
             return;
         }
@@ -587,9 +593,9 @@ fn poly_triangle(
     if face.1 > sep_tri + deep::bias(FACE_SWITCH_TOL, best)
         && normal_allowed(t, up, pa.normal(face.0))
     {
-        a_face_contact(&pa, face.0, face.1, t, speculative, deep, out);
+        a_face_contact(&pa, face.0, face.1, t, tol.speculative, deep, out);
     } else {
-        tri_face_contact(&pa, t, up, sep_tri, speculative, deep, out);
+        tri_face_contact(&pa, t, up, sep_tri, tol.speculative, deep, out);
     }
     // Clipping missed the closest features (they lie beside the reference face): the edge
     // axis, if it is better than the faces and allowed, gives the point.
@@ -611,7 +617,7 @@ fn poly_triangle(
         // Separated, with the closest features beside both faces (a vertex or an edge of
         // A next to the triangle's rim): GJK's closest points give the one point.
         if let Some(d) = triangle_distance(a, &Transform::IDENTITY, t.v) {
-            if !d.overlap && d.distance < speculative && normal_allowed(t, up, d.normal) {
+            if !d.overlap && d.distance < tol.speculative && normal_allowed(t, up, d.normal) {
                 out.normal = d.normal;
                 out.push((d.point_a + d.point_b) * 0.5, d.distance, GJK_ID);
             }

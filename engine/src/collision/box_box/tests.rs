@@ -1,4 +1,4 @@
-use super::super::box_clip::face_code;
+use super::super::clip::face_code;
 use super::super::reduce::DEPTH_TOL;
 use super::super::test_util::*;
 use super::*;
@@ -14,7 +14,7 @@ fn at(x: f32, y: f32, z: f32) -> Transform {
 
 fn run(ha: Vec3, xa: &Transform, hb: Vec3, xb: &Transform) -> Manifold {
     let mut m = Manifold::default();
-    box_box(&cube(ha), xa, &cube(hb), xb, SPEC, &mut m);
+    box_box(&cube(ha), xa, &cube(hb), xb, TOL, &mut m);
     check_manifold(&m, SPEC);
     m
 }
@@ -270,7 +270,7 @@ fn random_poses_against_reference() {
     let mut rng = Rng::new(2024);
     let (mut over, mut under, mut exact, mut overlapping) = (0.0f64, 0.0f64, 0, 0);
     let (mut multi, mut single) = (0, 0);
-    let bias = (LINEAR_SLOP + FACE_SWITCH_TOL) as f64 + 1e-4;
+    let bias = (SLOP + FACE_SWITCH_TOL) as f64 + 1e-4;
     for k in 0..SAMPLES {
         let ha = Vec3::new(
             rng.range(0.1, 1.0),
@@ -381,4 +381,57 @@ fn random_poses_against_reference() {
         exact * 10 >= overlapping * 9,
         "{exact} of {overlapping} exact"
     );
+}
+
+/// The edge-axis bias is the world's slop, not a constant: boxes whose best edge axis beats
+/// the best face axis by more than the default slop but less than a larger one get the
+/// one-point edge contact with the default slop, and (when clipping finds the contact) a
+/// face manifold with the larger slop.
+#[test]
+fn edge_bias_follows_the_slop() {
+    const BIG: f32 = 0.03;
+    let big = Tolerance {
+        speculative: SPEC,
+        linear_slop: BIG,
+    };
+    let mut rng = Rng::new(0x51_09);
+    let (mut candidates, mut flipped) = (0, 0);
+    for _ in 0..4000 {
+        let q = rng.rotation();
+        let rot = Mat3::from_quat(q);
+        // B's half height along y, so that it hangs just into A's top (at y = 0.5).
+        let hy = 0.5 * (rot.x_axis.y.abs() + rot.y_axis.y.abs() + rot.z_axis.y.abs());
+        let p = Vec3::new(
+            rng.range(-0.9, 0.9),
+            0.5 + hy + rng.range(-0.01, 0.002),
+            rng.range(-0.9, 0.9),
+        );
+        let (xa, xb) = (at(0.0, 0.0, 0.0), Transform::new(p, q));
+        let face_a = query_faces(UNIT, UNIT, &rot, p);
+        let face_b = query_faces(UNIT, UNIT, &rot.transpose(), rot.transpose() * -p);
+        let Some(e) = query_edges(UNIT, UNIT, &rot, p) else {
+            continue;
+        };
+        let margin = e.separation - face_a.separation.max(face_b.separation);
+        let shallow = (-deep::DEEP..SPEC).contains(&e.separation);
+        if !shallow || !(SLOP + 1e-3..BIG - 1e-3).contains(&margin) {
+            continue;
+        }
+        candidates += 1;
+        let m = run(UNIT, &xa, UNIT, &xb);
+        assert_eq!(
+            m.count, 1,
+            "default slop, margin {margin}: edge point {m:?}"
+        );
+        assert!((m.normal - e.normal).length() < 1e-5, "{m:?} {e:?}");
+        let mut m_big = Manifold::default();
+        box_box(&cube(UNIT), &xa, &cube(UNIT), &xb, big, &mut m_big);
+        check_manifold(&m_big, SPEC);
+        if (m_big.normal - e.normal).length() > 1e-3 {
+            flipped += 1;
+        }
+    }
+    assert!(candidates >= 100, "{candidates}");
+    assert!(flipped >= 100, "{flipped} of {candidates}");
+    println!("edge contacts turned face contacts by the slop: {flipped} of {candidates}");
 }

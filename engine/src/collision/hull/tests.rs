@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 fn run(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> Manifold {
     let mut m = Manifold::default();
-    hull_plane(a, xa, b, xb, SPEC, &mut m);
+    hull_plane(a, xa, b, xb, TOL, &mut m);
     check_manifold(&m, SPEC);
     m
 }
@@ -49,7 +49,7 @@ fn capsule_hull_matches_capsule_box() {
         };
         let xa = Transform::new(xb.p + rng.direction() * rng.range(0.1, 1.4), q);
         let mut m = Manifold::default();
-        capsule_hull(&cap, &xa, &hull, &xb, SPEC, &mut m);
+        capsule_hull(&cap, &xa, &hull, &xb, TOL, &mut m);
         check_manifold(&m, SPEC);
         let mut r = Manifold::default();
         super::super::capsule::capsule_box(
@@ -57,7 +57,7 @@ fn capsule_hull_matches_capsule_box() {
             &xa,
             &Shape::Box { half_extents: h },
             &xb,
-            SPEC,
+            TOL,
             &mut r,
         );
         assert_eq!(m.count, r.count, "{m:?} {r:?}");
@@ -92,7 +92,7 @@ fn sphere_hull_matches_brute_force() {
         let c = xb.p + rng.direction() * rng.range(0.0, 1.2);
         let xa = Transform::new(c, rng.rotation());
         let mut m = Manifold::default();
-        sphere_hull(&Shape::Sphere { radius: r }, &xa, &s, &xb, SPEC, &mut m);
+        sphere_hull(&Shape::Sphere { radius: r }, &xa, &s, &xb, TOL, &mut m);
         check_manifold(&m, SPEC);
         // f64 reference in the hull frame.
         let cl = dq(xb.q).inverse() * (d3(c) - d3(xb.p));
@@ -271,17 +271,10 @@ fn box_hull_matches_box_box() {
         let xb = Transform::new(xa.p + dir * rng.range(0.1, 1.6), rng.rotation());
         let a = Shape::Box { half_extents: ha };
         let mut m = Manifold::default();
-        box_hull(&a, &xa, &hull, &xb, SPEC, &mut m);
+        box_hull(&a, &xa, &hull, &xb, TOL, &mut m);
         check_manifold(&m, SPEC);
         let mut r = Manifold::default();
-        super::super::box_box::box_box(
-            &a,
-            &xa,
-            &Shape::Box { half_extents: hb },
-            &xb,
-            SPEC,
-            &mut r,
-        );
+        super::super::box_box::box_box(&a, &xa, &Shape::Box { half_extents: hb }, &xb, TOL, &mut r);
         assert_eq!(m.count == 0, r.count == 0, "{m:?} {r:?}");
         if m.count == 0 {
             continue;
@@ -304,7 +297,7 @@ fn box_hull_matches_box_box() {
         let reference = sat_polys(&va, &fa, &ea, &vb, &fb, &eb);
         assert!(deep(&m) <= deep(&r) + tol, "{m:?} {r:?}");
         assert!(
-            deep(&m) as f64 >= reference - (LINEAR_SLOP + FACE_SWITCH_TOL) as f64 - 1e-3,
+            deep(&m) as f64 >= reference - (SLOP + FACE_SWITCH_TOL) as f64 - 1e-3,
             "{m:?} {reference}"
         );
         assert!((m.normal - r.normal).length() < 1e-3, "{m:?} {r:?}");
@@ -314,7 +307,7 @@ fn box_hull_matches_box_box() {
 
 /// Random rocks against random rocks: the deepest separation matches the f64 SAT
 /// reference (within the face/edge biases: a face axis may be kept while an edge axis
-/// is up to `LINEAR_SLOP`, or the other face `FACE_SWITCH_TOL`, better), the normal points from A to B, contacts
+/// is up to the slop, or the other face `FACE_SWITCH_TOL`, better), the normal points from A to B, contacts
 /// exist exactly when the reference is within the speculative distance (margins aside).
 #[test]
 fn hull_hull_matches_sat_reference() {
@@ -329,7 +322,7 @@ fn hull_hull_matches_sat_reference() {
         let xa = Transform::new(Vec3::new(-1.0, 0.5, 2.0), rng.rotation());
         let xb = Transform::new(xa.p + rng.direction() * rng.range(0.2, 1.3), rng.rotation());
         let mut m = Manifold::default();
-        hull_hull(&a, &xa, &b, &xb, SPEC, &mut m);
+        hull_hull(&a, &xa, &b, &xb, TOL, &mut m);
         check_manifold(&m, SPEC);
         let (va, fa, ea) = world_poly(ha, &xa);
         let (vb, fb, eb) = world_poly(hb, &xb);
@@ -351,8 +344,8 @@ fn hull_hull_matches_sat_reference() {
             .map(|p| p.separation as f64)
             .fold(f64::INFINITY, f64::min);
         assert!(
-            deepest >= reference - (LINEAR_SLOP + FACE_SWITCH_TOL) as f64 - 1e-3
-                && deepest <= reference + LINEAR_SLOP as f64 + 2e-3,
+            deepest >= reference - (SLOP + FACE_SWITCH_TOL) as f64 - 1e-3
+                && deepest <= reference + SLOP as f64 + 2e-3,
             "deepest {deepest} reference {reference}"
         );
         assert!(d3(m.normal).dot(d3(xb.p - xa.p)) > 0.0, "{m:?}");
@@ -389,7 +382,7 @@ fn box_hull_on_plane_matches_box_plane() {
         &xa,
         &ground,
         &xb,
-        SPEC,
+        TOL,
         &mut mb,
     );
     assert_eq!(m.count, 4);
