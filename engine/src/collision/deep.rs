@@ -61,7 +61,7 @@ use glam::Vec3;
 
 /// Penetration (m) beyond which a contact counts as deep: ten times the solver's allowed
 /// penetration, and about three times the deepest penetration of the resting stacks
-/// measured in `docs/decisions.md` (17 mm).
+/// measured in `docs/decisions.md`.
 pub(super) const DEEP: f32 = 0.05;
 
 /// A deep contact's axis biases, as a fraction of its depth.
