@@ -1,5 +1,6 @@
 //! The triangle pair functions against independent references.
 
+use super::super::gjk::triangle_distance;
 use super::super::test_util::*;
 use super::*;
 use crate::hull::ConvexHull;
