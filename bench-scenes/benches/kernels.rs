@@ -13,7 +13,7 @@
 //! Run one group: `cargo bench -p impetus-scenes --bench kernels -- broadphase`.
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
-use impetus::collision::collide;
+use impetus::collision::{collide, Tolerance};
 use impetus::{Quat, Shape, Transform, Vec3, World};
 use impetus_scenes::{find, world_def, Params, DT};
 use std::hint::black_box;
@@ -81,8 +81,12 @@ fn box_box(c: &mut Criterion) {
     ];
     let mut group = c.benchmark_group("box_box_manifold");
     group.throughput(Throughput::Elements(1));
+    let tol = Tolerance {
+        speculative: 0.02,
+        linear_slop: impetus::WorldDef::default().linear_slop,
+    };
     for (name, xf_a, xf_b) in poses {
-        let m = collide(&unit, &xf_a, &unit, &xf_b, 0.02);
+        let m = collide(&unit, &xf_a, &unit, &xf_b, tol);
         assert!(m.count > 0, "pose {name} must touch");
         group.bench_function(name, |b| {
             b.iter(|| {
@@ -91,7 +95,7 @@ fn box_box(c: &mut Criterion) {
                     black_box(&xf_a),
                     black_box(&unit),
                     black_box(&xf_b),
-                    black_box(0.02),
+                    black_box(tol),
                 )
             })
         });

@@ -19,13 +19,21 @@ use crate::measure::{
     warmup_steps, RunResult, Stability,
 };
 use crate::{JointSpecKind, Recipe, ShapeSpec};
-use impetus::collision::{collide, collide_triangle};
+use impetus::collision::{collide, collide_triangle, Tolerance};
 use impetus::{Aabb, HeightField, Quat, Shape, Transform, Vec3};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// The speculative distance within which a pair counts as a contact, m (docs/SCENES.md).
 const SPECULATIVE: f32 = 0.02;
+
+/// The manifolds' tolerances: [`SPECULATIVE`] and the common slop of [`crate::world_def`].
+fn tolerance() -> Tolerance {
+    Tolerance {
+        speculative: SPECULATIVE,
+        linear_slop: crate::world_def(1).linear_slop,
+    }
+}
 
 /// One body's state as a peer reports it: the pose of its origin (the recipe's body
 /// position) and its velocities.
@@ -175,9 +183,9 @@ pub fn pose_stability(recipe: &Recipe, start: &[BodyState], end: &[BodyState]) -
             match (sa.triangles(), sb.triangles()) {
                 (None, None) => {
                     let m = if sa.kind() <= sb.kind() {
-                        collide(sa, &xa, sb, &xb, SPECULATIVE)
+                        collide(sa, &xa, sb, &xb, tolerance())
                     } else {
-                        collide(sb, &xb, sa, &xa, SPECULATIVE)
+                        collide(sb, &xb, sa, &xa, tolerance())
                     };
                     count(&m, &mut contacts, &mut points);
                 }
@@ -193,7 +201,7 @@ pub fn pose_stability(recipe: &Recipe, start: &[BodyState], end: &[BodyState]) -
                         max: bx.max - xt.p,
                     };
                     tris.query_aabb(&local, |t| {
-                        let m = collide_triangle(convex, &xc, &tris.triangle(t), &xt, SPECULATIVE);
+                        let m = collide_triangle(convex, &xc, &tris.triangle(t), &xt, tolerance());
                         count(&m, &mut contacts, &mut points);
                     });
                 }

@@ -285,15 +285,12 @@ fn update_manifold(
     // space: coordinates stay small however far from the origin the pair is (at 1 km an
     // f32 world coordinate resolves only 0.06 mm, which clipping and SAT would amplify).
     let relative = xa.inv_mul(&xb);
-    let speculative = params.speculative + motion;
+    let tol = crate::collision::Tolerance {
+        speculative: params.speculative + motion,
+        linear_slop: params.slop,
+    };
     let mut m = if c.child == NULL {
-        collide(
-            &sa.shape,
-            &Transform::IDENTITY,
-            &sb.shape,
-            &relative,
-            speculative,
-        )
+        collide(&sa.shape, &Transform::IDENTITY, &sb.shape, &relative, tol)
     } else {
         // A child contact: the convex shape against one triangle of the mesh.
         match sb.shape.triangles() {
@@ -302,7 +299,7 @@ fn update_manifold(
                 &Transform::IDENTITY,
                 &mesh.triangle(c.child),
                 &relative,
-                speculative,
+                tol,
             ),
             _ => Manifold::default(),
         }

@@ -1,14 +1,14 @@
 //! Box-box manifold: separating-axis test, then face clipping or a single edge-edge point.
 //!
 //! After Gregorius, "Robust Contact Creation for Physics Simulations" (GDC 2015), with
-//! Box2D-style clipping and feature ids (see [`super::box_clip`]):
+//! Box2D-style clipping and feature ids (see [`super::clip`]):
 //!
 //! 1. SAT over A's 3 face normals, B's 3 face normals and the 9 edge-pair cross products.
 //!    Each axis gives a separation (the gap between the boxes' projections, negative when
 //!    they overlap); the boxes' separation is the largest. Any axis beyond `speculative`
 //!    means no contact.
-//! 2. Face axes are preferred: an edge axis wins only when it is better by more than
-//!    [`LINEAR_SLOP`], and B's face only when better than A's by [`FACE_SWITCH_TOL`]. Without
+//! 2. Face axes are preferred: an edge axis wins only when it is better by more than the
+//!    world's linear slop ([`Tolerance::linear_slop`]), and B's face only when better than A's by [`FACE_SWITCH_TOL`]. Without
 //!    the bias a resting box flips between nearly equal axes from one step to the next, and
 //!    its manifold (and warm start) with them. A deep contact (see `deep.rs`) shrinks both
 //!    biases to a small fraction of its depth, so that its normal is the minimum
@@ -27,25 +27,14 @@
 //! so swapping A and B swaps the numbers exactly: a box resting on the ground gets the same
 //! separations in both orders.
 
-use super::box_clip::{clip_face, edge_contact, face_code, pair_id, vertex_code, Candidates};
+use super::clip::{clip_face, edge_code, face_code, pair_id, vertex_code, Candidates};
 use super::deep;
 use super::reduce::{select_four, select_four_deep, Candidate};
-use super::Manifold;
+use super::tolerance::{CLIP_MISS_TOL, FACE_SWITCH_TOL};
+use super::{Manifold, Tolerance};
 use crate::math::Transform;
 use crate::shape::Shape;
 use glam::{Mat3, Vec3};
-
-/// The solver's allowed penetration (m): an edge axis must beat the best face axis by this
-/// much. An edge contact is one point and cannot hold a box flat, so it is used only when
-/// the face axes are clearly wrong.
-pub(super) const LINEAR_SLOP: f32 = 0.005;
-
-/// B's face must beat A's by this much (m) to become the reference face.
-pub(super) const FACE_SWITCH_TOL: f32 = 1.0e-3;
-
-/// A face manifold whose deepest point is shallower than a (better) edge axis's separation
-/// by more than this (m) missed the contact; the edge point replaces it.
-pub(super) const CLIP_MISS_TOL: f32 = 1.0e-3;
 
 /// Edge pairs whose directions' cross product is shorter than this (the sine of the angle)
 /// are skipped: nearly parallel edges have no reliable cross axis, and the face axes of the
@@ -139,7 +128,7 @@ pub(crate) fn box_box(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (&Shape::Box { half_extents: ha }, &Shape::Box { half_extents: hb }) = (a, b) else {
@@ -152,11 +141,11 @@ pub(crate) fn box_box(
     let rot_ba = Mat3::from_quat(rel_ba.q);
 
     let face_a = query_faces(ha, hb, &rot_ab, rel_ab.p);
-    if face_a.separation >= speculative {
+    if face_a.separation >= tol.speculative {
         return;
     }
     let face_b = query_faces(hb, ha, &rot_ba, rel_ba.p);
-    if face_b.separation >= speculative {
+    if face_b.separation >= tol.speculative {
         return;
     }
     let edge = query_edges(ha, hb, &rot_ab, rel_ab.p);
@@ -164,10 +153,10 @@ pub(crate) fn box_box(
     let best_face = face_a.separation.max(face_b.separation);
     let best = edge.map_or(best_face, |e| e.separation.max(best_face));
     if let Some(e) = edge {
-        if e.separation >= speculative {
+        if e.separation >= tol.speculative {
             return;
         }
-        if e.separation > best_face + deep::bias(LINEAR_SLOP, best) {
+        if e.separation > best_face + deep::bias(tol.linear_slop, best) {
             push_edge(ha, hb, &rot_ab, rel_ab.p, &e, xf_a, out);
             return;
         }
@@ -191,7 +180,7 @@ pub(crate) fn box_box(
         fq.axis,
         fq.positive,
         ref_is_a,
-        speculative,
+        tol.speculative,
         &mut cands,
     );
 
@@ -297,391 +286,59 @@ fn push_edge(
     out.push(xf_a.transform_point(point), e.separation, id);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::super::box_clip::face_code;
-    use super::super::reduce::DEPTH_TOL;
-    use super::super::test_util::*;
-    use super::*;
-    use glam::Quat;
-
-    fn cube(h: Vec3) -> Shape {
-        Shape::Box { half_extents: h }
-    }
-
-    fn at(x: f32, y: f32, z: f32) -> Transform {
-        Transform::new(Vec3::new(x, y, z), Quat::IDENTITY)
-    }
-
-    fn run(ha: Vec3, xa: &Transform, hb: Vec3, xb: &Transform) -> Manifold {
-        let mut m = Manifold::default();
-        box_box(&cube(ha), xa, &cube(hb), xb, SPEC, &mut m);
-        check_manifold(&m, SPEC);
-        m
-    }
-
-    fn seps(m: &Manifold) -> Vec<f32> {
-        let mut v: Vec<f32> = m.points().iter().map(|p| p.separation).collect();
-        v.sort_by(f32::total_cmp);
-        v
-    }
-
-    /// The id with A's and B's feature codes swapped (the same contact, pair reversed).
-    fn swap_id(id: u32) -> u32 {
-        (id >> 8) | (id & 0xff) << 8
-    }
-
-    const UNIT: Vec3 = Vec3::splat(0.5);
-    const GROUND: Vec3 = Vec3::new(400.0, 1.0, 400.0);
-
-    #[test]
-    fn unit_box_on_ground_box_both_orders() {
-        let xg = at(0.0, -1.0, 0.0);
-        let xu = at(3.0, 0.499, -2.0);
-        let m1 = run(UNIT, &xu, GROUND, &xg);
-        let m2 = run(GROUND, &xg, UNIT, &xu);
-        assert_eq!((m1.count, m2.count), (4, 4));
-        assert_eq!(m1.normal, Vec3::NEG_Y);
-        assert_eq!(m2.normal, Vec3::Y);
-        for (s1, s2) in seps(&m1).iter().zip(seps(&m2)) {
-            assert!(
-                (s1 + 0.001).abs() < 1e-6 && (s1 - s2).abs() < 1e-6,
-                "{m1:?} {m2:?}"
-            );
-        }
-        check_on_surfaces(&m1, UNIT, &xu, GROUND, &xg, 1e-3);
-        check_on_surfaces(&m2, GROUND, &xg, UNIT, &xu, 1e-3);
-        // The same contacts (the unit box's bottom vertices against the ground's top face).
-        let swapped: Vec<u32> = {
-            let mut v: Vec<u32> = m1.points().iter().map(|p| swap_id(p.id)).collect();
-            v.sort_unstable();
-            v
-        };
-        assert_eq!(swapped, ids(&m2));
-    }
-
-    #[test]
-    fn box_on_box_stacked_and_pyramid() {
-        let xa = at(1.0, 2.0, 3.0);
-        for dx in [0.0, 0.5, -0.3] {
-            let xb = at(1.0 + dx, 2.999, 3.0);
-            let m = run(UNIT, &xa, UNIT, &xb);
-            assert_eq!(m.count, 4, "{m:?}");
-            assert_eq!(m.normal, Vec3::Y);
-            for p in m.points() {
-                assert!((p.separation + 0.001).abs() < 1e-6);
-                assert!((p.point.y - 2.4995).abs() < 1e-6);
-                // Inside the overlap of the two faces (up to the clip margin).
-                let lo = 1.0f32.max(1.0 + dx) - 0.5 - 1e-3;
-                let hi = 1.0f32.min(1.0 + dx) + 0.5 + 1e-3;
-                assert!(p.point.x > lo && p.point.x < hi, "{m:?}");
-            }
-            check_on_surfaces(&m, UNIT, &xa, UNIT, &xb, 1e-3);
-        }
-    }
-
-    #[test]
-    fn rotated_box_on_box_reduces_to_four() {
-        // A unit box turned 45° about y on another: an octagon of 8 clip points.
-        let xa = at(0.0, 0.0, 0.0);
-        let xb = Transform::new(
-            Vec3::new(0.0, 0.998, 0.0),
-            Quat::from_rotation_y(std::f32::consts::FRAC_PI_4),
-        );
-        let m = run(UNIT, &xa, UNIT, &xb);
-        assert_eq!(m.count, 4);
-        assert_eq!(m.normal, Vec3::Y);
-        for p in m.points() {
-            assert!((p.separation + 0.002).abs() < 1e-6);
-        }
-        check_on_surfaces(&m, UNIT, &xa, UNIT, &xb, 1e-3);
-        // Spread over the whole patch: the centroid is near the middle, the points far out.
-        let c = m.points().iter().fold(Vec3::ZERO, |s, p| s + p.point) / 4.0;
-        assert!(c.x.abs() < 0.1 && c.z.abs() < 0.1, "{m:?}");
-        let radius_xz = |v: Vec3| (v.x * v.x + v.z * v.z).sqrt();
-        assert!(
-            m.points().iter().all(|p| radius_xz(p.point) > 0.45),
-            "{m:?}"
-        );
-    }
-
-    #[test]
-    fn crossed_edges_give_one_point() {
-        // A's top edge runs along x, B's bottom edge along z; they cross above the origin.
-        let s = std::f32::consts::FRAC_PI_4;
-        let xa = Transform::new(Vec3::ZERO, Quat::from_rotation_x(s));
-        let top = 0.5 * std::f32::consts::SQRT_2;
-        let xb = Transform::new(
-            Vec3::new(0.0, 2.0 * top - 0.002, 0.0),
-            Quat::from_rotation_z(s),
-        );
-        let m = run(UNIT, &xa, UNIT, &xb);
-        assert_eq!(m.count, 1, "{m:?}");
-        assert!((m.normal - Vec3::Y).length() < 1e-5);
-        let p = m.points[0];
-        assert!((p.separation + 0.002).abs() < 1e-5);
-        assert!((p.point - Vec3::new(0.0, top - 0.001, 0.0)).length() < 1e-4);
-        // Edge codes on both sides (8..20).
-        assert!((8..20).contains(&(p.id & 0xff)) && (8..20).contains(&(p.id >> 8)));
-        check_on_surfaces(&m, UNIT, &xa, UNIT, &xb, 1e-4);
-    }
-
-    #[test]
-    fn speculative_distance() {
-        let xa = at(0.0, 0.0, 0.0);
-        assert_eq!(run(UNIT, &xa, UNIT, &at(0.2, 1.03, 0.0)).count, 0);
-        let m = run(UNIT, &xa, UNIT, &at(0.2, 1.01, 0.0));
-        assert_eq!(m.count, 4);
-        assert!(m
-            .points()
-            .iter()
-            .all(|p| (p.separation - 0.01).abs() < 1e-6));
-        check_on_surfaces(&m, UNIT, &xa, UNIT, &at(0.2, 1.01, 0.0), 1e-3);
-        // Corner to corner along the diagonal, 0.01 apart per axis but farther in 3D: the
-        // SAT separation is 0.01, clipping finds no point within reach of the faces... or a
-        // speculative one; either way nothing penetrates.
-        let m = run(UNIT, &xa, UNIT, &at(1.01, 1.01, 1.01));
-        assert!(m.points().iter().all(|p| p.separation > 0.0));
-    }
-
-    #[test]
-    fn degenerate_poses_are_finite() {
-        let mut rng = Rng::new(5);
-        let q = rng.rotation();
-        let cases = [
-            (
-                UNIT,
-                Transform::new(Vec3::ONE, q),
-                UNIT,
-                Transform::new(Vec3::ONE, q),
-            ),
-            (
-                UNIT,
-                at(0.0, 0.0, 0.0),
-                Vec3::new(1e-3, 2.0, 1e-3),
-                at(0.0, 0.0, 0.0),
-            ),
-            (GROUND, at(1e5, 0.0, -1e5), UNIT, at(1e5, 1.49, -1e5)),
-            (
-                Vec3::splat(1e-3),
-                at(0.0, 0.0, 0.0),
-                GROUND,
-                at(0.0, -1.0, 0.0),
-            ),
-        ];
-        for (ha, xa, hb, xb) in cases {
-            let m1 = run(ha, &xa, hb, &xb);
-            let m2 = run(hb, &xb, ha, &xa);
-            assert!(m1.count > 0 && m2.count > 0, "{m1:?} {m2:?}");
-        }
-    }
-
-    /// Jittered copies of a resting configuration keep the same ids.
-    #[test]
-    fn reference_switch_keeps_ids() {
-        // Flat, the faces tie and A (the unit box) is the reference: the points are its bottom
-        // corners, clipped out of the ground's top face. Tilted by 1e-4 rad, A's face axis
-        // sees the ground's 400 m half-width: the ground becomes the reference and the points
-        // are the unit box's vertices. Same contacts, same ids.
-        let xg = at(0.0, -1.0, 0.0);
-        let flat = at(3.0, 0.499, -2.0);
-        let tilted = Transform::new(flat.p, Quat::from_rotation_x(1e-4));
-        let ref_is_a = |xu: &Transform| {
-            let (r1, r2) = (xu.inv_mul(&xg), xg.inv_mul(xu));
-            let fa = query_faces(UNIT, GROUND, &Mat3::from_quat(r1.q), r1.p);
-            let fb = query_faces(GROUND, UNIT, &Mat3::from_quat(r2.q), r2.p);
-            fb.separation <= fa.separation + FACE_SWITCH_TOL
-        };
-        assert!(ref_is_a(&flat) && !ref_is_a(&tilted));
-        let (m1, m2) = (
-            run(UNIT, &flat, GROUND, &xg),
-            run(UNIT, &tilted, GROUND, &xg),
-        );
-        assert_eq!((m1.count, m2.count), (4, 4));
-        assert_eq!(ids(&m1), ids(&m2));
-        for p in m1.points() {
-            // A: a vertex on the -y side; B: the +y face.
-            assert!(p.id & 0xff < 8 && p.id & 2 == 0, "{m1:?}");
-            assert_eq!(p.id >> 8, face_code(1, true) as u32);
-        }
-    }
-
-    /// The ground is static: it does not move (a 1e-4 rad turn would lift its far side 4 cm).
-    fn assert_stable_ids(ha: Vec3, xa: &Transform, hb: Vec3, xb: &Transform, seed: u64) {
-        let base = run(ha, xa, hb, xb);
-        assert_eq!(base.count, 4, "{base:?}");
-        let mut rng = Rng::new(seed);
-        let amount = |h: Vec3| if h == GROUND { 0.0 } else { 1e-4 };
-        let (da, db) = (amount(ha), amount(hb));
-        for _ in 0..200 {
-            let ja = rng.jitter(xa, da, da);
-            let jb = rng.jitter(xb, db, db);
-            let m = run(ha, &ja, hb, &jb);
-            assert_eq!(ids(&m), ids(&base), "{base:?}\n{m:?}");
-        }
-    }
-
-    #[test]
-    fn ids_are_stable_under_jitter() {
-        let xg = at(0.0, -1.0, 0.0);
-        let xu = at(3.0, 0.499, -2.0);
-        assert_stable_ids(UNIT, &xu, GROUND, &xg, 1);
-        assert_stable_ids(GROUND, &xg, UNIT, &xu, 2);
-        let xa = at(0.0, 0.0, 0.0);
-        for (k, dx) in [0.0f32, 0.5, 0.25].into_iter().enumerate() {
-            assert_stable_ids(UNIT, &xa, UNIT, &at(dx, 0.999, 0.0), 10 + k as u64);
-            assert_stable_ids(UNIT, &at(dx, 0.999, 0.0), UNIT, &xa, 20 + k as u64);
-        }
-        let turned = Transform::new(
-            Vec3::new(0.0, 0.998, 0.0),
-            Quat::from_rotation_y(std::f32::consts::FRAC_PI_4),
-        );
-        assert_stable_ids(UNIT, &xa, UNIT, &turned, 30);
-    }
-
-    #[test]
-    fn ids_are_stable_under_jitter_random_resting_poses() {
-        let mut rng = Rng::new(77);
-        let xg = at(0.0, -1.0, 0.0);
-        for k in 0..TRIALS {
-            // A box resting on the ground at any yaw and place, slightly sunk.
-            let yaw = Quat::from_rotation_y(rng.range(-3.2, 3.2));
-            let p = Vec3::new(
-                rng.range(-300.0, 300.0),
-                0.5 - rng.range(0.0, 0.01),
-                rng.range(-300.0, 300.0),
-            );
-            let xu = Transform::new(p, yaw);
-            assert_stable_ids(UNIT, &xu, GROUND, &xg, 100 + k);
-            assert_stable_ids(GROUND, &xg, UNIT, &xu, 200 + k);
-            // A box on a box, offset anywhere it still rests (no yaw: flush or offset edges).
-            let xa = Transform::new(Vec3::new(rng.range(-5.0, 5.0), 1.0, 0.0), Quat::IDENTITY);
-            let d = Vec3::new(rng.range(-0.9, 0.9), 0.999, rng.range(-0.9, 0.9));
-            let xb = Transform::new(xa.p + d, Quat::IDENTITY);
-            assert_stable_ids(UNIT, &xa, UNIT, &xb, 300 + k);
-        }
-    }
-    const TRIALS: u64 = 200;
-
-    /// Poses per run (30 000 over six seeds while developing: all passed).
-    const SAMPLES: usize = 2000;
-
-    #[test]
-    fn random_poses_against_reference() {
-        let mut rng = Rng::new(2024);
-        let (mut over, mut under, mut exact, mut overlapping) = (0.0f64, 0.0f64, 0, 0);
-        let (mut multi, mut single) = (0, 0);
-        let bias = (LINEAR_SLOP + FACE_SWITCH_TOL) as f64 + 1e-4;
-        for k in 0..SAMPLES {
-            let ha = Vec3::new(
-                rng.range(0.1, 1.0),
-                rng.range(0.1, 1.0),
-                rng.range(0.1, 1.0),
-            );
-            let hb = Vec3::new(
-                rng.range(0.1, 1.0),
-                rng.range(0.1, 1.0),
-                rng.range(0.1, 1.0),
-            );
-            let base = if k % 3 == 0 {
-                Vec3::new(
-                    rng.range(-1e3, 1e3),
-                    rng.range(-10.0, 10.0),
-                    rng.range(-1e3, 1e3),
-                )
-            } else {
-                Vec3::ZERO
-            };
-            let xa = Transform::new(base, rng.rotation());
-            // Random rotations make vertex-face and edge-edge contacts; face-face needs
-            // parallel faces: a quarter of the cases share an axis, a quarter nearly.
-            let qb = match k % 4 {
-                1 => xa.q * Quat::from_axis_angle(Vec3::AXES[k / 4 % 3], rng.range(-3.2, 3.2)),
-                2 => xa.q * Quat::from_axis_angle(rng.direction(), rng.range(-0.05, 0.05)),
-                _ => rng.rotation(),
-            };
-            let dir = rng.direction();
-            let target = rng.range(-0.05, 0.06) as f64;
-            // Bisect the distance along `dir` for the target separation (monotone in it).
-            let (mut lo, mut hi) = (0.0f32, (ha.length() + hb.length()) * 1.01 + 0.1);
-            for _ in 0..40 {
-                let mid = 0.5 * (lo + hi);
-                let xb = Transform::new(base + dir * mid, qb);
-                if sat_reference(ha, &xa, hb, &xb) < target {
-                    lo = mid;
-                } else {
-                    hi = mid;
-                }
-            }
-            let xb = Transform::new(base + dir * lo, qb);
-            let sat = sat_reference(ha, &xa, hb, &xb);
-
-            // The module's SAT equals the reference over the 15 axes.
-            let (rab, rba) = (xa.inv_mul(&xb), xb.inv_mul(&xa));
-            let (mab, mba) = (Mat3::from_quat(rab.q), Mat3::from_quat(rba.q));
-            let fa = query_faces(ha, hb, &mab, rab.p);
-            let fb = query_faces(hb, ha, &mba, rba.p);
-            let mut internal = fa.separation.max(fb.separation);
-            if let Some(e) = query_edges(ha, hb, &mab, rab.p) {
-                internal = internal.max(e.separation);
-            }
-            assert!((internal as f64 - sat).abs() < 1e-4, "{internal} vs {sat}");
-            // When overlapping, no other direction has less overlap than the 15 axes.
-            if sat < 0.0 {
-                for _ in 0..200 {
-                    let d = d3(rng.direction()).normalize();
-                    assert!(gap(d, ha, &xa, hb, &xb) <= sat + 1e-6);
-                }
-            }
-
-            // Both orders: contacts exist iff within reach; points on the surfaces; the
-            // normal within the face bias of the best axis, from A to B; the deepest point
-            // carrying the penetration.
-            let forward = run(ha, &xa, hb, &xb);
-            let backward = run(hb, &xb, ha, &xa);
-            for (m, h1, x1, h2, x2) in [(&forward, ha, &xa, hb, &xb), (&backward, hb, &xb, ha, &xa)]
-            {
-                if sat > SPEC as f64 + 1e-4 {
-                    assert_eq!(m.count, 0);
-                    continue;
-                }
-                if sat < -1e-4 {
-                    assert!(m.count > 0, "overlap {sat} but no contact");
-                }
-                if m.count == 0 {
-                    continue;
-                }
-                if m.count == 1 {
-                    single += 1;
-                } else {
-                    multi += 1;
-                }
-                check_on_surfaces(m, h1, x1, h2, x2, 1e-3);
-                let along = signed_gap(d3(m.normal), h1, x1, h2, x2);
-                assert!(along >= sat - bias, "normal gap {along} vs {sat}");
-                let deepest = m
-                    .points()
-                    .iter()
-                    .map(|p| p.separation)
-                    .fold(f32::MAX, f32::min) as f64;
-                if sat < 0.0 {
-                    over = over.max(sat - deepest);
-                    under = under.max(deepest - sat);
-                    exact += usize::from((deepest - sat).abs() < 1e-4);
-                    overlapping += 1;
-                }
-            }
-        }
-        println!("depth error: over {over} under {under}, exact {exact}/{overlapping}");
-        assert!(multi > 200 && single > 200, "{multi} {single}");
-        // Shallower only by the clip-miss tolerance or the reduction's hysteresis (an earlier
-        // point is kept unless a later one is clearly deeper); deeper only by the face bias.
-        let under_tol = DEPTH_TOL.max(CLIP_MISS_TOL) as f64 + 1e-4;
-        assert!(under < under_tol, "shallower than the SAT by {under}");
-        assert!(over < bias, "deeper than the SAT by {over}");
-        assert!(
-            exact * 10 >= overlapping * 9,
-            "{exact} of {overlapping} exact"
-        );
-    }
+/// Closest points of the segments `pa + s da` (|s| <= la) and `pb + u db` (|u| <= lb), unit
+/// directions, not parallel (Ericson, Real-Time Collision Detection 5.1.9, centred form).
+fn closest_on_segments(pa: Vec3, da: Vec3, la: f32, pb: Vec3, db: Vec3, lb: f32) -> (Vec3, Vec3) {
+    let r = pa - pb;
+    let b = da.dot(db);
+    let c = da.dot(r);
+    let f = db.dot(r);
+    let denom = 1.0 - b * b;
+    let s = if denom > 1.0e-9 {
+        (b * f - c) / denom
+    } else {
+        0.0
+    };
+    // min/max rather than clamp: never panics, even on NaN.
+    let s = s.max(-la).min(la);
+    let u = (b * s + f).max(-lb).min(lb);
+    let s = (b * u - c).max(-la).min(la);
+    (pa + da * s, pb + db * u)
 }
+
+/// The single edge-edge point for `q`, in A's frame: (point, id).
+pub(super) fn edge_contact(ha: Vec3, hb: Vec3, rot: &Mat3, t: Vec3, q: &EdgeQuery) -> (Vec3, u32) {
+    let n = q.normal;
+    // A's supporting edge along n, and B's along -n: the sides are the signs of n on the two
+    // other axes of each box.
+    let mut pa = Vec3::ZERO;
+    let mut sa = [false; 3];
+    for k in 0..3 {
+        if k != q.axis_a {
+            sa[k] = n[k] >= 0.0;
+            pa[k] = if sa[k] { ha[k] } else { -ha[k] };
+        }
+    }
+    let mut pb = t;
+    let mut sb = [false; 3];
+    for k in 0..3 {
+        if k != q.axis_b {
+            let bk = rot.col(k);
+            sb[k] = n.dot(bk) < 0.0;
+            pb += bk * if sb[k] { hb[k] } else { -hb[k] };
+        }
+    }
+    let (ca, cb) = closest_on_segments(
+        pa,
+        Vec3::AXES[q.axis_a],
+        ha[q.axis_a],
+        pb,
+        rot.col(q.axis_b),
+        hb[q.axis_b],
+    );
+    let id = pair_id(edge_code(q.axis_a, sa), edge_code(q.axis_b, sb));
+    ((ca + cb) * 0.5, id)
+}
+
+#[cfg(test)]
+mod tests;

@@ -27,7 +27,7 @@
 //! Everything is computed from the relative transform, in the frame of one of the shapes.
 
 use super::gjk::{shape_distance, Distance};
-use super::Manifold;
+use super::{Manifold, Tolerance};
 use crate::math::{perpendicular, Transform};
 use crate::shape::Shape;
 use glam::Vec3;
@@ -95,7 +95,7 @@ pub(crate) fn sphere_capsule(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (
@@ -114,7 +114,7 @@ pub(crate) fn sphere_capsule(
     let d = q - c;
     let dist = d.length();
     let separation = dist - ra - rb;
-    if separation >= speculative {
+    if separation >= tol.speculative {
         return;
     }
     // `n` points from the sphere to the capsule (A to B).
@@ -136,7 +136,7 @@ pub(crate) fn capsule_capsule(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (
@@ -162,7 +162,7 @@ pub(crate) fn capsule_capsule(
     let (ca, cb) = (pa + da * s, pb + db * t);
     let d = cb - ca;
     let dist = d.length();
-    if dist - ra - rb >= speculative {
+    if dist - ra - rb >= tol.speculative {
         return;
     }
     let cross = Vec3::Y.cross(ub);
@@ -208,7 +208,7 @@ pub(crate) fn capsule_capsule(
                 let on_b = rel.p + ub * tau;
                 let on_a = Vec3::new(0.0, on_b.y.clamp(-ha, ha), 0.0);
                 let separation = n.dot(on_b - on_a) - ra - rb;
-                if separation < speculative {
+                if separation < tol.speculative {
                     let point = on_b - n * (rb + 0.5 * separation);
                     out.push(xf_a.transform_point(point), separation, 16 + id);
                 }
@@ -233,7 +233,7 @@ pub(crate) fn capsule_box(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (
@@ -247,13 +247,13 @@ pub(crate) fn capsule_box(
         return;
     };
     // The capsule in the box's frame.
-    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, speculative) else {
+    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, tol.speculative) else {
         return;
     };
     let (p0, seg) = (core.p0, core.seg);
     if dist.overlap {
         // The segment enters the box: deep (see `deep.rs`).
-        deep_capsule_box(p0, seg, r, h, speculative, xf_b, out);
+        deep_capsule_box(p0, seg, r, h, tol, xf_b, out);
         return;
     }
     // The face to clip against: (axis, side), side = the sign of the face's outward normal.
@@ -267,7 +267,7 @@ pub(crate) fn capsule_box(
         2
     };
     if n[k].abs() >= FACE_COS
-        && face_points(p0, seg, r, h, k, -n[k].signum(), speculative, xf_b, out)
+        && face_points(p0, seg, r, h, k, -n[k].signum(), tol.speculative, xf_b, out)
     {
         return;
     }
@@ -291,7 +291,7 @@ fn deep_capsule_box(
     seg: Vec3,
     r: f32,
     h: Vec3,
-    speculative: f32,
+    tol: Tolerance,
     xf_b: &Transform,
     out: &mut Manifold,
 ) {
@@ -323,7 +323,7 @@ fn deep_capsule_box(
     }
     let best = cross.map_or(face.0, |x| x.0.max(face.0));
     if let Some((sep, a, k, id)) = cross {
-        if sep > face.0 + super::deep::bias(super::box_box::LINEAR_SLOP, best - r) {
+        if sep > face.0 + super::deep::bias(tol.linear_slop, best - r) {
             // The box edge along e_k on the side of `a`.
             let mut q0 = Vec3::ZERO;
             for j in (0..3).filter(|&j| j != k) {
@@ -337,7 +337,7 @@ fn deep_capsule_box(
         }
     }
     let (sep, k, side) = face;
-    face_points(p0, seg, r, h, k, side, speculative, xf_b, out);
+    face_points(p0, seg, r, h, k, side, tol.speculative, xf_b, out);
     // The core's deepest end along the face normal carries the face axis's separation.
     let (tau, end) = if side * p0[k] <= side * p1[k] {
         (0.0, 0)
@@ -519,7 +519,7 @@ pub(crate) fn capsule_plane(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let Shape::Capsule {
@@ -541,7 +541,7 @@ pub(crate) fn capsule_plane(
     for &(id, end) in ends {
         let c = Vec3::new(0.0, end, 0.0);
         let separation = n.dot(c) - d - radius;
-        if separation < speculative {
+        if separation < tol.speculative {
             // Halfway between the end sphere's lowest point and its projection on the plane.
             let point = c - n * (radius + 0.5 * separation);
             if out.count == 0 {
@@ -553,435 +553,4 @@ pub(crate) fn capsule_plane(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::test_util::*;
-    use super::super::CollideFn;
-    use super::*;
-    use glam::{DVec3, Quat};
-
-    fn run(f: CollideFn, a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> Manifold {
-        let mut m = Manifold::default();
-        f(a, xa, b, xb, SPEC, &mut m);
-        check_manifold(&m, SPEC);
-        m
-    }
-
-    fn capsule(half_height: f32, radius: f32) -> Shape {
-        Shape::Capsule {
-            half_height,
-            radius,
-        }
-    }
-
-    /// A capsule's core segment in world space, f64.
-    fn core(h: f32, xf: &Transform) -> (DVec3, DVec3) {
-        let u = dq(xf.q) * DVec3::Y * h as f64;
-        (d3(xf.p) - u, d3(xf.p) + u)
-    }
-
-    /// Distance from `x` to the segment `[p, q]`, f64 (clamped projection).
-    fn point_segment(x: DVec3, (p, q): (DVec3, DVec3)) -> f64 {
-        let d = q - p;
-        let l2 = d.length_squared();
-        let t = if l2 > 0.0 {
-            ((x - p).dot(d) / l2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        (x - (p + d * t)).length()
-    }
-
-    /// Minimum of a convex function on [0, 1] by ternary search (independent of Ericson's
-    /// closed form): the distance from a point moving along a segment to a convex set is
-    /// convex in the parameter.
-    fn convex_min(f: impl Fn(f64) -> f64) -> f64 {
-        let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        for _ in 0..200 {
-            let m1 = lo + (hi - lo) / 3.0;
-            let m2 = hi - (hi - lo) / 3.0;
-            if f(m1) < f(m2) {
-                hi = m2;
-            } else {
-                lo = m1;
-            }
-        }
-        f(0.5 * (lo + hi)).min(f(0.0)).min(f(1.0))
-    }
-
-    /// Signed distance from `x` to a capsule's surface.
-    fn capsule_sdf(h: f32, r: f32, xf: &Transform, x: DVec3) -> f64 {
-        point_segment(x, core(h, xf)) - r as f64
-    }
-
-    fn random_pose(rng: &mut Rng) -> Transform {
-        let base = Vec3::new(
-            rng.range(-1e3, 1e3),
-            rng.range(-10.0, 10.0),
-            rng.range(-1e3, 1e3),
-        );
-        Transform::new(base, rng.rotation())
-    }
-
-    /// Halfway check: the point is `sep/2` outside both surfaces (signed distances).
-    fn assert_halfway(da: f64, db: f64, sep: f32, tol: f64) {
-        assert!(
-            (da - 0.5 * sep as f64).abs() < tol && (db - 0.5 * sep as f64).abs() < tol,
-            "{da} {db} {sep}"
-        );
-    }
-
-    #[test]
-    fn sphere_capsule_matches_reference() {
-        let mut rng = Rng::new(71);
-        for _ in 0..400 {
-            let (rs, h, rc) = (
-                rng.range(0.05, 1.0),
-                rng.range(0.0, 1.5),
-                rng.range(0.05, 1.0),
-            );
-            let xb = random_pose(&mut rng);
-            let xa = Transform::new(
-                xb.p + rng.direction() * rng.range(0.0, h + rs + rc + 0.05),
-                rng.rotation(),
-            );
-            let m = run(
-                sphere_capsule,
-                &Shape::Sphere { radius: rs },
-                &xa,
-                &capsule(h, rc),
-                &xb,
-            );
-            let axis = point_segment(d3(xa.p), core(h, &xb));
-            let sep = axis - (rs + rc) as f64;
-            if sep >= SPEC as f64 + 1e-4 {
-                assert_eq!(m.count, 0);
-                continue;
-            }
-            if sep < SPEC as f64 - 1e-4 {
-                assert_eq!(m.count, 1);
-            }
-            if m.count == 1 {
-                let p = m.points[0];
-                assert!(
-                    (p.separation as f64 - sep).abs() < 2e-4,
-                    "{} {sep}",
-                    p.separation
-                );
-                // Deep overlaps put the midpoint where other parts of the surfaces are nearer.
-                if axis > 1e-3 && p.separation > -0.5 * rs.min(rc) {
-                    let da = (d3(p.point) - d3(xa.p)).length() - rs as f64;
-                    let db = capsule_sdf(h, rc, &xb, d3(p.point));
-                    assert_halfway(da, db, p.separation, 1e-3);
-                    // The normal points from the sphere's centre towards the capsule.
-                    let pb = d3(p.point) + d3(m.normal) * (0.5 * p.separation as f64);
-                    assert!(capsule_sdf(h, rc, &xb, pb).abs() < 1e-3);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn capsule_capsule_matches_reference() {
-        let mut rng = Rng::new(72);
-        let mut two = 0;
-        for k in 0..600 {
-            let (ha, ra, hb, rb) = (
-                rng.range(0.0, 1.5),
-                rng.range(0.05, 0.8),
-                rng.range(0.0, 1.5),
-                rng.range(0.05, 0.8),
-            );
-            let xa = random_pose(&mut rng);
-            // A third of the cases nearly parallel (within 2°).
-            let qb = if k % 3 == 0 {
-                (Quat::from_axis_angle(rng.direction(), rng.range(0.0, 0.035)) * xa.q).normalize()
-            } else {
-                rng.rotation()
-            };
-            let reach = ha + hb + ra + rb + 0.05;
-            let xb = Transform::new(xa.p + rng.direction() * rng.range(0.0, reach), qb);
-            let m = run(
-                capsule_capsule,
-                &capsule(ha, ra),
-                &xa,
-                &capsule(hb, rb),
-                &xb,
-            );
-            let (sa, sb) = (core(ha, &xa), core(hb, &xb));
-            let axis = convex_min(|t| point_segment(sb.0 + (sb.1 - sb.0) * t, sa));
-            let sep = axis - (ra + rb) as f64;
-            if sep >= SPEC as f64 + 1e-4 {
-                assert_eq!(m.count, 0);
-                continue;
-            }
-            if sep < SPEC as f64 - 1e-4 {
-                assert!(m.count >= 1);
-            }
-            if m.count == 0 {
-                continue;
-            }
-            let deepest = m
-                .points()
-                .iter()
-                .map(|p| p.separation)
-                .fold(f32::MAX, f32::min);
-            if m.count == 1 {
-                let p = m.points[0];
-                assert!(
-                    (p.separation as f64 - sep).abs() < 2e-4,
-                    "{} {sep}",
-                    p.separation
-                );
-                if axis > 1e-3 && p.separation > -0.5 * ra.min(rb) {
-                    let da = capsule_sdf(ha, ra, &xa, d3(p.point));
-                    let db = capsule_sdf(hb, rb, &xb, d3(p.point));
-                    assert_halfway(da, db, p.separation, 1e-3);
-                    let n = d3(m.normal);
-                    let pa = d3(p.point) - n * (0.5 * p.separation as f64);
-                    assert!(capsule_sdf(ha, ra, &xa, pa).abs() < 1e-3);
-                }
-            } else {
-                two += 1;
-                // Parallel pairs: the deepest point carries the distance (or is more
-                // conservative by the tilt over the clipped length).
-                assert!(deepest as f64 <= sep + 2e-4, "{deepest} {sep} {m:?}");
-                assert!(deepest as f64 > sep - 0.01, "{deepest} {sep} {m:?}");
-                // Each point's true local gap is at least its separation, up to the tilt.
-                for p in m.points() {
-                    let da = capsule_sdf(ha, ra, &xa, d3(p.point));
-                    let db = capsule_sdf(hb, rb, &xb, d3(p.point));
-                    assert!((da + db) >= p.separation as f64 - 2e-3, "{da} {db} {p:?}");
-                }
-            }
-        }
-        assert!(two > 20, "{two} two-point manifolds");
-    }
-
-    /// GJK with segment cores (what time of impact and shape casts use) against the same
-    /// reference, for separated capsule pairs.
-    #[test]
-    fn gjk_capsule_distance_matches_reference() {
-        let mut rng = Rng::new(77);
-        for _ in 0..300 {
-            let (ha, ra, hb, rb) = (
-                rng.range(0.0, 1.5),
-                rng.range(0.05, 0.8),
-                rng.range(0.0, 1.5),
-                rng.range(0.05, 0.8),
-            );
-            let xa = random_pose(&mut rng);
-            let reach = ha + hb + ra + rb + 1.0;
-            let xb = Transform::new(
-                xa.p + rng.direction() * rng.range(0.0, reach),
-                rng.rotation(),
-            );
-            let (sa, sb) = (core(ha, &xa), core(hb, &xb));
-            let axis = convex_min(|t| point_segment(sb.0 + (sb.1 - sb.0) * t, sa));
-            let d = shape_distance(&capsule(ha, ra), &xa, &capsule(hb, rb), &xb).unwrap();
-            if axis < 1e-3 {
-                continue;
-            }
-            assert!(!d.overlap);
-            assert!((d.distance as f64 - (axis - (ra + rb) as f64)).abs() < 2e-4);
-            // Witnesses on the surfaces, the normal between them.
-            assert!(capsule_sdf(ha, ra, &xa, d3(d.point_a)).abs() < 1e-3);
-            assert!(capsule_sdf(hb, rb, &xb, d3(d.point_b)).abs() < 1e-3);
-        }
-    }
-
-    #[test]
-    fn capsule_lying_on_capsule_has_two_stable_points() {
-        let a = capsule(1.0, 0.25);
-        let xa = Transform::new(
-            Vec3::new(500.0, 0.0, -300.0),
-            Quat::from_rotation_z(1.5707964),
-        );
-        let xb = Transform::new(xa.p + Vec3::new(0.3, 0.499, 0.0), xa.q);
-        let m = run(capsule_capsule, &a, &xa, &capsule(0.5, 0.25), &xb);
-        assert_eq!(m.count, 2);
-        assert!((m.normal - Vec3::Y).length() < 1e-5);
-        for p in m.points() {
-            assert!((p.separation + 0.001).abs() < 1e-4, "{m:?}");
-        }
-        // The same features after a small motion: the same ids.
-        let mut rng = Rng::new(73);
-        let before = ids(&m);
-        for _ in 0..20 {
-            let xb2 = rng.jitter(&xb, 0.002, 0.002);
-            let m2 = run(capsule_capsule, &a, &xa, &capsule(0.5, 0.25), &xb2);
-            assert_eq!(ids(&m2), before);
-        }
-    }
-
-    #[test]
-    fn capsule_box_matches_reference() {
-        let mut rng = Rng::new(74);
-        let mut two = 0;
-        for k in 0..600 {
-            let (hc, r) = (rng.range(0.0, 1.2), rng.range(0.05, 0.6));
-            let he = Vec3::new(
-                rng.range(0.1, 1.0),
-                rng.range(0.1, 1.0),
-                rng.range(0.1, 1.0),
-            );
-            let xb = random_pose(&mut rng);
-            // A third lie nearly flat on the box's +y face.
-            let xa = if k % 3 == 0 {
-                let tilt = Quat::from_axis_angle(rng.direction(), rng.range(0.0, 0.02));
-                let q = xb.q * tilt * Quat::from_rotation_z(1.5707964);
-                let local = Vec3::new(
-                    rng.range(-he.x, he.x),
-                    he.y + r + rng.range(-0.01, 0.02),
-                    rng.range(-he.z, he.z),
-                );
-                Transform::new(xb.transform_point(local), q.normalize())
-            } else {
-                let reach = he.length() + hc + r + 0.05;
-                Transform::new(
-                    xb.p + rng.direction() * rng.range(0.0, reach),
-                    rng.rotation(),
-                )
-            };
-            let m = run(
-                capsule_box,
-                &capsule(hc, r),
-                &xa,
-                &Shape::Box { half_extents: he },
-                &xb,
-            );
-            let seg = core(hc, &xa);
-            let axis = convex_min(|t| box_sdf(he, &xb, (seg.0 + (seg.1 - seg.0) * t).as_vec3()));
-            if axis <= 1e-3 {
-                // The segment reaches the box: deep, measured on box face axes only.
-                assert!(
-                    m.count >= 1 && m.points().iter().any(|p| p.separation < 0.0),
-                    "{axis} {m:?}"
-                );
-                continue;
-            }
-            let sep = axis - r as f64;
-            if sep >= SPEC as f64 + 1e-4 {
-                assert_eq!(m.count, 0);
-                continue;
-            }
-            if sep < SPEC as f64 - 1e-4 {
-                assert!(m.count >= 1, "{sep}");
-            }
-            if m.count == 0 {
-                continue;
-            }
-            two += usize::from(m.count == 2);
-            let deepest = m
-                .points()
-                .iter()
-                .map(|p| p.separation)
-                .fold(f32::MAX, f32::min);
-            assert!((deepest as f64 - sep).abs() < 3e-4, "{deepest} {sep} {m:?}");
-            let n = d3(m.normal);
-            // Deep overlaps put these points where other parts of the surfaces are nearer.
-            for p in m.points().iter().filter(|p| p.separation > -0.5 * r) {
-                // Stepping half the separation back lands on the capsule (for the deepest
-                // point; a clipped end of a tilted capsule steps to its end sphere's lowest
-                // point, inside the capsule), forward on the box.
-                let pa = d3(p.point) - n * (0.5 * p.separation as f64);
-                let pb = d3(p.point) + n * (0.5 * p.separation as f64);
-                let da = capsule_sdf(hc, r, &xa, pa);
-                assert!(da < 1e-3, "{p:?} {m:?}");
-                if p.separation == deepest {
-                    assert!(da.abs() < 1e-3, "{p:?} {m:?}");
-                }
-                assert!(box_sdf(he, &xb, pb.as_vec3()).abs() < 1e-3, "{p:?} {m:?}");
-            }
-        }
-        assert!(two > 50, "{two} two-point manifolds");
-    }
-
-    #[test]
-    fn capsule_on_box_face_ids_are_stable() {
-        let ground = Shape::Box {
-            half_extents: Vec3::new(5.0, 0.5, 5.0),
-        };
-        let a = capsule(0.8, 0.2);
-        let xa = Transform::new(Vec3::new(0.3, 0.699, 0.1), Quat::from_rotation_x(1.5707964));
-        let m = run(capsule_box, &a, &xa, &ground, &Transform::IDENTITY);
-        assert_eq!(m.count, 2);
-        assert!((m.normal - Vec3::NEG_Y).length() < 1e-6);
-        let before = ids(&m);
-        let mut rng = Rng::new(75);
-        for _ in 0..20 {
-            let m2 = run(
-                capsule_box,
-                &a,
-                &rng.jitter(&xa, 0.001, 0.002),
-                &ground,
-                &Transform::IDENTITY,
-            );
-            assert_eq!(ids(&m2), before);
-        }
-        // Hanging over the edge: the clipped end is on the side plane.
-        let over = Transform::new(Vec3::new(4.5, 0.699, 0.0), Quat::from_rotation_z(1.5707964));
-        let m = run(capsule_box, &a, &over, &ground, &Transform::IDENTITY);
-        assert_eq!(m.count, 2);
-        assert!(m.points().iter().any(|p| (p.point.x - 5.0).abs() < 1e-5));
-    }
-
-    /// A capsule of zero length touches like a sphere: one point, never two coincident ones.
-    #[test]
-    fn zero_length_capsule_gives_one_point() {
-        let a = capsule(0.0, 0.5);
-        let xa = Transform::new(Vec3::new(0.2, 0.499, -0.1), Quat::from_rotation_x(0.3));
-        let ground = Shape::Box {
-            half_extents: Vec3::new(2.0, 0.5, 2.0),
-        };
-        let xg = Transform::new(Vec3::new(0.0, -0.5, 0.0), Quat::IDENTITY);
-        let m = run(capsule_box, &a, &xa, &ground, &xg);
-        assert_eq!(m.count, 1);
-        assert!((m.points[0].separation + 0.001).abs() < 1e-5);
-        let plane = Shape::Plane {
-            normal: Vec3::Y,
-            offset: 0.0,
-        };
-        let m = run(capsule_plane, &a, &xa, &plane, &Transform::IDENTITY);
-        assert_eq!(m.count, 1);
-        assert!((m.points[0].separation + 0.001).abs() < 1e-5);
-        let xb = Transform::new(Vec3::new(0.2, -0.25, -0.1), Quat::IDENTITY);
-        let m = run(capsule_capsule, &a, &xa, &capsule(0.0, 0.25), &xb);
-        assert_eq!(m.count, 1);
-        assert!((m.points[0].separation + 0.001).abs() < 1e-5);
-    }
-
-    #[test]
-    fn capsule_plane_matches_reference() {
-        let mut rng = Rng::new(76);
-        let plane = Shape::Plane {
-            normal: Vec3::new(0.0, 0.6, 0.8),
-            offset: 0.5,
-        };
-        for _ in 0..400 {
-            let (h, r) = (rng.range(0.0, 1.5), rng.range(0.05, 0.8));
-            let xb = Transform::new(Vec3::new(rng.range(-1e3, 1e3), 0.0, 0.0), rng.rotation());
-            let n = xb.q * Vec3::new(0.0, 0.6, 0.8);
-            let xa = Transform::new(
-                xb.p + n * (0.5 + rng.range(-h - r, h + r + 0.1)),
-                rng.rotation(),
-            );
-            let m = run(capsule_plane, &capsule(h, r), &xa, &plane, &xb);
-            let top = d3(n).dot(d3(xb.p)) + 0.5;
-            let (e0, e1) = core(h, &xa);
-            for (k, e) in [e0, e1].into_iter().enumerate() {
-                let sep = d3(n).dot(e) - top - r as f64;
-                let p = m.points().iter().find(|p| p.id == k as u32);
-                if sep < SPEC as f64 - 1e-4 {
-                    let p = p.expect("end point");
-                    assert!((p.separation as f64 - sep).abs() < 2e-4);
-                    // Halfway between the end sphere's lowest point and the plane.
-                    let height = d3(n).dot(d3(p.point)) - top;
-                    assert!((height - 0.5 * sep).abs() < 2e-4);
-                    assert!((m.normal + n).length() < 1e-5);
-                } else if sep >= SPEC as f64 + 1e-4 {
-                    assert!(p.is_none());
-                }
-            }
-        }
-    }
-}
+mod tests;

@@ -36,11 +36,11 @@
 //! is deeper than [`DEEP`].
 //!
 //! A shallow contact keeps small biases towards face axes (an edge axis must be better by
-//! `LINEAR_SLOP`, the other shape's face by `FACE_SWITCH_TOL`, see `box_box.rs`): they keep
-//! a resting manifold, and its warm start, from flipping between nearly equal axes. Past
-//! [`DEEP`] no resting contact is involved and a 5 mm bias would misstate a depth of a few
-//! centimetres by ten percent, so the biases shrink to [`DEEP_BIAS`] times the depth
-//! ([`bias`]). A deep face contact also keeps its deepest point: when clipping to the
+//! the world's linear slop, the other shape's face by `FACE_SWITCH_TOL`, see `box_box.rs`
+//! and `tolerance.rs`): they keep a resting manifold, and its warm start, from flipping
+//! between nearly equal axes. Past [`DEEP`] no resting contact is involved and a bias of the
+//! slop's size (5 mm by default) would misstate a depth of a few centimetres by ten percent,
+//! so the biases shrink to [`DEEP_BIAS`] times the depth ([`bias`]). A deep face contact also keeps its deepest point: when clipping to the
 //! reference face loses the incident shape's deepest vertex (or the capsule's deepest end),
 //! that point is added with its face-axis separation (halfway between the incident vertex
 //! and the reference face's plane, which may be beside the face), and the reduction to four
@@ -61,7 +61,7 @@ use glam::Vec3;
 
 /// Penetration (m) beyond which a contact counts as deep: ten times the solver's allowed
 /// penetration, and about three times the deepest penetration of the resting stacks
-/// measured in `docs/decisions.md` (17 mm).
+/// measured in `docs/decisions.md`.
 pub(super) const DEEP: f32 = 0.05;
 
 /// A deep contact's axis biases, as a fraction of its depth.

@@ -10,7 +10,7 @@
 //! of the Minkowski difference (Gregorius's Gauss-map test, GDC 2013), in A's frame. A face
 //! axis gives a face contact: the incident face (the other shape's face most anti-parallel
 //! to the reference normal) is clipped against the reference polygon's side planes
-//! (Sutherland-Hodgman, as `box_clip.rs` does for boxes), its points within the speculative
+//! (Sutherland-Hodgman, as `clip.rs` does for boxes), its points within the speculative
 //! distance kept and reduced to four. An edge axis clearly better than both face axes gives
 //! the one point between the closest points of the two edges. Biases as in `box_box.rs`.
 //! Feature ids pair a feature code of A with one of B (`code_A | code_B << 16`; vertex `v`,
@@ -34,12 +34,12 @@
 //! add the incident shape's deepest vertex whenever clipping lost it, and keep the deepest
 //! point through the reduction (see `deep.rs`).
 
-use super::box_box::{CLIP_MISS_TOL, FACE_SWITCH_TOL, LINEAR_SLOP};
 use super::capsule::{closest_segment_params, core_in_b, push_closest, push_cross_point};
 use super::deep;
 use super::plane::{plane_in_frame, vertices_on_plane};
 use super::reduce::{select_four, select_four_deep, Candidate};
-use super::Manifold;
+use super::tolerance::{CLIP_MISS_TOL, CLIP_SLOP, FACE_SWITCH_TOL};
+use super::{Manifold, Tolerance};
 use crate::hull::{ConvexHull, MAX_HULL_VERTICES};
 use crate::math::Transform;
 use crate::shape::Shape;
@@ -187,7 +187,7 @@ pub(crate) fn box_hull(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (&Shape::Box { half_extents }, Shape::Hull { hull }) = (a, b) else {
@@ -201,7 +201,7 @@ pub(crate) fn box_hull(
         hull,
         scale: Vec3::ONE,
     };
-    poly_poly(pa, xf_a, pb, xf_b, speculative, out);
+    poly_poly(pa, xf_a, pb, xf_b, tol, out);
 }
 
 /// Hull A against hull B.
@@ -210,7 +210,7 @@ pub(crate) fn hull_hull(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (Shape::Hull { hull: ha }, Shape::Hull { hull: hb }) = (a, b) else {
@@ -224,7 +224,7 @@ pub(crate) fn hull_hull(
         hull: hb,
         scale: Vec3::ONE,
     };
-    poly_poly(pa, xf_a, pb, xf_b, speculative, out);
+    poly_poly(pa, xf_a, pb, xf_b, tol, out);
 }
 
 /// The best face axis of `p` against `q` at pose `rel` in `p`'s frame: (face, separation).
@@ -293,17 +293,17 @@ fn poly_poly(
     xf_a: &Transform,
     pb: Poly,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let rel_ab = xf_a.inv_mul(xf_b);
     let rel_ba = xf_b.inv_mul(xf_a);
     let face_a = query_faces(&pa, &pb, &rel_ab);
-    if face_a.1 >= speculative {
+    if face_a.1 >= tol.speculative {
         return;
     }
     let face_b = query_faces(&pb, &pa, &rel_ba);
-    if face_b.1 >= speculative {
+    if face_b.1 >= tol.speculative {
         return;
     }
     let edge = query_edges(&pa, &pb, &rel_ab);
@@ -312,10 +312,10 @@ fn poly_poly(
     let best = edge.map_or(best_face, |e| e.3.max(best_face));
     let deep = deep::is_deep(best);
     if let Some(e) = edge {
-        if e.3 >= speculative {
+        if e.3 >= tol.speculative {
             return;
         }
-        if e.3 > best_face + deep::bias(LINEAR_SLOP, best) {
+        if e.3 > best_face + deep::bias(tol.linear_slop, best) {
             push_edge(&pa, &pb, &rel_ab, e, xf_a, out);
             return;
         }
@@ -353,7 +353,7 @@ fn poly_poly(
         let a = pr.vertex(ref_poly[j] as usize);
         let b = pr.vertex(ref_poly[(j + 1) % k] as usize);
         let side = (b - a).cross(nr).normalize_or_zero();
-        let h = side.dot(a) + super::box_clip::CLIP_SLOP;
+        let h = side.dot(a) + CLIP_SLOP;
         (side, h, edge_code(ref_poly[j], ref_poly[(j + 1) % k]))
     });
     len = clip_polygon(&mut poly, len, planes);
@@ -361,7 +361,7 @@ fn poly_poly(
     let mut count = 0;
     for &(p, id) in &poly[..len] {
         let separation = nr.dot(p) - off;
-        if separation < speculative {
+        if separation < tol.speculative {
             cands[count] = Candidate {
                 point: p - nr * (0.5 * separation),
                 separation,
@@ -388,7 +388,7 @@ fn poly_poly(
         let p = rel.transform_point(pi.vertex(deep_v));
         let separation = nr.dot(p) - off;
         let id = pair(FACE_CODE + face as u32, VERTEX_CODE + deep_v as u32);
-        if separation < speculative && cands[..count].iter().all(|c| c.id != id) {
+        if separation < tol.speculative && cands[..count].iter().all(|c| c.id != id) {
             cands[count] = Candidate {
                 point: p - nr * (0.5 * separation),
                 separation,
@@ -442,7 +442,7 @@ pub(crate) fn sphere_hull(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (&Shape::Sphere { radius }, Shape::Hull { hull }) = (a, b) else {
@@ -451,7 +451,7 @@ pub(crate) fn sphere_hull(
     let c = xf_b.inv_mul(xf_a).p;
     // Cheap reject: the centre's height above the farthest face plane bounds the distance.
     let (face, height) = hull.max_face_distance(c);
-    if height - radius >= speculative {
+    if height - radius >= tol.speculative {
         return;
     }
     // `n` points from the sphere into the hull (A to B), hull frame.
@@ -468,7 +468,7 @@ pub(crate) fn sphere_hull(
         let f = hull.faces()[face];
         (-f.normal, height - radius, c - f.normal * height)
     };
-    if separation >= speculative {
+    if separation >= tol.speculative {
         return;
     }
     let point = (c + n * radius + hull_point) * 0.5;
@@ -485,7 +485,7 @@ pub(crate) fn capsule_hull(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (
@@ -498,13 +498,13 @@ pub(crate) fn capsule_hull(
     else {
         return;
     };
-    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, speculative) else {
+    let Some((core, dist)) = core_in_b(a, xf_a, b, xf_b, hc, tol.speculative) else {
         return;
     };
     let (p0, seg) = (core.p0, core.seg);
     if dist.overlap {
         // The segment enters the hull: deep (see `deep.rs`).
-        deep_capsule_hull(hull, p0, seg, r, speculative, xf_b, out);
+        deep_capsule_hull(hull, p0, seg, r, tol, xf_b, out);
         return;
     }
     let n = dist.normal;
@@ -517,7 +517,7 @@ pub(crate) fn capsule_hull(
         .max_by(|x, y| x.1.total_cmp(&y.1))
         .map(|(k, _)| k);
     if let Some(f) = face {
-        if hull_face_points(hull, f, p0, seg, r, speculative, xf_b, out) {
+        if hull_face_points(hull, f, p0, seg, r, tol.speculative, xf_b, out) {
             return;
         }
     }
@@ -540,7 +540,7 @@ fn deep_capsule_hull(
     p0: Vec3,
     seg: Vec3,
     r: f32,
-    speculative: f32,
+    tol: Tolerance,
     xf_b: &Transform,
     out: &mut Manifold,
 ) {
@@ -577,7 +577,7 @@ fn deep_capsule_hull(
     }
     let best = cross.map_or(face.0, |x| x.0.max(face.0));
     if let Some((sep, a, i)) = cross {
-        if sep > face.0 + super::deep::bias(LINEAR_SLOP, best - r) {
+        if sep > face.0 + super::deep::bias(tol.linear_slop, best - r) {
             let e = hull.edges()[i];
             let v0 = hull.vertices()[e.vertices[0] as usize];
             let v1 = hull.vertices()[e.vertices[1] as usize];
@@ -587,7 +587,7 @@ fn deep_capsule_hull(
         }
     }
     let (sep, f) = face;
-    hull_face_points(hull, f, p0, seg, r, speculative, xf_b, out);
+    hull_face_points(hull, f, p0, seg, r, tol.speculative, xf_b, out);
     // The core's deepest end below the face carries the face axis's separation.
     let n = hull.faces()[f].normal;
     let (c, end) = if n.dot(p0) <= n.dot(p1) {
@@ -634,7 +634,7 @@ fn hull_face_points(
         let a = hull.vertices()[poly[j] as usize];
         let b = hull.vertices()[poly[(j + 1) % k] as usize];
         let side = (b - a).cross(n).normalize_or_zero();
-        let dist0 = side.dot(p0 - a) - super::box_clip::CLIP_SLOP;
+        let dist0 = side.dot(p0 - a) - CLIP_SLOP;
         let rate = side.dot(seg);
         let id = 2 + j as u32;
         if rate.abs() <= 1.0e-9 {
@@ -681,7 +681,7 @@ pub(crate) fn hull_plane(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let Shape::Hull { hull } = a else {
@@ -695,7 +695,7 @@ pub(crate) fn hull_plane(
         vertices.map(|(v, &x)| (v as u32, x)),
         n,
         d,
-        speculative,
+        tol.speculative,
         b,
         xf_a,
         xf_b,
@@ -704,487 +704,4 @@ pub(crate) fn hull_plane(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::reduce::DEPTH_TOL;
-    use super::super::test_util::*;
-    use super::*;
-    use crate::hull::ConvexHull;
-    use glam::{DVec3, Quat, Vec3};
-    use std::sync::Arc;
-
-    fn run(a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> Manifold {
-        let mut m = Manifold::default();
-        hull_plane(a, xa, b, xb, SPEC, &mut m);
-        check_manifold(&m, SPEC);
-        m
-    }
-
-    fn rock(rng: &mut Rng) -> Shape {
-        let pts: Vec<Vec3> = (0..20)
-            .map(|_| rng.direction() * rng.range(0.3, 0.6) * Vec3::new(1.0, 0.7, 1.3))
-            .collect();
-        Shape::Hull {
-            hull: Arc::new(ConvexHull::new(&pts).unwrap()),
-        }
-    }
-
-    /// Capsules against box-shaped hulls give capsule_box's manifolds on random poses:
-    /// contacts in the same cases, same normal, same deepest separation.
-    #[test]
-    fn capsule_hull_matches_capsule_box() {
-        let mut rng = Rng::new(47);
-        let mut hits = 0;
-        for _ in 0..500 {
-            let h = Vec3::new(
-                rng.range(0.1, 0.8),
-                rng.range(0.1, 0.8),
-                rng.range(0.1, 0.8),
-            );
-            let hull = Shape::Hull {
-                hull: Arc::new(ConvexHull::new(&box_points(h)).unwrap()),
-            };
-            let cap = Shape::Capsule {
-                half_height: rng.range(0.0, 0.6),
-                radius: rng.range(0.05, 0.3),
-            };
-            let xb = Transform::new(Vec3::new(0.3, -0.2, 0.1), rng.rotation());
-            // Some capsules lie flat on a face, the rest at random.
-            let q = if rng.unit() < 0.3 {
-                xb.q * Quat::from_rotation_z(std::f32::consts::FRAC_PI_2)
-            } else {
-                rng.rotation()
-            };
-            let xa = Transform::new(xb.p + rng.direction() * rng.range(0.1, 1.4), q);
-            let mut m = Manifold::default();
-            capsule_hull(&cap, &xa, &hull, &xb, SPEC, &mut m);
-            check_manifold(&m, SPEC);
-            let mut r = Manifold::default();
-            super::super::capsule::capsule_box(
-                &cap,
-                &xa,
-                &Shape::Box { half_extents: h },
-                &xb,
-                SPEC,
-                &mut r,
-            );
-            assert_eq!(m.count, r.count, "{m:?} {r:?}");
-            if m.count == 0 {
-                continue;
-            }
-            hits += 1;
-            assert!((m.normal - r.normal).length() < 1e-3, "{m:?} {r:?}");
-            for (p, q) in m.points().iter().zip(r.points()) {
-                assert!((p.separation - q.separation).abs() < 1e-3, "{m:?} {r:?}");
-                assert!((p.point - q.point).length() < 2e-3, "{m:?} {r:?}");
-            }
-        }
-        assert!(hits > 150, "{hits}");
-    }
-
-    /// Sphere against a random rock at random poses: the separation is the f64 distance from
-    /// the centre to the hull minus the radius (outside: brute force over the triangles of
-    /// the faces; inside: the nearest face plane), the normal is along the centre's offset
-    /// from the closest point, and the point lies halfway between the surfaces.
-    #[test]
-    fn sphere_hull_matches_brute_force() {
-        let mut rng = Rng::new(33);
-        let mut hits = 0;
-        for _ in 0..400 {
-            let s = rock(&mut rng);
-            let Shape::Hull { ref hull } = s else {
-                unreachable!()
-            };
-            let xb = Transform::new(Vec3::new(1.0, 2.0, -1.0), rng.rotation());
-            let r = rng.range(0.05, 0.5);
-            let c = xb.p + rng.direction() * rng.range(0.0, 1.2);
-            let xa = Transform::new(c, rng.rotation());
-            let mut m = Manifold::default();
-            sphere_hull(&Shape::Sphere { radius: r }, &xa, &s, &xb, SPEC, &mut m);
-            check_manifold(&m, SPEC);
-            // f64 reference in the hull frame.
-            let cl = dq(xb.q).inverse() * (d3(c) - d3(xb.p));
-            let v = |i: u16| d3(hull.vertices()[i as usize]);
-            let inside_depth = hull
-                .faces()
-                .iter()
-                .map(|f| d3(f.normal).dot(cl) - f.offset as f64)
-                .fold(f64::NEG_INFINITY, f64::max);
-            let dist = if inside_depth <= 0.0 {
-                inside_depth
-            } else {
-                let mut best = f64::INFINITY;
-                for k in 0..hull.faces().len() {
-                    let poly = hull.face_polygon(k);
-                    for j in 1..poly.len() - 1 {
-                        let q = closest_on_triangle(cl, v(poly[0]), v(poly[j]), v(poly[j + 1]));
-                        best = best.min((cl - q).length());
-                    }
-                }
-                best
-            };
-            let sep = dist - r as f64;
-            if sep >= SPEC as f64 + 1e-4 {
-                assert_eq!(m.count, 0);
-                continue;
-            }
-            if sep < SPEC as f64 - 1e-4 {
-                assert_eq!(m.count, 1, "sep {sep}");
-            }
-            if m.count == 0 {
-                continue;
-            }
-            hits += 1;
-            let p = m.points[0];
-            assert!(
-                (p.separation as f64 - sep).abs() < 1e-4,
-                "{} {sep}",
-                p.separation
-            );
-            // The sphere's surface point along the normal and the hull's are the
-            // separation apart, halfway at the manifold point.
-            let sphere_pt = d3(c) + d3(m.normal) * r as f64;
-            let mid = d3(p.point);
-            assert!(
-                (mid - sphere_pt - d3(m.normal) * (p.separation as f64 * 0.5)).length() < 1e-4,
-                "{m:?}"
-            );
-        }
-        assert!(hits > 100, "{hits}");
-    }
-
-    /// The closest point of triangle `abc` to `p` (Ericson, Real-Time Collision Detection).
-    fn closest_on_triangle(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
-        let (ab, ac, ap) = (b - a, c - a, p - a);
-        let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-        if d1 <= 0.0 && d2 <= 0.0 {
-            return a;
-        }
-        let bp = p - b;
-        let (d3_, d4) = (ab.dot(bp), ac.dot(bp));
-        if d3_ >= 0.0 && d4 <= d3_ {
-            return b;
-        }
-        let vc = d1 * d4 - d3_ * d2;
-        if vc <= 0.0 && d1 >= 0.0 && d3_ <= 0.0 {
-            return a + ab * (d1 / (d1 - d3_));
-        }
-        let cp = p - c;
-        let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-        if d6 >= 0.0 && d5 <= d6 {
-            return c;
-        }
-        let vb = d5 * d2 - d1 * d6;
-        if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-            return a + ac * (d2 / (d2 - d6));
-        }
-        let va = d3_ * d6 - d5 * d4;
-        if va <= 0.0 && (d4 - d3_) >= 0.0 && (d5 - d6) >= 0.0 {
-            return b + (c - b) * ((d4 - d3_) / ((d4 - d3_) + (d5 - d6)));
-        }
-        let denom = 1.0 / (va + vb + vc);
-        a + ab * (vb * denom) + ac * (vc * denom)
-    }
-
-    fn box_points(h: Vec3) -> Vec<Vec3> {
-        (0..8)
-            .map(|i| {
-                Vec3::new(
-                    if i & 1 == 0 { -h.x } else { h.x },
-                    if i & 2 == 0 { -h.y } else { h.y },
-                    if i & 4 == 0 { -h.z } else { h.z },
-                )
-            })
-            .collect()
-    }
-
-    /// The f64 separating-axis reference of two polytopes given by their world vertices,
-    /// face normals and edge directions: the largest separation over every face normal and
-    /// every edge-pair cross product (unpruned). Exact penetration depth when they overlap.
-    fn sat_polys(
-        va: &[DVec3],
-        fa: &[DVec3],
-        ea: &[DVec3],
-        vb: &[DVec3],
-        fb: &[DVec3],
-        eb: &[DVec3],
-    ) -> f64 {
-        let sep = |axis: DVec3| {
-            let max_a = va
-                .iter()
-                .map(|v| v.dot(axis))
-                .fold(f64::NEG_INFINITY, f64::max);
-            let min_b = vb.iter().map(|v| v.dot(axis)).fold(f64::INFINITY, f64::min);
-            let max_b = vb
-                .iter()
-                .map(|v| v.dot(axis))
-                .fold(f64::NEG_INFINITY, f64::max);
-            let min_a = va.iter().map(|v| v.dot(axis)).fold(f64::INFINITY, f64::min);
-            (min_b - max_a).max(min_a - max_b)
-        };
-        let mut best = f64::NEG_INFINITY;
-        for &n in fa.iter().chain(fb) {
-            best = best.max(sep(n));
-        }
-        for &a in ea {
-            for &b in eb {
-                let c = a.cross(b);
-                if c.length() > 1e-6 * a.length() * b.length() {
-                    best = best.max(sep(c.normalize()));
-                }
-            }
-        }
-        best
-    }
-
-    /// World vertices, face normals and edge directions of a hull at `xf`, f64.
-    fn world_poly(hull: &ConvexHull, xf: &Transform) -> (Vec<DVec3>, Vec<DVec3>, Vec<DVec3>) {
-        let q = dq(xf.q);
-        let v: Vec<DVec3> = hull
-            .vertices()
-            .iter()
-            .map(|&x| q * d3(x) + d3(xf.p))
-            .collect();
-        let f = hull.faces().iter().map(|f| q * d3(f.normal)).collect();
-        let e = hull
-            .edges()
-            .iter()
-            .map(|e| v[e.vertices[1] as usize] - v[e.vertices[0] as usize])
-            .collect();
-        (v, f, e)
-    }
-
-    /// Box-shaped hulls against boxes give box_box's manifolds: same normal, same deepest
-    /// separation, contacts in the same cases; boxes and hulls on random near-touching poses.
-    #[test]
-    fn box_hull_matches_box_box() {
-        let mut rng = Rng::new(41);
-        let mut hits = 0;
-        for _ in 0..500 {
-            let ha = Vec3::new(
-                rng.range(0.1, 0.8),
-                rng.range(0.1, 0.8),
-                rng.range(0.1, 0.8),
-            );
-            let hb = Vec3::new(
-                rng.range(0.1, 0.8),
-                rng.range(0.1, 0.8),
-                rng.range(0.1, 0.8),
-            );
-            let hull = Shape::Hull {
-                hull: Arc::new(ConvexHull::new(&box_points(hb)).unwrap()),
-            };
-            let xa = Transform::new(Vec3::new(0.3, -0.2, 0.1), rng.rotation());
-            let dir = rng.direction();
-            let xb = Transform::new(xa.p + dir * rng.range(0.1, 1.6), rng.rotation());
-            let a = Shape::Box { half_extents: ha };
-            let mut m = Manifold::default();
-            box_hull(&a, &xa, &hull, &xb, SPEC, &mut m);
-            check_manifold(&m, SPEC);
-            let mut r = Manifold::default();
-            super::super::box_box::box_box(
-                &a,
-                &xa,
-                &Shape::Box { half_extents: hb },
-                &xb,
-                SPEC,
-                &mut r,
-            );
-            assert_eq!(m.count == 0, r.count == 0, "{m:?} {r:?}");
-            if m.count == 0 {
-                continue;
-            }
-            hits += 1;
-            let deep = |m: &Manifold| {
-                m.points()
-                    .iter()
-                    .map(|p| p.separation)
-                    .fold(f32::INFINITY, f32::min)
-            };
-            // Deep overlaps may clip a different incident face (box_box takes the most
-            // anti-parallel one, this the most anti-parallel around the deepest vertex).
-            let tol = 2e-3 + 0.01 * deep(&r).abs();
-            // This adds the deepest vertex when clipping loses it (box_box does not), so it
-            // may be deeper than box_box, never deeper than the SAT reference allows.
-            let ba = box_points(ha);
-            let (va, fa, ea) = world_poly(&ConvexHull::new(&ba).unwrap(), &xa);
-            let (vb, fb, eb) = world_poly(&ConvexHull::new(&box_points(hb)).unwrap(), &xb);
-            let reference = sat_polys(&va, &fa, &ea, &vb, &fb, &eb);
-            assert!(deep(&m) <= deep(&r) + tol, "{m:?} {r:?}");
-            assert!(
-                deep(&m) as f64 >= reference - (LINEAR_SLOP + FACE_SWITCH_TOL) as f64 - 1e-3,
-                "{m:?} {reference}"
-            );
-            assert!((m.normal - r.normal).length() < 1e-3, "{m:?} {r:?}");
-        }
-        assert!(hits > 150, "{hits}");
-    }
-
-    /// Random rocks against random rocks: the deepest separation matches the f64 SAT
-    /// reference (within the face/edge biases: a face axis may be kept while an edge axis
-    /// is up to `LINEAR_SLOP`, or the other face `FACE_SWITCH_TOL`, better), the normal points from A to B, contacts
-    /// exist exactly when the reference is within the speculative distance (margins aside).
-    #[test]
-    fn hull_hull_matches_sat_reference() {
-        let mut rng = Rng::new(43);
-        let mut hits = 0;
-        for _ in 0..400 {
-            let a = rock(&mut rng);
-            let b = rock(&mut rng);
-            let (Shape::Hull { hull: ha }, Shape::Hull { hull: hb }) = (&a, &b) else {
-                unreachable!()
-            };
-            let xa = Transform::new(Vec3::new(-1.0, 0.5, 2.0), rng.rotation());
-            let xb = Transform::new(xa.p + rng.direction() * rng.range(0.2, 1.3), rng.rotation());
-            let mut m = Manifold::default();
-            hull_hull(&a, &xa, &b, &xb, SPEC, &mut m);
-            check_manifold(&m, SPEC);
-            let (va, fa, ea) = world_poly(ha, &xa);
-            let (vb, fb, eb) = world_poly(hb, &xb);
-            let reference = sat_polys(&va, &fa, &ea, &vb, &fb, &eb);
-            if reference >= SPEC as f64 + 1e-4 {
-                assert_eq!(m.count, 0, "{reference} {m:?}");
-                continue;
-            }
-            if reference < -0.01 {
-                assert!(m.count > 0, "{reference}");
-            }
-            if m.count == 0 {
-                continue;
-            }
-            hits += 1;
-            let deepest = m
-                .points()
-                .iter()
-                .map(|p| p.separation as f64)
-                .fold(f64::INFINITY, f64::min);
-            assert!(
-                deepest >= reference - (LINEAR_SLOP + FACE_SWITCH_TOL) as f64 - 1e-3
-                    && deepest <= reference + LINEAR_SLOP as f64 + 2e-3,
-                "deepest {deepest} reference {reference}"
-            );
-            assert!(d3(m.normal).dot(d3(xb.p - xa.p)) > 0.0, "{m:?}");
-        }
-        assert!(hits > 150, "{hits}");
-    }
-
-    /// A box-shaped hull gives the box's plane manifold (same points and separations).
-    #[test]
-    fn box_hull_on_plane_matches_box_plane() {
-        let h = Vec3::new(0.5, 0.3, 0.7);
-        let pts: Vec<Vec3> = (0..8)
-            .map(|i| {
-                Vec3::new(
-                    if i & 1 == 0 { -h.x } else { h.x },
-                    if i & 2 == 0 { -h.y } else { h.y },
-                    if i & 4 == 0 { -h.z } else { h.z },
-                )
-            })
-            .collect();
-        let hull = Shape::Hull {
-            hull: Arc::new(ConvexHull::new(&pts).unwrap()),
-        };
-        let ground = Shape::Plane {
-            normal: Vec3::Y,
-            offset: 0.0,
-        };
-        let xb = Transform::new(Vec3::new(0.0, -1.0, 0.0), Quat::IDENTITY);
-        let xa = Transform::new(Vec3::new(2.0, -0.701, 1.0), Quat::IDENTITY);
-        let m = run(&hull, &xa, &ground, &xb);
-        let mut mb = Manifold::default();
-        super::super::plane::box_plane(
-            &Shape::Box { half_extents: h },
-            &xa,
-            &ground,
-            &xb,
-            SPEC,
-            &mut mb,
-        );
-        assert_eq!(m.count, 4);
-        assert_eq!(m.normal, Vec3::NEG_Y);
-        let mut a: Vec<(f32, f32, f32)> = m
-            .points()
-            .iter()
-            .map(|p| (p.point.x, p.point.z, p.separation))
-            .collect();
-        let mut b: Vec<(f32, f32, f32)> = mb
-            .points()
-            .iter()
-            .map(|p| (p.point.x, p.point.z, p.separation))
-            .collect();
-        a.sort_by(|x, y| x.partial_cmp(y).unwrap());
-        b.sort_by(|x, y| x.partial_cmp(y).unwrap());
-        for (p, q) in a.iter().zip(&b) {
-            assert!(
-                (p.0 - q.0).abs() < 1e-5 && (p.1 - q.1).abs() < 1e-5 && (p.2 - q.2).abs() < 1e-5
-            );
-        }
-        // Ids survive jitter.
-        let mut rng = Rng::new(3);
-        let want = ids(&m);
-        for _ in 0..100 {
-            let xj = rng.jitter(&xa, 1e-4, 1e-4);
-            assert_eq!(ids(&run(&hull, &xj, &ground, &xb)), want);
-        }
-    }
-
-    /// Random rocks at random poses against a tilted plane: the deepest point's separation
-    /// is the f64 height of the lowest vertex; every point lies on the segment between a
-    /// vertex and its projection; nothing when the lowest vertex is beyond the speculative
-    /// distance.
-    #[test]
-    fn random_rocks_against_a_plane() {
-        let mut rng = Rng::new(21);
-        let plane = Shape::Plane {
-            normal: Vec3::new(0.2, 1.0, -0.1).normalize(),
-            offset: 0.3,
-        };
-        let xb = Transform::new(Vec3::new(0.5, -0.2, 0.1), rng.rotation());
-        let nb = dq(xb.q) * d3(Vec3::new(0.2, 1.0, -0.1).normalize()).normalize();
-        for _ in 0..300 {
-            let s = rock(&mut rng);
-            let Shape::Hull { ref hull } = s else {
-                unreachable!()
-            };
-            let xa = Transform::new(
-                Vec3::new(
-                    rng.range(-2.0, 2.0),
-                    rng.range(-1.0, 1.0),
-                    rng.range(-2.0, 2.0),
-                ),
-                rng.rotation(),
-            );
-            let height = |x: Vec3| nb.dot(d3(x) - d3(xb.p)) - 0.3;
-            let lowest = hull
-                .vertices()
-                .iter()
-                .map(|&v| height(xa.transform_point(v)))
-                .fold(f64::INFINITY, f64::min);
-            let m = run(&s, &xa, &plane, &xb);
-            if lowest >= SPEC as f64 + 1e-4 {
-                assert_eq!(m.count, 0);
-                continue;
-            }
-            if lowest < SPEC as f64 - 1e-4 {
-                assert!(m.count >= 1);
-            }
-            if m.count == 0 {
-                continue;
-            }
-            assert!((d3(m.normal) + nb).length() < 1e-5);
-            let deepest = m
-                .points()
-                .iter()
-                .map(|p| p.separation as f64)
-                .fold(f64::INFINITY, f64::min);
-            // The reduction keeps an earlier point unless a later one is DEPTH_TOL deeper.
-            assert!(
-                (deepest - lowest).abs() < DEPTH_TOL as f64 + 1e-4,
-                "{deepest} {lowest}"
-            );
-            for p in m.points() {
-                // The point is halfway: its height is half the separation.
-                assert!((height(p.point) - 0.5 * p.separation as f64).abs() < 1e-4);
-            }
-        }
-    }
-}
+mod tests;

@@ -8,8 +8,8 @@
 //! translation that separates the shapes (see `deep.rs`).
 
 mod box_box;
-mod box_clip;
 mod capsule;
+mod clip;
 mod deep;
 pub(crate) mod gjk;
 mod hull;
@@ -19,12 +19,15 @@ mod sphere;
 #[cfg(test)]
 pub(crate) mod test_util;
 pub(crate) mod toi;
+mod tolerance;
 mod triangle;
 
 use crate::math::Transform;
 use crate::mesh::Triangle;
 use crate::shape::{Shape, ShapeKind};
 use glam::Vec3;
+
+pub use tolerance::Tolerance;
 
 /// The most points a manifold holds.
 pub const MAX_POINTS: usize = 4;
@@ -90,15 +93,24 @@ impl Manifold {
 }
 
 /// A manifold function: shapes A and B at their world poses; keep points whose separation
-/// is below `speculative` (m); write the result into `out` (which arrives empty).
-pub(crate) type CollideFn = fn(&Shape, &Transform, &Shape, &Transform, f32, &mut Manifold);
+/// is below `tol.speculative` (m), bias the axis choice by `tol.linear_slop` (see
+/// [`Tolerance`]); write the result into `out` (which arrives empty).
+pub(crate) type CollideFn = fn(&Shape, &Transform, &Shape, &Transform, Tolerance, &mut Manifold);
 
 const NONE: Option<CollideFn> = None;
 
 /// The table's entry for a convex shape against a mesh or height field: such a pair is a
 /// *parent* contact that is never collided whole; its triangles get child contacts, each
 /// collided by [`collide_triangle`].
-fn triangles_parent(_: &Shape, _: &Transform, _: &Shape, _: &Transform, _: f32, _: &mut Manifold) {}
+fn triangles_parent(
+    _: &Shape,
+    _: &Transform,
+    _: &Shape,
+    _: &Transform,
+    _: Tolerance,
+    _: &mut Manifold,
+) {
+}
 
 const PARENT: Option<CollideFn> = Some(triangles_parent);
 
@@ -154,33 +166,37 @@ pub fn can_collide(a: ShapeKind, b: ShapeKind) -> bool {
 
 /// The manifold of convex shape `a` at `xf_a` against triangle `tri` (in the frame of the
 /// mesh at `xf_b`), normal from A to the triangle, with internal-edge handling (see
-/// `triangle.rs`).
+/// `triangle.rs`). Keeps the points whose separation is below `tol.speculative`; the axis
+/// choice is biased by `tol.linear_slop` (see [`Tolerance`]).
 pub fn collide_triangle(
     a: &Shape,
     xf_a: &Transform,
     tri: &Triangle,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
 ) -> Manifold {
     let mut m = Manifold::default();
-    triangle::collide_triangle(a, xf_a, tri, xf_b, speculative, &mut m);
+    triangle::collide_triangle(a, xf_a, tri, xf_b, tol, &mut m);
     m
 }
 
 /// Computes the manifold of shapes `a` and `b` (which must satisfy `kind(a) <= kind(b)`).
 /// Returns an empty manifold for pairs that cannot collide and for a convex shape against a
-/// mesh or height field (use [`collide_triangle`] on its triangles).
+/// mesh or height field (use [`collide_triangle`] on its triangles). Keeps the points whose
+/// separation is below `tol.speculative` (m); a world passes its speculative distance and
+/// its `WorldDef::linear_slop` as `tol.linear_slop`, which biases the axis choice towards
+/// face contacts (see [`Tolerance`]).
 pub fn collide(
     a: &Shape,
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
 ) -> Manifold {
     let mut m = Manifold::default();
     debug_assert!(a.kind() <= b.kind(), "pair must be ordered by kind");
     if let Some(f) = TABLE[a.kind() as usize][b.kind() as usize] {
-        f(a, xf_a, b, xf_b, speculative, &mut m);
+        f(a, xf_a, b, xf_b, tol, &mut m);
     }
     m
 }

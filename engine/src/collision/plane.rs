@@ -5,7 +5,7 @@
 //! plane, i.e. it is minus the plane's outward normal.
 
 use super::reduce::{select_four, Candidate};
-use super::Manifold;
+use super::{Manifold, Tolerance};
 use crate::math::Transform;
 use crate::shape::Shape;
 use glam::Vec3;
@@ -46,7 +46,7 @@ pub(crate) fn sphere_plane(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let Shape::Sphere { radius } = *a else {
@@ -57,7 +57,7 @@ pub(crate) fn sphere_plane(
     };
     // The centre (the origin of A's frame) is at height -d above the plane.
     let separation = -d - radius;
-    if separation >= speculative {
+    if separation >= tol.speculative {
         return;
     }
     // Halfway between the sphere's lowest point (-r n) and the centre's projection (d n).
@@ -75,7 +75,7 @@ pub(crate) fn box_plane(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let Shape::Box { half_extents: h } = *a else {
@@ -86,7 +86,7 @@ pub(crate) fn box_plane(
     };
     // Cheap reject: the lowest vertex's height is -d - (support radius along n).
     let radius = h.x * n.x.abs() + h.y * n.y.abs() + h.z * n.z.abs();
-    if -d - radius >= speculative {
+    if -d - radius >= tol.speculative {
         return;
     }
     let corners = (0..8u32).map(|v| {
@@ -97,7 +97,7 @@ pub(crate) fn box_plane(
         );
         (v, corner)
     });
-    vertices_on_plane::<8>(corners, n, d, speculative, b, xf_a, xf_b, out);
+    vertices_on_plane::<8>(corners, n, d, tol.speculative, b, xf_a, xf_b, out);
 }
 
 /// The contacts of a polyhedron's vertices `(id, point)` (A's frame) with the plane
@@ -147,7 +147,7 @@ mod tests {
 
     fn run(f: CollideFn, a: &Shape, xa: &Transform, b: &Shape, xb: &Transform) -> Manifold {
         let mut m = Manifold::default();
-        f(a, xa, b, xb, SPEC, &mut m);
+        f(a, xa, b, xb, TOL, &mut m);
         check_manifold(&m, SPEC);
         m
     }

@@ -4,7 +4,7 @@
 //! frame), never from absolute world coordinates, so a pair far from the origin gets the same
 //! manifold as the same pair near it.
 
-use super::Manifold;
+use super::{Manifold, Tolerance};
 use crate::math::Transform;
 use crate::shape::Shape;
 use glam::Vec3;
@@ -19,7 +19,7 @@ pub(crate) fn sphere_sphere(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (&Shape::Sphere { radius: ra }, &Shape::Sphere { radius: rb }) = (a, b) else {
@@ -29,7 +29,7 @@ pub(crate) fn sphere_sphere(
     let c = xf_a.inv_mul(xf_b).p;
     let dist = c.length();
     let separation = dist - (ra + rb);
-    if separation >= speculative {
+    if separation >= tol.speculative {
         return;
     }
     let n = if dist > MIN_DISTANCE {
@@ -50,7 +50,7 @@ pub(crate) fn sphere_box(
     xf_a: &Transform,
     b: &Shape,
     xf_b: &Transform,
-    speculative: f32,
+    tol: Tolerance,
     out: &mut Manifold,
 ) {
     let (&Shape::Sphere { radius }, &Shape::Box { half_extents: h }) = (a, b) else {
@@ -86,7 +86,7 @@ pub(crate) fn sphere_box(
         n[axis] = -side;
         (n, -(depth + radius), box_point)
     };
-    if separation >= speculative {
+    if separation >= tol.speculative {
         return;
     }
     let sphere_point = c + n * radius;
@@ -121,7 +121,7 @@ mod tests {
         xb: &Transform,
     ) -> Manifold {
         let mut m = Manifold::default();
-        f(a, xa, b, xb, SPEC, &mut m);
+        f(a, xa, b, xb, TOL, &mut m);
         check_manifold(&m, SPEC);
         m
     }

@@ -1,12 +1,27 @@
 //! Helpers shared by the narrowphase tests: a seeded RNG and independent reference geometry
 //! (computed in f64 from the world-space poses, sharing no code with the manifold functions).
 
-use super::Manifold;
+use super::{Manifold, Tolerance};
 use crate::math::Transform;
 use glam::{DQuat, DVec3, Quat, Vec3};
 
 /// The speculative distance the tests use (m).
 pub const SPEC: f32 = 0.02;
+
+/// The linear slop the tests use (m): the world's default (checked by
+/// `slop_is_the_world_default`).
+pub const SLOP: f32 = 0.005;
+
+/// The tolerances the tests pass to the pair functions.
+pub const TOL: Tolerance = Tolerance {
+    speculative: SPEC,
+    linear_slop: SLOP,
+};
+
+#[test]
+fn slop_is_the_world_default() {
+    assert_eq!(SLOP, crate::WorldDef::default().linear_slop);
+}
 
 /// xorshift64*: tiny, deterministic, good enough to scatter test poses.
 pub struct Rng(u64);

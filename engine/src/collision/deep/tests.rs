@@ -27,7 +27,7 @@
 //! their minimum translations computed by hand.
 
 use super::super::gjk::{shape_distance, triangle_distance};
-use super::super::test_util::{d3, dq, Rng, SPEC};
+use super::super::test_util::{d3, dq, Rng, TOL};
 use super::super::{collide, collide_triangle, Manifold};
 use crate::hull::ConvexHull;
 use crate::math::Transform;
@@ -405,7 +405,7 @@ fn deep_pairs(ka: Kind, kb: Kind, seed: u64) {
             if quick_depth(&sa, &sb, d3(on) - d3(xa.p)) < MIN_DEPTH {
                 continue;
             }
-            let m = collide_triangle(&a, &xa, &tri, &xb, SPEC);
+            let m = collide_triangle(&a, &xa, &tri, &xb, TOL);
             check(&m, &sa, &sb, |shift| {
                 let moved = Transform::new(xa.p - shift, xa.q);
                 let d = triangle_distance(&a, &moved, tw).ok_or("no distance")?;
@@ -422,7 +422,7 @@ fn deep_pairs(ka: Kind, kb: Kind, seed: u64) {
             if quick_depth(&sa, &sb, d3(xb.p) - d3(xa.p)) < MIN_DEPTH {
                 continue;
             }
-            let m = collide(&a, &xa, &b, &xb, SPEC);
+            let m = collide(&a, &xa, &b, &xb, TOL);
             check(&m, &sa, &sb, |shift| {
                 let moved = Transform::new(xb.p + shift, xb.q);
                 let d = shape_distance(&a, &xa, &b, &moved).ok_or("no distance")?;
@@ -508,7 +508,7 @@ fn check_minimum_translation(
     depth: f32,
     tol: f32,
 ) {
-    let m = collide(a, xa, b, xb, SPEC);
+    let m = collide(a, xa, b, xb, TOL);
     assert!(m.count > 0, "{m:?}");
     let got = -m
         .points()

@@ -1,5 +1,6 @@
 //! The triangle pair functions against independent references.
 
+use super::super::gjk::triangle_distance;
 use super::super::test_util::*;
 use super::*;
 use crate::hull::ConvexHull;
@@ -139,7 +140,7 @@ fn pairs_match_references_on_random_poses() {
             // Near the triangle: a point of it plus a small offset.
             let on = tw[0] * 0.3 + tw[1] * 0.3 + tw[2] * 0.4;
             let xf_a = Transform::new(on + rng.direction() * rng.range(0.0, 0.9), rng.rotation());
-            let m = super::super::collide_triangle(shape, &xf_a, &tri, &xf_b, SPEC);
+            let m = super::super::collide_triangle(shape, &xf_a, &tri, &xf_b, TOL);
             check_manifold(&m, SPEC);
             let d = triangle_distance(shape, &xf_a, tw).unwrap();
             let min_sep = m
@@ -341,7 +342,7 @@ fn inactive_edges_give_the_face_normal() {
             }
             for tri in [&a, &b] {
                 let m =
-                    super::super::collide_triangle(&shape, &xf_a, tri, &Transform::IDENTITY, SPEC);
+                    super::super::collide_triangle(&shape, &xf_a, tri, &Transform::IDENTITY, TOL);
                 if m.count > 0 {
                     assert!(
                         m.normal.y < -0.9999,
@@ -351,13 +352,8 @@ fn inactive_edges_give_the_face_normal() {
                 }
                 let mut open = *tri;
                 open.active_edges = 0b111;
-                let m = super::super::collide_triangle(
-                    &shape,
-                    &xf_a,
-                    &open,
-                    &Transform::IDENTITY,
-                    SPEC,
-                );
+                let m =
+                    super::super::collide_triangle(&shape, &xf_a, &open, &Transform::IDENTITY, TOL);
                 edge_normals_when_active += (m.count > 0 && m.normal.y > -0.99) as usize;
             }
         }
@@ -380,12 +376,12 @@ fn resting_box_ids_are_stable() {
         half_extents: Vec3::new(0.5, 0.3, 0.4),
     };
     let base = Transform::new(Vec3::new(0.1, 0.299, -0.5), Quat::from_rotation_y(0.3));
-    let m0 = super::super::collide_triangle(&shape, &base, &tri, &Transform::IDENTITY, SPEC);
+    let m0 = super::super::collide_triangle(&shape, &base, &tri, &Transform::IDENTITY, TOL);
     assert_eq!(m0.count, 4, "{m0:?}");
     let mut rng = Rng::new(3);
     for _ in 0..100 {
         let xf = rng.jitter(&base, 2.0e-4, 1.0e-4);
-        let m = super::super::collide_triangle(&shape, &xf, &tri, &Transform::IDENTITY, SPEC);
+        let m = super::super::collide_triangle(&shape, &xf, &tri, &Transform::IDENTITY, TOL);
         assert_eq!(ids(&m), ids(&m0));
     }
 }
@@ -432,7 +428,7 @@ fn degenerate_inputs_are_finite() {
                     for q in [Quat::IDENTITY, rng.rotation()] {
                         let xf_a = Transform::new(p + far, q);
                         let xf_b = Transform::new(far, Quat::IDENTITY);
-                        let m = super::super::collide_triangle(shape, &xf_a, &tri, &xf_b, SPEC);
+                        let m = super::super::collide_triangle(shape, &xf_a, &tri, &xf_b, TOL);
                         check_manifold(&m, SPEC);
                         if active == 0b111 {
                             assert!(m.count > 0, "{shape:?} at {p} {q} {far} on {v:?}");

@@ -1,6 +1,7 @@
-//! Contact features of two boxes. Face contact: clip the incident face against the reference
-//! face's side planes (Sutherland-Hodgman), tracking which features every clipped vertex comes
-//! from. Edge contact: the closest points of the two edges.
+//! Box face clipping and the box feature ids. Face contact: clip the incident face against
+//! the reference face's side planes (Sutherland-Hodgman), tracking which features every
+//! clipped vertex comes from. (The edge contact, the closest points of two edges, is in
+//! `box_box.rs`.)
 //!
 //! Feature ids (Gregorius GDC 2015, Box2D's clip-vertex ids carried to 3D): a face contact
 //! point is always the meeting of one feature of each box, of three kinds (incident feature,
@@ -20,8 +21,8 @@
 //! (contact = its corners, clipped out of the large top face) to the large box's top (contact
 //! = the small box's vertices), and the ids, hence the warm-start impulses, carry over.
 
-use super::box_box::EdgeQuery;
 use super::reduce::Candidate;
+use super::tolerance::CLIP_SLOP;
 use glam::{Mat3, Vec3};
 
 /// Box feature codes: vertices 0..8, edges 8..20, faces 20..26 (fit in a byte).
@@ -50,13 +51,6 @@ pub(super) fn face_code(axis: usize, positive: bool) -> u8 {
 pub(super) fn pair_id(code_a: u8, code_b: u8) -> u32 {
     code_a as u32 | (code_b as u32) << 8
 }
-
-/// Incident vertices within this distance (m) outside a side plane count as inside; the side
-/// planes are pushed out by it. Boxes stacked exactly flush have incident vertices exactly on
-/// the side planes: without the margin, jitter of 1e-4 m would flip them between "vertex
-/// inside" and "edge crossing" every step and change the ids. The cost is contact points up
-/// to this far outside the reference face, which the solver does not notice.
-pub(super) const CLIP_SLOP: f32 = 5.0e-4;
 
 /// Room for the clipped polygon: each pass adds at most one vertex to a convex polygon, so a
 /// quad clipped by 4 planes has at most 8. The rest is margin for rounding-made slivers; a
@@ -302,58 +296,4 @@ pub(super) fn clip_face(
             id,
         });
     }
-}
-
-/// Closest points of the segments `pa + s da` (|s| <= la) and `pb + u db` (|u| <= lb), unit
-/// directions, not parallel (Ericson, Real-Time Collision Detection 5.1.9, centred form).
-fn closest_on_segments(pa: Vec3, da: Vec3, la: f32, pb: Vec3, db: Vec3, lb: f32) -> (Vec3, Vec3) {
-    let r = pa - pb;
-    let b = da.dot(db);
-    let c = da.dot(r);
-    let f = db.dot(r);
-    let denom = 1.0 - b * b;
-    let s = if denom > 1.0e-9 {
-        (b * f - c) / denom
-    } else {
-        0.0
-    };
-    // min/max rather than clamp: never panics, even on NaN.
-    let s = s.max(-la).min(la);
-    let u = (b * s + f).max(-lb).min(lb);
-    let s = (b * u - c).max(-la).min(la);
-    (pa + da * s, pb + db * u)
-}
-
-/// The single edge-edge point for `q`, in A's frame: (point, id).
-pub(super) fn edge_contact(ha: Vec3, hb: Vec3, rot: &Mat3, t: Vec3, q: &EdgeQuery) -> (Vec3, u32) {
-    let n = q.normal;
-    // A's supporting edge along n, and B's along -n: the sides are the signs of n on the two
-    // other axes of each box.
-    let mut pa = Vec3::ZERO;
-    let mut sa = [false; 3];
-    for k in 0..3 {
-        if k != q.axis_a {
-            sa[k] = n[k] >= 0.0;
-            pa[k] = if sa[k] { ha[k] } else { -ha[k] };
-        }
-    }
-    let mut pb = t;
-    let mut sb = [false; 3];
-    for k in 0..3 {
-        if k != q.axis_b {
-            let bk = rot.col(k);
-            sb[k] = n.dot(bk) < 0.0;
-            pb += bk * if sb[k] { hb[k] } else { -hb[k] };
-        }
-    }
-    let (ca, cb) = closest_on_segments(
-        pa,
-        Vec3::AXES[q.axis_a],
-        ha[q.axis_a],
-        pb,
-        rot.col(q.axis_b),
-        hb[q.axis_b],
-    );
-    let id = pair_id(edge_code(q.axis_a, sa), edge_code(q.axis_b, sb));
-    ((ca + cb) * 0.5, id)
 }
