@@ -1,15 +1,13 @@
 //! Every invalid input gets an `Err` naming the problem; nothing panics.
 
+mod common;
+
 use impetus::{
     BodyDef, BodyType, Error, MassProperties, Quat, Shape, ShapeDef, Vec3, World, WorldDef,
 };
 
 fn world() -> World {
-    World::new(WorldDef {
-        worker_count: 1,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world_from(common::def(1))
 }
 
 fn field_of(e: Error) -> &'static str {
