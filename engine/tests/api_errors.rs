@@ -2,19 +2,13 @@
 
 mod common;
 
+use common::field_of;
 use impetus::{
     BodyDef, BodyType, Error, MassProperties, Quat, Shape, ShapeDef, Vec3, World, WorldDef,
 };
 
 fn world() -> World {
     common::world_from(common::def(1))
-}
-
-fn field_of(e: Error) -> &'static str {
-    match e {
-        Error::InvalidInput { field, .. } => field,
-        other => panic!("expected InvalidInput, got {other:?}"),
-    }
 }
 
 #[test]

@@ -4,7 +4,9 @@
 // Every test binary compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
-use impetus::{BodyDef, BodyType, Quat, ShapeDef, ShapeId, Vec3, World, WorldDef};
+pub mod query;
+
+use impetus::{BodyDef, BodyType, Error, Quat, ShapeDef, ShapeId, Vec3, World, WorldDef};
 
 /// The fixed step of the tests, in s.
 pub const DT: f32 = 1.0 / 60.0;
@@ -39,6 +41,14 @@ pub fn ground_plane(w: &mut World) -> ShapeId {
         })
         .unwrap();
     w.add_shape(ground, &ShapeDef::plane(Vec3::Y, 0.0)).unwrap()
+}
+
+/// The field an `InvalidInput` error names; panics on any other error.
+pub fn field_of(e: Error) -> &'static str {
+    match e {
+        Error::InvalidInput { field, .. } => field,
+        other => panic!("expected InvalidInput, got {other:?}"),
+    }
 }
 
 /// xorshift64*: deterministic test randomness. `Rng(state)` starts from a raw non-zero state,
