@@ -1,22 +1,14 @@
 //! Every invalid input gets an `Err` naming the problem; nothing panics.
 
+mod common;
+
+use common::field_of;
 use impetus::{
     BodyDef, BodyType, Error, MassProperties, Quat, Shape, ShapeDef, Vec3, World, WorldDef,
 };
 
 fn world() -> World {
-    World::new(WorldDef {
-        worker_count: 1,
-        ..Default::default()
-    })
-    .unwrap()
-}
-
-fn field_of(e: Error) -> &'static str {
-    match e {
-        Error::InvalidInput { field, .. } => field,
-        other => panic!("expected InvalidInput, got {other:?}"),
-    }
+    common::world_from(common::def(1))
 }
 
 #[test]

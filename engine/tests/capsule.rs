@@ -1,21 +1,18 @@
 //! Capsules in a world: resting, standing, stacking and rolling against closed forms, ray
 //! casts, input errors, and determinism across thread counts.
 
+mod common;
+
+use common::{Rng, DT};
 use impetus::{
     BodyDef, BodyId, BodyType, Quat, QueryFilter, Shape, ShapeDef, Vec3, World, WorldDef,
 };
 use std::f32::consts::FRAC_PI_2;
 
-const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
 
 fn world(workers: usize) -> World {
-    World::new(WorldDef {
-        gravity: Vec3::new(0.0, -G, 0.0),
-        worker_count: workers,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world(Vec3::new(0.0, -G, 0.0), workers)
 }
 
 fn body(w: &mut World, body_type: BodyType, position: Vec3, rotation: Quat, s: ShapeDef) -> BodyId {
@@ -404,13 +401,8 @@ fn fast_capsule_never_passes_a_thin_wall() {
         Quat::IDENTITY,
         ShapeDef::capsule(0.2, 0.05),
     );
-    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-    let mut unit = || {
-        seed ^= seed >> 12;
-        seed ^= seed << 25;
-        seed ^= seed >> 27;
-        (seed.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut unit = || rng.unit();
     let (mut passed, mut stopped) = (0, 0);
     for _ in 0..200 {
         let aim = Vec3::new(-half, unit() * 2.0 - 1.0, unit() * 2.0 - 1.0);

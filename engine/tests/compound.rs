@@ -3,22 +3,14 @@
 //! legs, tipping decided by where the centre of mass is, joints and poses kept when shapes
 //! are added, queries against offset parts, errors, and determinism across thread counts.
 
+mod common;
+
+use common::{world, DT};
 use impetus::{
     BodyDef, BodyId, BodyType, HeightField, JointDef, JointKind, Quat, QueryFilter, ShapeDef,
-    Transform, Vec3, World, WorldDef,
+    Transform, Vec3, World,
 };
 use std::sync::Arc;
-
-const DT: f32 = 1.0 / 60.0;
-
-fn world(gravity: Vec3, workers: usize) -> World {
-    World::new(WorldDef {
-        gravity,
-        worker_count: workers,
-        ..Default::default()
-    })
-    .unwrap()
-}
 
 fn ground(w: &mut World) {
     let g = w

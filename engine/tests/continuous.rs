@@ -2,16 +2,13 @@
 //! through it; scenes without fast bodies are untouched; results are the same on any
 //! number of threads.
 
+mod common;
+
+use common::{Rng, DT};
 use impetus::{BodyDef, BodyId, BodyType, Error, Quat, ShapeDef, Vec3, World, WorldDef};
 
-const DT: f32 = 1.0 / 60.0;
-
 fn world(threads: usize) -> World {
-    World::new(WorldDef {
-        worker_count: threads,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world_from(common::def(threads))
 }
 
 fn static_box(w: &mut World, position: Vec3, half_extents: Vec3) -> BodyId {
@@ -30,22 +27,6 @@ fn dynamic(w: &mut World, def: BodyDef, shape: ShapeDef) -> BodyId {
     let b = w.create_body(&def).unwrap();
     w.add_shape(b, &shape).unwrap();
     b
-}
-
-/// xorshift64*: the shots' scatter, fixed by the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
 }
 
 /// Fires a 0.1 m sphere (shape friction `friction`) at 500 m/s (capped to the world's

@@ -1,20 +1,12 @@
 //! Contact begin/end records: when they fire, what they name, and removal.
 
-use impetus::{BodyDef, BodyType, ShapeDef, Vec3, World, WorldDef};
+mod common;
+
+use impetus::{BodyDef, ShapeDef, Vec3, World};
 
 fn world_with_ground() -> (World, impetus::ShapeId) {
-    let mut w = World::new(WorldDef {
-        worker_count: 1,
-        ..Default::default()
-    })
-    .unwrap();
-    let g = w
-        .create_body(&BodyDef {
-            body_type: BodyType::Static,
-            ..Default::default()
-        })
-        .unwrap();
-    let gs = w.add_shape(g, &ShapeDef::plane(Vec3::Y, 0.0)).unwrap();
+    let mut w = common::world_from(common::def(1));
+    let gs = common::ground_plane(&mut w);
     (w, gs)
 }
 

@@ -1,25 +1,16 @@
 //! Collision filtering: category/mask bits both ways, groups that always or never
 //! collide, filters changed at runtime, and the host's pair filter callback.
 
-use impetus::{BodyDef, BodyId, BodyType, Filter, ShapeDef, ShapeId, Vec3, World, WorldDef};
+mod common;
+
+use common::DT;
+use impetus::{BodyDef, BodyId, Filter, ShapeDef, ShapeId, Vec3, World};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-const DT: f32 = 1.0 / 60.0;
-
 fn world() -> World {
-    let mut w = World::new(WorldDef {
-        worker_count: 1,
-        ..Default::default()
-    })
-    .unwrap();
-    let ground = w
-        .create_body(&BodyDef {
-            body_type: BodyType::Static,
-            ..Default::default()
-        })
-        .unwrap();
-    w.add_shape(ground, &ShapeDef::plane(Vec3::Y, 0.0)).unwrap();
+    let mut w = common::world_from(common::def(1));
+    common::ground_plane(&mut w);
     w
 }
 

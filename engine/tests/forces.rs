@@ -1,19 +1,16 @@
 //! Drag and buoyancy against closed forms: floating draft `V_sub / V = ρ_body / ρ_fluid`,
 //! terminal velocity `sqrt(2 m g / (ρ Cd A))`, rafts that right themselves.
 
+mod common;
+
+use common::DT;
 use impetus::{BodyDef, BodyId, Error, Fluid, FluidId, Quat, ShapeDef, Vec3, World, WorldDef};
 use std::f32::consts::PI;
 
-const DT: f32 = 1.0 / 60.0;
 const G: f32 = 9.81;
 
 fn world() -> World {
-    World::new(WorldDef {
-        gravity: Vec3::new(0.0, -G, 0.0),
-        worker_count: 1,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world(Vec3::new(0.0, -G, 0.0), 1)
 }
 
 /// Water damping the velocity of what it holds at `drag` per second (times the submerged

@@ -6,21 +6,21 @@
 //! The ramp is the ground with gravity tilted by θ: the same contact as a tilted ramp,
 //! without a ramp's edges.
 
+mod common;
+
+use common::DT;
 use impetus::{BodyDef, BodyId, BodyType, ShapeDef, Vec3, World, WorldDef};
 
-const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
 const MU_S: f32 = 0.6;
 const MU_K: f32 = 0.4;
 
 fn world(gravity: Vec3) -> World {
-    World::new(WorldDef {
+    common::world_from(WorldDef {
         gravity,
-        worker_count: 1,
         enable_sleep: false,
-        ..Default::default()
+        ..common::def(1)
     })
-    .unwrap()
 }
 
 fn ground(w: &mut World, shape: ShapeDef) {

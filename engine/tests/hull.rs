@@ -1,21 +1,17 @@
 //! Convex hulls in a world: resting on a plane like the matching box, a random rock coming
 //! to rest, buoyancy of a hull against a box, and determinism across thread counts.
 
+mod common;
+
+use common::{XorShift64, DT};
 use impetus::{
     BodyDef, BodyId, BodyType, ConvexHull, Quat, QueryFilter, Shape, ShapeDef, Transform, Vec3,
-    World, WorldDef,
+    World,
 };
 use std::sync::Arc;
 
-const DT: f32 = 1.0 / 60.0;
-
 fn world(workers: usize) -> World {
-    World::new(WorldDef {
-        gravity: Vec3::new(0.0, -10.0, 0.0),
-        worker_count: workers,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world(Vec3::new(0.0, -10.0, 0.0), workers)
 }
 
 fn body(
@@ -94,13 +90,8 @@ fn box_hull_rests_like_a_box() {
 }
 
 fn rock(seed: u64) -> Arc<ConvexHull> {
-    let mut s = seed;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f32 / (1u64 << 53) as f32
-    };
+    let mut rng = XorShift64(seed);
+    let mut next = || (rng.next_u64() >> 11) as f32 / (1u64 << 53) as f32;
     let pts: Vec<Vec3> = (0..24)
         .map(|_| Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * Vec3::new(0.8, 0.5, 0.6))
         .collect();

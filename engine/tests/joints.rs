@@ -3,21 +3,18 @@
 //! ropes go slack, breakable joints break at their threshold, connected bodies do not
 //! collide, and the result does not depend on the thread count.
 
+mod common;
+
+use common::DT;
 use impetus::{
     BodyDef, BodyId, BodyType, Error, JointDef, JointId, JointKind, Limits, Motor, Quat, ShapeDef,
     Transform, Vec3, World, WorldDef,
 };
 
-const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
 
 fn world(threads: usize) -> World {
-    World::new(WorldDef {
-        gravity: Vec3::new(0.0, -G, 0.0),
-        worker_count: threads,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world(Vec3::new(0.0, -G, 0.0), threads)
 }
 
 fn body(w: &mut World, body_type: BodyType, position: Vec3, shape: Option<ShapeDef>) -> BodyId {

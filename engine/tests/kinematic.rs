@@ -1,17 +1,13 @@
 //! Kinematic bodies driven by `set_target_pose`: they land on the target exactly, stop
 //! without a new target, and carry or push dynamic bodies.
 
-use impetus::{BodyDef, BodyId, BodyType, Error, Quat, ShapeDef, Transform, Vec3, World, WorldDef};
+mod common;
 
-const DT: f32 = 1.0 / 60.0;
+use common::DT;
+use impetus::{BodyDef, BodyId, BodyType, Error, Quat, ShapeDef, Transform, Vec3, World};
 
 fn world() -> World {
-    World::new(WorldDef {
-        gravity: Vec3::new(0.0, -9.81, 0.0),
-        worker_count: 1,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world(Vec3::new(0.0, -9.81, 0.0), 1)
 }
 
 fn body(w: &mut World, body_type: BodyType, position: Vec3, shape: ShapeDef) -> BodyId {

@@ -2,20 +2,17 @@
 //! bumps, resting in a V-groove, rolling down a slope, fast bodies stopped, queries,
 //! contact bookkeeping and events, errors, determinism.
 
+mod common;
+
+use common::{XorShift64, DT};
 use impetus::{
     BodyDef, BodyId, BodyType, HeightField, Quat, QueryFilter, Shape, ShapeDef, ShapeId, Transform,
-    TriMesh, Vec3, World, WorldDef,
+    TriMesh, Vec3, World,
 };
 use std::sync::Arc;
 
-const DT: f32 = 1.0 / 60.0;
-
 fn world(threads: usize) -> World {
-    World::new(WorldDef {
-        worker_count: threads,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world_from(common::def(threads))
 }
 
 fn static_body(w: &mut World, position: Vec3) -> BodyId {
@@ -524,13 +521,8 @@ fn queries_see_meshes() {
         .unwrap();
     assert!((hit.distance - 4.0).abs() < 1e-5 && (hit.normal + Vec3::Y).length() < 1e-5);
     // Random rays at the tilted mesh against brute force over its triangles.
-    let mut seed = 7u64;
-    let mut rnd = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    };
+    let mut rng = XorShift64(7);
+    let mut rnd = || rng.unit() * 2.0 - 1.0;
     let xf = Transform::new(Vec3::ZERO, rot);
     let mut hits = 0;
     for _ in 0..300 {

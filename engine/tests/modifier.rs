@@ -2,23 +2,19 @@
 //! restitution set per contact act as set, only shapes that ask are shown to it, and
 //! clearing it restores the mixed values.
 
+mod common;
+
+use common::DT;
 use impetus::{
     BodyDef, BodyId, BodyType, ContactInfo, ContactSettings, ShapeDef, ShapeId, Vec3, World,
-    WorldDef,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
 
 fn world() -> World {
-    World::new(WorldDef {
-        gravity: Vec3::new(0.0, -G, 0.0),
-        worker_count: 1,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world(Vec3::new(0.0, -G, 0.0), 1)
 }
 
 /// A static slab with its top at y = 0.

@@ -1,20 +1,17 @@
 //! Physics checked against closed forms: friction on an incline, restitution, sliding to a
 //! stop, stacks that stand, rest without energy gain.
 
+mod common;
+
+use common::DT;
 use impetus::{
     BodyDef, BodyId, BodyType, JointDef, JointKind, Quat, ShapeDef, Vec3, World, WorldDef,
 };
 
-const DT: f32 = 1.0 / 60.0;
 const G: f32 = 10.0;
 
 fn world() -> World {
-    World::new(WorldDef {
-        gravity: Vec3::new(0.0, -G, 0.0),
-        worker_count: 1,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world(Vec3::new(0.0, -G, 0.0), 1)
 }
 
 fn static_body(w: &mut World, position: Vec3, rotation: Quat, shape: ShapeDef) -> BodyId {

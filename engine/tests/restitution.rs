@@ -3,21 +3,21 @@
 //! Newton's cradle passes the impact through touching balls to the far one; bouncy
 //! boxes still come to rest in a stack.
 
+mod common;
+
+use common::{XorShift64, DT};
 use impetus::{
     BodyDef, BodyId, BodyType, JointDef, JointKind, ShapeDef, Transform, Vec3, World, WorldDef,
 };
 
-const DT: f32 = 1.0 / 60.0;
 const R: f32 = 0.1;
 
 fn world(gravity: Vec3) -> World {
-    World::new(WorldDef {
+    common::world_from(WorldDef {
         gravity,
-        worker_count: 1,
         enable_sleep: false,
-        ..Default::default()
+        ..common::def(1)
     })
-    .unwrap()
 }
 
 fn ball(w: &mut World, x: f32, v: f32, e: f32) -> BodyId {
@@ -283,13 +283,8 @@ fn bouncy_pile(threads: usize) -> u64 {
         &ShapeDef::plane(Vec3::Y, 0.0).with_static_friction(0.9),
     )
     .unwrap();
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
-    let mut unit = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 40) as f32 / (1u64 << 24) as f32
-    };
+    let mut rng = XorShift64(0x2545_F491_4F6C_DD1D);
+    let mut unit = move || rng.unit();
     for k in 0..600 {
         let (i, j, l) = (k % 10, (k / 10) % 10, k / 100);
         let b = w

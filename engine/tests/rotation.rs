@@ -3,18 +3,17 @@
 //! tennis-racket effect), and a symmetric top's axis precesses about the angular
 //! momentum at `|L| / I₁`.
 
+mod common;
+
+use common::DT;
 use impetus::{BodyDef, BodyId, ShapeDef, Vec3, World, WorldDef};
 
-const DT: f32 = 1.0 / 60.0;
-
 fn free_world() -> World {
-    World::new(WorldDef {
+    common::world_from(WorldDef {
         gravity: Vec3::ZERO,
-        worker_count: 1,
         enable_sleep: false,
-        ..Default::default()
+        ..common::def(1)
     })
-    .unwrap()
 }
 
 /// Angular momentum `L = R I Rᵀ ω` and kinetic energy `½ ω·L` of a body, in f64.

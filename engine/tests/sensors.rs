@@ -3,20 +3,16 @@
 //! moved bodies are listed with their poses, and every list is the same for 1, 2 and 4
 //! threads.
 
-use impetus::{BodyDef, BodyId, BodyType, ShapeDef, ShapeId, Vec3, World, WorldDef};
+mod common;
 
-const DT: f32 = 1.0 / 60.0;
+use common::DT;
+use impetus::{BodyDef, BodyId, BodyType, ShapeDef, ShapeId, Vec3, World};
+
 const G: f32 = 10.0;
 
 fn world(threads: usize) -> World {
-    let mut w = World::new(WorldDef {
-        gravity: Vec3::new(0.0, -G, 0.0),
-        worker_count: threads,
-        ..Default::default()
-    })
-    .unwrap();
-    let ground = fixed(&mut w, Vec3::ZERO);
-    w.add_shape(ground, &ShapeDef::plane(Vec3::Y, 0.0)).unwrap();
+    let mut w = common::world(Vec3::new(0.0, -G, 0.0), threads);
+    common::ground_plane(&mut w);
     w
 }
 

@@ -3,27 +3,20 @@
 //! when their bodies part, sleeping does not change a small stack's outcome against
 //! sleep disabled, and the result does not depend on the thread count.
 
+mod common;
+
+use common::DT;
 use impetus::{
     BodyDef, BodyId, BodyType, JointDef, JointKind, Quat, ShapeDef, Transform, Vec3, World,
     WorldDef,
 };
 
-const DT: f32 = 1.0 / 60.0;
-
 fn world(threads: usize, sleep: bool) -> World {
-    let mut w = World::new(WorldDef {
-        worker_count: threads,
+    let mut w = common::world_from(WorldDef {
         enable_sleep: sleep,
-        ..Default::default()
-    })
-    .unwrap();
-    let ground = w
-        .create_body(&BodyDef {
-            body_type: BodyType::Static,
-            ..Default::default()
-        })
-        .unwrap();
-    w.add_shape(ground, &ShapeDef::plane(Vec3::Y, 0.0)).unwrap();
+        ..common::def(threads)
+    });
+    common::ground_plane(&mut w);
     w
 }
 

@@ -3,12 +3,14 @@
 //! zero gravity, released from a displacement; frequency and damping ratio are read off
 //! the peaks of the motion (logarithmic decrement).
 
+mod common;
+
+use common::DT;
 use impetus::{
     BodyDef, BodyId, BodyType, JointDef, JointId, JointKind, Quat, ShapeDef, Spring, Vec3, World,
     WorldDef,
 };
 
-const DT: f32 = 1.0 / 60.0;
 const HZ: f32 = 2.0;
 
 /// Reads a joint's coordinate from the world.

@@ -1,20 +1,15 @@
 //! The fixed-timestep `Stepper` (accumulator, alpha, step cap, interpolation) and the
 //! `PhysicsThread` (fixed-rate thread, ordered commands, whole frames, clean stop).
 
-use impetus::{
-    BodyDef, Error, PhysicsThread, Quat, ShapeDef, Stepper, Transform, Vec3, World, WorldDef,
-};
+mod common;
+
+use impetus::{BodyDef, Error, PhysicsThread, Quat, ShapeDef, Stepper, Transform, Vec3, World};
 use std::time::{Duration, Instant};
 
 const HZ: f32 = 240.0;
 
 fn world() -> World {
-    World::new(WorldDef {
-        gravity: Vec3::ZERO,
-        worker_count: 1,
-        ..Default::default()
-    })
-    .unwrap()
+    common::world(Vec3::ZERO, 1)
 }
 
 fn ball(w: &mut World, position: Vec3, velocity: Vec3) -> impetus::BodyId {

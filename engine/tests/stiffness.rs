@@ -6,20 +6,19 @@
 //! soft step as it is (a contact is a spring of `m_eff ω²` whatever it carries) and say by
 //! how much; `cargo test --release --test stiffness -- --ignored --nocapture` runs them.
 
+mod common;
+
+use common::DT;
 use impetus::{
     BodyDef, BodyId, BodyType, JointDef, JointKind, Quat, ShapeDef, Vec3, World, WorldDef,
 };
 
-const DT: f32 = 1.0 / 60.0;
-
 fn world(contact_hertz: f32) -> World {
-    World::new(WorldDef {
-        worker_count: 1,
+    common::world_from(WorldDef {
         enable_sleep: false,
         contact_hertz,
-        ..Default::default()
+        ..common::def(1)
     })
-    .unwrap()
 }
 
 fn ground(w: &mut World) {

@@ -1,0 +1,199 @@
+//! Golden state hashes: every scene of `impetus-bench list` (but `large_world`, 100k bodies),
+//! stepped 60 steps of `DT` at 1 and at 2 threads, must end in the pinned state hash, the
+//! figure `impetus-bench run NAME --steps 60 --threads T --json F` reports as `state_hash`.
+//!
+//! A hash moves when the engine's arithmetic moves, even by one ulp. That may be deliberate
+//! (a new solver step, a reordered sum); then update [`GOLDEN`] in the same commit and say in
+//! its message which hashes moved and why. To print the whole table, ready to paste:
+//!
+//! ```text
+//! GOLDEN_PRINT=1 cargo test -p impetus-scenes --test golden golden_table -- --nocapture
+//! ```
+//!
+//! The debug build (`cargo test -p impetus-scenes --test golden`; dev is opt-level 1) runs
+//! every scene: about 15 s on two free cores (36 s on two busy ones), 8 s with `--release`.
+
+use std::time::Instant;
+
+use impetus::World;
+use impetus_scenes::{find, world_def, Params, DT, SCENES};
+
+/// Steps each scene runs before its state is hashed.
+const STEPS: usize = 60;
+
+/// The thread counts each scene runs at.
+const THREADS: [usize; 2] = [1, 2];
+
+/// The scene `list` prints that is left out: 100,000 bodies (its 10k sibling stands for it).
+const SKIPPED: &str = "large_world";
+
+/// `(scene, threads, state hash)` after [`STEPS`] steps.
+#[rustfmt::skip]
+const GOLDEN: &[(&str, usize, u64)] = &[
+    ("pyramid", 1, 0x3dd86eaa04dfe300),
+    ("pyramid", 2, 0x3dd86eaa04dfe300),
+    ("large_pyramid", 1, 0x5dd9855e2a901c41),
+    ("large_pyramid", 2, 0x5dd9855e2a901c41),
+    ("many_pyramids", 1, 0x90d0133ca6b383f4),
+    ("many_pyramids", 2, 0x90d0133ca6b383f4),
+    ("pile", 1, 0xd0f574418d3e7dd7),
+    ("pile", 2, 0xd0f574418d3e7dd7),
+    ("towers", 1, 0x001f1b3042da8006),
+    ("towers", 2, 0x001f1b3042da8006),
+    ("mass_ratio", 1, 0x9bc493db6c98efe2),
+    ("mass_ratio", 2, 0x9bc493db6c98efe2),
+    ("rain", 1, 0x90f04420fbee892c),
+    ("rain", 2, 0x90f04420fbee892c),
+    ("mesh_pile", 1, 0x1d74aa912a66b638),
+    ("mesh_pile", 2, 0x1d74aa912a66b638),
+    ("large_world_10k", 1, 0x4ef37212d78e478e),
+    ("large_world_10k", 2, 0x4ef37212d78e478e),
+    ("joint_grid", 1, 0x82aa62c40d045ffd),
+    ("joint_grid", 2, 0x82aa62c40d045ffd),
+    ("bridge", 1, 0xa08c755bcc789223),
+    ("bridge", 2, 0xa08c755bcc789223),
+    ("chain", 1, 0xf15f0fb321a45213),
+    ("chain", 2, 0xf15f0fb321a45213),
+    ("heavy_chain", 1, 0x981524852e6be95c),
+    ("heavy_chain", 2, 0x981524852e6be95c),
+    ("ragdolls", 1, 0x7586e6c9547df09a),
+    ("ragdolls", 2, 0x7586e6c9547df09a),
+    ("door", 1, 0xf0372dcc56f13e1f),
+    ("door", 2, 0xf0372dcc56f13e1f),
+    ("tumbler", 1, 0x26a3899f4f30e469),
+    ("tumbler", 2, 0x26a3899f4f30e469),
+];
+
+/// Builds `name` as the bench does and returns its state hash after [`STEPS`] steps.
+fn hash_after(name: &str, threads: usize) -> u64 {
+    let mut w = World::new(world_def(threads)).unwrap();
+    find(name)
+        .unwrap_or_else(|| panic!("no scene called {name}"))
+        .build(&mut w, &Params::default())
+        .unwrap();
+    for _ in 0..STEPS {
+        w.step(DT).unwrap();
+    }
+    w.state_hash()
+}
+
+fn pinned(name: &str, threads: usize) -> u64 {
+    GOLDEN
+        .iter()
+        .find(|&&(n, t, _)| n == name && t == threads)
+        .unwrap_or_else(|| panic!("no golden hash for {name} at {threads} threads"))
+        .2
+}
+
+/// Runs `scenes` at every thread count and fails, naming each one that moved, unless every
+/// hash equals its pinned value.
+fn check(scenes: &[&str]) {
+    let mut moved = Vec::new();
+    for &name in scenes {
+        for threads in THREADS {
+            let t = Instant::now();
+            let got = hash_after(name, threads);
+            let want = pinned(name, threads);
+            println!(
+                "{name} at {threads} threads: {got:016x} ({:.1} s)",
+                t.elapsed().as_secs_f64()
+            );
+            if got != want {
+                moved.push(format!(
+                    "  {name} at {threads} thread(s): pinned {want:016x}, now {got:016x}"
+                ));
+            }
+        }
+    }
+    assert!(
+        moved.is_empty(),
+        "golden state hash moved after {STEPS} steps:\n{}\n\
+         If the change is deliberate, update GOLDEN in bench-scenes/tests/golden.rs (print the \
+         whole table with `GOLDEN_PRINT=1 cargo test -p impetus-scenes --test golden \
+         golden_table -- --nocapture`) and say in the commit message which hashes moved and why.",
+        moved.join("\n")
+    );
+}
+
+/// The table covers exactly the scenes `impetus-bench list` prints, but [`SKIPPED`], and each
+/// at every thread count, so a new scene cannot go unpinned.
+#[test]
+fn table_covers_every_scene() {
+    let mut want: Vec<(&str, usize)> = SCENES
+        .iter()
+        .filter(|s| s.name != SKIPPED)
+        .flat_map(|s| THREADS.map(|t| (s.name, t)))
+        .collect();
+    let mut have: Vec<(&str, usize)> = GOLDEN.iter().map(|&(n, t, _)| (n, t)).collect();
+    want.sort();
+    have.sort();
+    assert_eq!(
+        have, want,
+        "GOLDEN does not list every scene at 1 and 2 threads"
+    );
+    let mut grouped: Vec<&str> = GROUPS.concat();
+    grouped.sort();
+    let mut names: Vec<&str> = SCENES
+        .iter()
+        .map(|s| s.name)
+        .filter(|&n| n != SKIPPED)
+        .collect();
+    names.sort();
+    assert_eq!(grouped, names, "every scene belongs to one test group");
+}
+
+/// Prints the table for [`GOLDEN`] when `GOLDEN_PRINT` is set; does nothing otherwise.
+#[test]
+fn golden_table() {
+    if std::env::var_os("GOLDEN_PRINT").is_none() {
+        return;
+    }
+    println!("const GOLDEN: &[(&str, usize, u64)] = &[");
+    for s in SCENES.iter().filter(|s| s.name != SKIPPED) {
+        for threads in THREADS {
+            println!(
+                "    ({:?}, {threads}, 0x{:016x}),",
+                s.name,
+                hash_after(s.name, threads)
+            );
+        }
+    }
+    println!("];");
+}
+
+/// The test groups, each one `#[test]` below, balanced for two cores: in a debug build
+/// many_pyramids takes about a third of the time, each other group a sixth to a quarter.
+const GROUPS: [&[&str]; 4] = [STACKS, MANY_PYRAMIDS, PILES, JOINTS];
+
+const STACKS: &[&str] = &["pyramid", "large_pyramid", "towers", "mass_ratio"];
+const MANY_PYRAMIDS: &[&str] = &["many_pyramids"];
+const PILES: &[&str] = &["pile", "rain", "mesh_pile", "large_world_10k"];
+const JOINTS: &[&str] = &[
+    "joint_grid",
+    "bridge",
+    "chain",
+    "heavy_chain",
+    "ragdolls",
+    "door",
+    "tumbler",
+];
+
+#[test]
+fn stacks() {
+    check(STACKS);
+}
+
+#[test]
+fn many_pyramids() {
+    check(MANY_PYRAMIDS);
+}
+
+#[test]
+fn piles() {
+    check(PILES);
+}
+
+#[test]
+fn joints() {
+    check(JOINTS);
+}
