@@ -83,7 +83,7 @@ fn short_towers_come_to_rest() {
                     .total_cmp(&(p0.x - tower_x(j)).abs())
             })
             .unwrap();
-        fastest[k] = fastest[k].max(w.linear_velocity(id).unwrap().length());
+        fastest[k] = fastest[k].max(w.body_linear_velocity(id).unwrap().length());
     }
     for (n, v) in TOWER_HEIGHTS.iter().zip(fastest) {
         println!("tower of {n:2} boxes: max speed at step 600 {v:.4} m/s");
@@ -471,7 +471,7 @@ fn ragdolls_start_apart_and_thrown_boxes_start_moving() {
         .collect();
     assert_eq!(thrown.len(), 48);
     for &i in &thrown {
-        let v = w.linear_velocity(ids[i]).unwrap();
+        let v = w.body_linear_velocity(ids[i]).unwrap();
         assert!((v - recipe.bodies[i].linear_velocity).length() < 1.0e-6);
     }
     #[cfg(feature = "rapier")]
@@ -619,7 +619,7 @@ fn tumbler_turns_at_its_motor_speed_and_keeps_its_boxes() {
 /// The mass of recipe body `i` in the impetus world and (with rapier) in the rapier world.
 fn masses(recipe: &impetus_scenes::Recipe, i: usize) -> Vec<f32> {
     let (w, ids) = build_recipe_ids(recipe, 1);
-    let mut m = vec![w.mass_properties(ids[i]).unwrap().mass];
+    let mut m = vec![w.body_mass_properties(ids[i]).unwrap().mass];
     #[cfg(feature = "rapier")]
     {
         let rs = impetus_scenes::rapier::build_rapier(recipe, 1).unwrap();

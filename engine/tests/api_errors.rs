@@ -219,7 +219,7 @@ fn stale_ids_are_rejected_everywhere() {
     );
     let stale = Err(Error::StaleHandle { kind: "BodyId" });
     assert_eq!(w.body_position(b).map(|_| ()), stale);
-    assert_eq!(w.set_linear_velocity(b, Vec3::X), stale);
+    assert_eq!(w.set_body_linear_velocity(b, Vec3::X), stale);
     assert_eq!(w.apply_force(b, Vec3::X, Vec3::ZERO), stale);
     assert_eq!(w.remove_body(b), stale);
     assert_eq!(w.add_shape(b, &ShapeDef::sphere(1.0)).map(|_| ()), stale);
@@ -250,7 +250,10 @@ fn setters_reject_non_finite_values_and_wrong_body_types() {
         .unwrap();
     let b = w.create_body(&BodyDef::default()).unwrap();
     assert_eq!(
-        field_of(w.set_linear_velocity(b, Vec3::splat(f32::NAN)).unwrap_err()),
+        field_of(
+            w.set_body_linear_velocity(b, Vec3::splat(f32::NAN))
+                .unwrap_err()
+        ),
         "linear_velocity"
     );
     assert_eq!(
@@ -272,7 +275,7 @@ fn setters_reject_non_finite_values_and_wrong_body_types() {
         "rotation"
     );
     assert_eq!(
-        field_of(w.set_damping(b, -1.0, 0.0).unwrap_err()),
+        field_of(w.set_body_damping(b, -1.0, 0.0).unwrap_err()),
         "linear_damping"
     );
     let bad_mass = MassProperties {
@@ -280,7 +283,7 @@ fn setters_reject_non_finite_values_and_wrong_body_types() {
         inertia: Vec3::ONE,
     };
     assert_eq!(
-        field_of(w.set_mass_properties(b, bad_mass).unwrap_err()),
+        field_of(w.set_body_mass_properties(b, bad_mass).unwrap_err()),
         "MassProperties::mass"
     );
     let bad_inertia = MassProperties {
@@ -288,11 +291,11 @@ fn setters_reject_non_finite_values_and_wrong_body_types() {
         inertia: Vec3::new(1.0, -1.0, 1.0),
     };
     assert_eq!(
-        field_of(w.set_mass_properties(b, bad_inertia).unwrap_err()),
+        field_of(w.set_body_mass_properties(b, bad_inertia).unwrap_err()),
         "MassProperties::inertia"
     );
     assert!(matches!(
-        w.set_linear_velocity(st, Vec3::X),
+        w.set_body_linear_velocity(st, Vec3::X),
         Err(Error::Unsupported { .. })
     ));
     assert!(matches!(
@@ -300,8 +303,8 @@ fn setters_reject_non_finite_values_and_wrong_body_types() {
         Err(Error::Unsupported { .. })
     ));
     // Nothing above changed the body.
-    assert_eq!(w.linear_velocity(b).unwrap(), Vec3::ZERO);
-    assert_eq!(w.mass_properties(b).unwrap().mass, 1.0);
+    assert_eq!(w.body_linear_velocity(b).unwrap(), Vec3::ZERO);
+    assert_eq!(w.body_mass_properties(b).unwrap().mass, 1.0);
 }
 
 #[test]
@@ -311,7 +314,7 @@ fn mass_follows_shapes() {
     let s1 = w
         .add_shape(b, &ShapeDef::cuboid(Vec3::splat(0.5)).with_density(100.0))
         .unwrap();
-    assert!((w.mass_properties(b).unwrap().mass - 100.0).abs() < 1e-3);
+    assert!((w.body_mass_properties(b).unwrap().mass - 100.0).abs() < 1e-3);
     let s2 = w
         .add_shape(
             b,
@@ -321,12 +324,12 @@ fn mass_follows_shapes() {
         )
         .unwrap();
     let shell = 3.0 * 4.0 / 3.0 * std::f32::consts::PI * (1.0 - 0.125);
-    assert!((w.mass_properties(b).unwrap().mass - 100.0 - shell).abs() < 1e-2);
+    assert!((w.body_mass_properties(b).unwrap().mass - 100.0 - shell).abs() < 1e-2);
     w.remove_shape(s1).unwrap();
-    assert!((w.mass_properties(b).unwrap().mass - shell).abs() < 1e-3);
+    assert!((w.body_mass_properties(b).unwrap().mass - shell).abs() < 1e-3);
     w.remove_shape(s2).unwrap();
     assert_eq!(
-        w.mass_properties(b).unwrap().mass,
+        w.body_mass_properties(b).unwrap().mass,
         1.0,
         "a shapeless dynamic body weighs 1 kg"
     );

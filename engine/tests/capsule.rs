@@ -81,7 +81,7 @@ fn capsule_lying_on_the_ground_rests_at_its_radius() {
             "plane {plane}: drifted to {p}"
         );
         assert!(u.x.abs() > 0.9999, "plane {plane}: axis {u}");
-        assert!(w.linear_velocity(c).unwrap().length() < 0.01);
+        assert!(w.body_linear_velocity(c).unwrap().length() < 0.01);
     }
 }
 
@@ -150,7 +150,7 @@ fn crosswise_capsule_stack_settles() {
             "capsule {k} axis {}",
             axis(&w, c)
         );
-        assert!(w.linear_velocity(c).unwrap().length() < 0.05);
+        assert!(w.body_linear_velocity(c).unwrap().length() < 0.05);
     }
 }
 
@@ -189,10 +189,10 @@ fn capsule_rolls_down_a_slope_at_the_closed_form_rate() {
     for i in 1..=120 {
         w.step(DT).unwrap();
         if i == 30 {
-            v[0] = w.linear_velocity(c).unwrap().dot(down);
+            v[0] = w.body_linear_velocity(c).unwrap().dot(down);
         }
         if i == 120 {
-            v[1] = w.linear_velocity(c).unwrap().dot(down);
+            v[1] = w.body_linear_velocity(c).unwrap().dot(down);
         }
     }
     let a = (v[1] - v[0]) / 1.5;
@@ -202,7 +202,7 @@ fn capsule_rolls_down_a_slope_at_the_closed_form_rate() {
         G * theta.sin()
     );
     // Rolling: the contact point is at rest, v = ω r.
-    let omega = w.angular_velocity(c).unwrap().length();
+    let omega = w.body_angular_velocity(c).unwrap().length();
     assert!(
         (omega * r / v[1] - 1.0).abs() < 0.03,
         "ω r = {}, v = {}",
@@ -414,8 +414,8 @@ fn fast_capsule_never_passes_a_thin_wall() {
         );
         let start = aim - Vec3::X * (0.5 + 6.0 * unit());
         w.set_body_transform(c, start, q).unwrap();
-        w.set_linear_velocity(c, Vec3::X * 300.0).unwrap();
-        w.set_angular_velocity(c, Vec3::ZERO).unwrap();
+        w.set_body_linear_velocity(c, Vec3::X * 300.0).unwrap();
+        w.set_body_angular_velocity(c, Vec3::ZERO).unwrap();
         let (mut through, mut hit) = (false, false);
         for _ in 0..4 {
             w.step(DT).unwrap();

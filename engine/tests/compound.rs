@@ -42,10 +42,10 @@ fn cuboid_at(h: Vec3, p: Vec3) -> ShapeDef {
 
 /// World inertia tensor `R diag(I) Rᵀ` of a body (about its centre of mass).
 fn world_inertia(w: &World, b: BodyId) -> glam::Mat3 {
-    let frame = w.local_center_of_mass(b).unwrap();
+    let frame = w.body_local_center_of_mass(b).unwrap();
     let q = w.body_rotation(b).unwrap() * frame.q;
     let r = glam::Mat3::from_quat(q);
-    let i = w.mass_properties(b).unwrap().inertia;
+    let i = w.body_mass_properties(b).unwrap().inertia;
     r * glam::Mat3::from_diagonal(i) * r.transpose()
 }
 
@@ -66,16 +66,16 @@ fn two_boxes_side_by_side_are_one_box() {
         half_extents: Vec3::new(1.0, 0.5, 0.5),
     }
     .mass_properties(1000.0);
-    let mp = w.mass_properties(b).unwrap();
+    let mp = w.body_mass_properties(b).unwrap();
     assert!((mp.mass - one.mass).abs() < 1e-3, "{mp:?} {one:?}");
     // Symmetric parts: the axes stay the body's, in order.
     assert!((mp.inertia - one.inertia).length() < 1e-2, "{mp:?} {one:?}");
-    let frame = w.local_center_of_mass(b).unwrap();
+    let frame = w.body_local_center_of_mass(b).unwrap();
     assert!((frame.p - Vec3::new(2.0, 0.0, 0.0)).length() < 1e-6);
     assert!(frame.q.dot(Quat::IDENTITY).abs() > 1.0 - 1e-6);
     // The body stays where it was put; its centre of mass is off the origin.
     assert_eq!(w.body_position(b).unwrap(), Vec3::ZERO);
-    assert!((w.center_of_mass(b).unwrap() - Vec3::new(2.0, 0.0, 0.0)).length() < 1e-6);
+    assert!((w.body_center_of_mass(b).unwrap() - Vec3::new(2.0, 0.0, 0.0)).length() < 1e-6);
 }
 
 /// Membership of a point (body frame) in one of the test parts.
@@ -156,8 +156,8 @@ fn asymmetric_compound_matches_numerical_integration() {
     let trace = s.x_axis.x + s.y_axis.y + s.z_axis.z;
     let reference = glam::DMat3::from_diagonal(glam::DVec3::splat(trace)) - s;
 
-    let mp = w.mass_properties(b).unwrap();
-    let frame = w.local_center_of_mass(b).unwrap();
+    let mp = w.body_mass_properties(b).unwrap();
+    let frame = w.body_local_center_of_mass(b).unwrap();
     assert!(
         (mp.mass as f64 / m - 1.0).abs() < 0.01,
         "{} vs {m}",
@@ -209,17 +209,17 @@ fn free_hammer_turns_about_its_center_of_mass() {
     );
     let v = Vec3::new(1.0, 0.5, -0.25);
     let omega = Vec3::new(0.3, 0.2, 6.0);
-    w.set_linear_velocity(b, v).unwrap();
-    w.set_angular_velocity(b, omega).unwrap();
-    let c0 = w.center_of_mass(b).unwrap();
-    let reach = w.local_center_of_mass(b).unwrap().p.length();
+    w.set_body_linear_velocity(b, v).unwrap();
+    w.set_body_angular_velocity(b, omega).unwrap();
+    let c0 = w.body_center_of_mass(b).unwrap();
+    let reach = w.body_local_center_of_mass(b).unwrap().p.length();
     assert!(reach > 0.5, "{reach}");
-    let momentum = |w: &World| world_inertia(w, b) * w.angular_velocity(b).unwrap();
+    let momentum = |w: &World| world_inertia(w, b) * w.body_angular_velocity(b).unwrap();
     let l0 = momentum(&w);
     for step in 1..=240 {
         w.step(DT).unwrap();
         let t = step as f32 * DT;
-        let c = w.center_of_mass(b).unwrap();
+        let c = w.body_center_of_mass(b).unwrap();
         assert!((c - (c0 + v * t)).length() < 1e-3, "step {step}: {c}");
         let o = w.body_position(b).unwrap();
         assert!(((o - c).length() - reach).abs() < 1e-4, "step {step}");
@@ -252,7 +252,7 @@ fn table_stands_on_its_legs() {
     // Body origin at the floor under the legs: it lands at y = 0 (within the slop).
     assert!(xf.p.y.abs() < 0.01 && xf.p.y < 0.001, "{xf:?}");
     assert!(xf.q.dot(Quat::IDENTITY).abs() > 0.9999, "{xf:?}");
-    assert!(w.linear_velocity(t).unwrap().length() < 0.01);
+    assert!(w.body_linear_velocity(t).unwrap().length() < 0.01);
     // Only the legs touch the floor: four points, all at the legs' feet.
     let points: Vec<Vec3> = w
         .contacts()
@@ -295,7 +295,7 @@ fn table_stands_on_a_height_field() {
         }
         (
             w.body_transform(t).unwrap(),
-            w.linear_velocity(t).unwrap().length(),
+            w.body_linear_velocity(t).unwrap().length(),
         )
     };
     let (on_plane, _) = rest(false);
@@ -382,8 +382,9 @@ fn adding_a_part_keeps_pose_velocity_and_joints() {
     let pose = w.body_transform(bob).unwrap();
     let probe = pose.transform_point(Vec3::new(0.3, 0.2, 0.1));
     let speed_at = |w: &World| {
-        let c = w.center_of_mass(bob).unwrap();
-        w.linear_velocity(bob).unwrap() + w.angular_velocity(bob).unwrap().cross(probe - c)
+        let c = w.body_center_of_mass(bob).unwrap();
+        w.body_linear_velocity(bob).unwrap()
+            + w.body_angular_velocity(bob).unwrap().cross(probe - c)
     };
     let v_before = speed_at(&w);
     w.add_shape(
@@ -480,7 +481,7 @@ fn tables_fall_the_same_on_one_and_two_threads() {
                     (k / 3) as f32 * 0.3,
                 ),
             );
-            w.set_angular_velocity(t, Vec3::new(0.5, k as f32 * 0.1, -0.3))
+            w.set_body_angular_velocity(t, Vec3::new(0.5, k as f32 * 0.1, -0.3))
                 .unwrap();
         }
         for _ in 0..200 {

@@ -58,8 +58,8 @@ fn fire_at_wall(friction: f32) -> (usize, usize, f32) {
         let dir = Quat::from_rotation_y(yaw) * Quat::from_rotation_z(pitch) * Vec3::X;
         let start = aim - dir * rng.range(0.5, 8.0);
         w.set_body_transform(ball, start, Quat::IDENTITY).unwrap();
-        w.set_linear_velocity(ball, dir * 500.0).unwrap();
-        w.set_angular_velocity(ball, Vec3::ZERO).unwrap();
+        w.set_body_linear_velocity(ball, dir * 500.0).unwrap();
+        w.set_body_angular_velocity(ball, Vec3::ZERO).unwrap();
         let (mut through, mut hit) = (false, false);
         for _ in 0..4 {
             w.step(DT).unwrap();
@@ -174,7 +174,7 @@ fn bullet_plank_lands_on_a_resting_dynamic_box() {
         );
         // Launched after its bounds were computed at rest: no pair with the box exists
         // when it sets off, so no speculative contact can catch it.
-        w.set_linear_velocity(plank, Vec3::new(0.0, -80.0, 0.0))
+        w.set_body_linear_velocity(plank, Vec3::new(0.0, -80.0, 0.0))
             .unwrap();
         assert_eq!(w.is_bullet(plank).unwrap(), bullet);
         let mut gaps = Vec::new();

@@ -64,21 +64,21 @@ fn light_sphere_floats_at_its_draft() {
         );
         run(&mut w, 30.0);
         let y = w.body_position(b).unwrap().y;
-        let mass = w.mass_properties(b).unwrap().mass;
+        let mass = w.body_mass_properties(b).unwrap().mass;
         let volume = 4.0 / 3.0 * PI * r * r * r;
         let expected = mass / volume / 1000.0; // ρ_body / ρ_water
         let got = cap_fraction(r, y);
         let engine = w.submersion(b, fluid).unwrap().fraction();
         println!(
             "sphere ρ {density} inner {inner}: submerged {got:.4} (engine {engine:.4}), closed form {expected:.4}, y {y:.4}, |v| {:.2e}",
-            w.linear_velocity(b).unwrap().length()
+            w.body_linear_velocity(b).unwrap().length()
         );
         assert!(
             (got - expected).abs() < 0.02 * expected,
             "{got} vs {expected}"
         );
         assert!((engine - got).abs() < 1e-3);
-        assert!(w.linear_velocity(b).unwrap().length() < 1e-3);
+        assert!(w.body_linear_velocity(b).unwrap().length() < 1e-3);
     }
 }
 
@@ -96,7 +96,7 @@ fn steel_sphere_sinks() {
     );
     run(&mut w, 3.0);
     let p = w.body_position(b).unwrap();
-    let v = w.linear_velocity(b).unwrap();
+    let v = w.body_linear_velocity(b).unwrap();
     println!("steel sphere after 3 s: y {:.2}, v_y {:.3}", p.y, v.y);
     assert!(p.y < -1.0, "y {}", p.y);
     assert!(v.y < -0.5);
@@ -182,8 +182,8 @@ fn terminal(shape: ShapeDef, cd: f32, area: f32) -> (f32, f32) {
         shape,
     );
     run(&mut w, 15.0);
-    let v = w.linear_velocity(b).unwrap();
-    let m = w.mass_properties(b).unwrap().mass;
+    let v = w.body_linear_velocity(b).unwrap();
+    let m = w.body_mass_properties(b).unwrap().mass;
     let expected = (2.0 * m * G / (1.225 * cd * area)).sqrt();
     (-v.y, expected)
 }
@@ -217,7 +217,7 @@ fn drag_never_reverses_a_body() {
     );
     for _ in 0..10 {
         w.step(DT).unwrap();
-        let v = w.linear_velocity(b).unwrap();
+        let v = w.body_linear_velocity(b).unwrap();
         assert!(v.x >= 0.0 && v.x.is_finite(), "v {v}");
     }
 }
@@ -286,7 +286,7 @@ fn bad_input_names_the_field() {
     );
     let b = w.create_body(&BodyDef::default()).unwrap();
     assert_eq!(
-        field(w.set_drag_coefficient(b, f32::NAN).unwrap_err()),
+        field(w.set_body_drag_coefficient(b, f32::NAN).unwrap_err()),
         "drag_coefficient"
     );
     assert_eq!(
@@ -308,5 +308,5 @@ fn bad_input_names_the_field() {
     );
     assert!(w.submersion(b, f).is_err());
     w.remove_body(b).unwrap();
-    assert!(w.set_drag_coefficient(b, 1.0).is_err());
+    assert!(w.set_body_drag_coefficient(b, 1.0).is_err());
 }

@@ -84,7 +84,7 @@ fn ramp(degrees: f32) -> (f32, f32, f32) {
     let (mut v1, mut v2) = (0.0, 0.0);
     for i in 1..=120 {
         w.step(DT).unwrap();
-        let v = w.linear_velocity(b).unwrap().x;
+        let v = w.body_linear_velocity(b).unwrap().x;
         if i == 60 {
             v1 = v;
         }
@@ -129,12 +129,13 @@ fn thrown_block_stops_at_the_kinetic_distance() {
         for _ in 0..30 {
             w.step(DT).unwrap();
         }
-        w.set_linear_velocity(b, Vec3::new(v0, 0.0, 0.0)).unwrap();
+        w.set_body_linear_velocity(b, Vec3::new(v0, 0.0, 0.0))
+            .unwrap();
         let x0 = w.body_position(b).unwrap().x;
         for _ in 0..180 {
             w.step(DT).unwrap();
         }
-        let v = w.linear_velocity(b).unwrap().length();
+        let v = w.body_linear_velocity(b).unwrap().length();
         let d = w.body_position(b).unwrap().x - x0;
         let expected = v0 * v0 / (2.0 * MU_K * G);
         println!("v0 {v0}: slid {d} m, closed form {expected} m");
@@ -181,14 +182,15 @@ fn rolling_ball_stops_at_the_rolling_resistance_distance() {
             w.step(DT).unwrap();
         }
         // Rolling without slipping along +x: ω = v / R about −z.
-        w.set_linear_velocity(b, Vec3::new(v0, 0.0, 0.0)).unwrap();
-        w.set_angular_velocity(b, Vec3::new(0.0, 0.0, -v0 / radius))
+        w.set_body_linear_velocity(b, Vec3::new(v0, 0.0, 0.0))
+            .unwrap();
+        w.set_body_angular_velocity(b, Vec3::new(0.0, 0.0, -v0 / radius))
             .unwrap();
         let x0 = w.body_position(b).unwrap().x;
         for _ in 0..360 {
             w.step(DT).unwrap();
         }
-        let v = w.linear_velocity(b).unwrap().length();
+        let v = w.body_linear_velocity(b).unwrap().length();
         let d = w.body_position(b).unwrap().x - x0;
         let expected = 7.0 * v0 * v0 / (10.0 * mu_r * G);
         println!("v0 {v0}: rolled {d} m, closed form {expected} m, speed {v}");
@@ -213,7 +215,7 @@ fn rolling_ball_stops_at_the_rolling_resistance_distance() {
     for _ in 0..120 {
         w.step(DT).unwrap();
     }
-    let v = w.linear_velocity(b).unwrap().x;
+    let v = w.body_linear_velocity(b).unwrap().x;
     assert!(
         (v - 1.0).abs() < 0.01,
         "a ball without rolling resistance slowed to {v}"

@@ -78,7 +78,10 @@ fn box_hull_rests_like_a_box() {
         q,
         &ShapeDef::cuboid(h),
     );
-    assert!((w.mass_properties(a).unwrap().mass - w.mass_properties(b).unwrap().mass).abs() < 1e-3);
+    assert!(
+        (w.body_mass_properties(a).unwrap().mass - w.body_mass_properties(b).unwrap().mass).abs()
+            < 1e-3
+    );
     for _ in 0..180 {
         w.step(DT).unwrap();
     }
@@ -86,7 +89,7 @@ fn box_hull_rests_like_a_box() {
     assert!((pa.y - h.y).abs() < 0.01, "hull at {pa}");
     assert!((pa.y - pb.y).abs() < 2e-3, "hull {pa} box {pb}");
     assert!((pa.x + 2.0).abs() < 0.01 && pa.z.abs() < 0.01, "{pa}");
-    assert!(w.linear_velocity(a).unwrap().length() < 0.01);
+    assert!(w.body_linear_velocity(a).unwrap().length() < 0.01);
 }
 
 fn rock(seed: u64) -> Arc<ConvexHull> {
@@ -124,8 +127,8 @@ fn random_rocks_come_to_rest_deterministically() {
     for &b in &ids {
         assert_eq!(w1.body_position(b).unwrap(), w2.body_position(b).unwrap());
         assert_eq!(w1.body_rotation(b).unwrap(), w2.body_rotation(b).unwrap());
-        let v = w1.linear_velocity(b).unwrap().length();
-        let om = w1.angular_velocity(b).unwrap().length();
+        let v = w1.body_linear_velocity(b).unwrap().length();
+        let om = w1.body_angular_velocity(b).unwrap().length();
         assert!(v < 0.02 && om < 0.05, "body still moving: v {v} ω {om}");
         let p = w1.body_position(b).unwrap();
         assert!(p.y > 0.0 && p.y < 0.5, "rock at {p}");
@@ -258,8 +261,8 @@ fn hulls_settle_on_a_box_and_on_each_other() {
         assert!(p.with_y(0.0).length() < 0.02, "slab {k} at {p}");
     }
     for &b in [stone].iter().chain(&tets).chain(&stack).chain(&[cube]) {
-        let v = w.linear_velocity(b).unwrap().length();
-        let om = w.angular_velocity(b).unwrap().length();
+        let v = w.body_linear_velocity(b).unwrap().length();
+        let om = w.body_angular_velocity(b).unwrap().length();
         assert!(v < 0.02 && om < 0.05, "body still moving: v {v} ω {om}");
         let p = w.body_position(b).unwrap();
         assert!(p.y > 0.0 && p.y < 1.2, "{p}");
@@ -296,7 +299,7 @@ fn capsule_rests_on_a_hull_slab() {
         (p.x - 0.5).abs() < 0.01 && p.z.abs() < 0.01,
         "capsule at {p}"
     );
-    assert!(w.linear_velocity(c).unwrap().length() < 0.01);
+    assert!(w.body_linear_velocity(c).unwrap().length() < 0.01);
 }
 
 /// Queries: a ray hits a hull's face with its normal; a box hull cast along x stops where

@@ -139,7 +139,7 @@ fn chain_with_heavy_end_mass_holds() {
     joint_at(&mut w, JointKind::Ball, prev, ball, end_anchor, Vec3::Z);
     // Give the chain a sideways kick so it swings as well as hangs.
     if std::env::var("NOKICK").is_err() {
-        w.set_linear_velocity(ball, Vec3::new(2.0, 0.0, 0.0))
+        w.set_body_linear_velocity(ball, Vec3::new(2.0, 0.0, 0.0))
             .unwrap();
     }
     // The stretch: the sum of the gaps between the anchors the joints should hold together.
@@ -209,7 +209,7 @@ fn branching_tree_with_heavy_ends_holds() {
                 Some(ShapeDef::sphere(radius)),
             );
             joints.push(joint_at(&mut w, JointKind::Ball, prev, end, at, Vec3::Z));
-            w.set_linear_velocity(end, Vec3::new(0.0, 0.0, 0.5 * (1.0 + k as f32)))
+            w.set_body_linear_velocity(end, Vec3::new(0.0, 0.0, 0.5 * (1.0 + k as f32)))
                 .unwrap();
         }
         let gap = |w: &World, j: JointId| {
@@ -330,7 +330,7 @@ fn hinge_motor_accelerates_then_holds_its_speed() {
         Vec3::ZERO,
         Some(ShapeDef::sphere(radius)),
     );
-    let inertia = w.mass_properties(wheel).unwrap().inertia.z;
+    let inertia = w.body_mass_properties(wheel).unwrap().inertia.z;
     let (speed, torque) = (4.0f32, 2.0f32);
     let j = joint_at(
         &mut w,
@@ -352,7 +352,7 @@ fn hinge_motor_accelerates_then_holds_its_speed() {
     }
     let expected = torque * t / inertia;
     assert!(expected < speed, "the test wants the motor torque-limited");
-    let spin = w.angular_velocity(wheel).unwrap().z;
+    let spin = w.body_angular_velocity(wheel).unwrap().z;
     assert!(
         (spin - expected).abs() < 0.01 * expected,
         "{spin} rad/s after {t} s, closed form {expected}"
@@ -372,7 +372,7 @@ fn hinge_motor_accelerates_then_holds_its_speed() {
     for _ in 0..60 {
         w.step(DT).unwrap();
     }
-    let spin = w.angular_velocity(wheel).unwrap().z;
+    let spin = w.body_angular_velocity(wheel).unwrap().z;
     assert!((spin - speed).abs() < 0.005 * speed, "{spin} rad/s");
     // The reaction torque is the motor's: what it takes to hold the speed (none, no load).
     assert!(w.joint_reaction_torque(j).unwrap().length() < 1.0);
@@ -390,7 +390,7 @@ fn slider_stays_on_its_axis() {
         Vec3::ZERO,
         Some(ShapeDef::cuboid(Vec3::new(0.3, 0.2, 0.4))),
     );
-    let mass = w.mass_properties(cart).unwrap().mass;
+    let mass = w.body_mass_properties(cart).unwrap().mass;
     let kind = JointKind::Slider {
         limits: None,
         motor: None,
@@ -468,7 +468,7 @@ fn breakable_joint_breaks_at_its_threshold_not_before() {
         Vec3::new(0.0, 4.0, 0.0),
         Some(ShapeDef::sphere(0.2)),
     );
-    let mass = w.mass_properties(weight).unwrap().mass;
+    let mass = w.body_mass_properties(weight).unwrap().mass;
     let (xa, xb) = (
         w.body_transform(hook).unwrap(),
         w.body_transform(weight).unwrap(),
@@ -519,9 +519,9 @@ fn breakable_joint_breaks_at_its_threshold_not_before() {
     assert!(event.impulse > threshold);
     assert_eq!(w.joint_def(j), Err(Error::StaleHandle { kind: "JointId" }));
     // The weight falls once free.
-    let v = w.linear_velocity(weight).unwrap().y;
+    let v = w.body_linear_velocity(weight).unwrap().y;
     w.step(DT).unwrap();
-    assert!(w.linear_velocity(weight).unwrap().y < v);
+    assert!(w.body_linear_velocity(weight).unwrap().y < v);
 }
 
 /// Overlapping jointed boxes do not collide unless `collide_connected`; removing the
@@ -741,7 +741,7 @@ fn distance_spring_oscillates_at_its_natural_period() {
         Vec3::new(1.2, 0.0, 0.0),
         Some(ShapeDef::sphere(0.1)),
     );
-    let m = w.mass_properties(mass_body).unwrap().mass;
+    let m = w.body_mass_properties(mass_body).unwrap().mass;
     let k = 40.0 * m;
     let kind = JointKind::Distance {
         min_length: 0.0,
@@ -855,7 +855,7 @@ fn fixed_joint_holds_a_cantilever() {
     let root = xf.transform_point(Vec3::new(-1.0, 0.0, 0.0));
     assert!(tip.y > -0.02, "the tip sagged to {}", tip.y);
     assert!(root.length() < 0.005, "the weld moved to {root}");
-    assert!(w.linear_velocity(beam).unwrap().length() < 0.01);
+    assert!(w.body_linear_velocity(beam).unwrap().length() < 0.01);
 }
 
 /// A motor joint drives a body to a target pose relative to another within its force
@@ -886,11 +886,11 @@ fn motor_joint_drives_to_the_target_pose() {
         correction: 0.3,
     };
     joint_at(&mut w, kind, base, puck, Vec3::ZERO, Vec3::Z);
-    let mass = w.mass_properties(puck).unwrap().mass;
+    let mass = w.body_mass_properties(puck).unwrap().mass;
     let max_force = 5000.0;
     // The first step: no faster than the force limit allows.
     w.step(DT).unwrap();
-    let v = w.linear_velocity(puck).unwrap().length();
+    let v = w.body_linear_velocity(puck).unwrap().length();
     assert!(v <= max_force / mass * DT * 1.001, "{v} m/s after one step");
     for _ in 0..120 {
         w.step(DT).unwrap();

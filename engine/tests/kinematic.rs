@@ -59,7 +59,7 @@ fn platform_lands_on_its_path_and_carries_a_box() {
     let mut worst = 0.0f32;
     for k in 1..=steps {
         let target = path(k as f32 * DT);
-        w.set_target_pose(platform, target).unwrap();
+        w.set_body_target_pose(platform, target).unwrap();
         w.step(DT).unwrap();
         let xf = w.body_transform(platform).unwrap();
         // (|q - t| rather than an angle: acos near 1 turns one ulp into 3e-4 rad.)
@@ -68,7 +68,7 @@ fn platform_lands_on_its_path_and_carries_a_box() {
         worst = worst.max(err);
         assert!(err < 1e-5, "step {k}: pose {xf:?} vs target {target:?}");
         // Stopped until a new target comes.
-        assert_eq!(w.linear_velocity(platform).unwrap(), Vec3::ZERO);
+        assert_eq!(w.body_linear_velocity(platform).unwrap(), Vec3::ZERO);
     }
     let end = w.body_transform(platform).unwrap();
     let carried = end.inv_transform_point(w.body_position(cargo).unwrap());
@@ -97,28 +97,28 @@ fn velocity_during_the_step_and_after() {
         ShapeDef::sphere(0.5),
     );
     let target = Transform::new(Vec3::new(0.1, 0.0, 0.0), Quat::from_rotation_z(0.05));
-    w.set_target_pose(k, target).unwrap();
-    assert_eq!(w.target_pose(k).unwrap(), Some(target));
+    w.set_body_target_pose(k, target).unwrap();
+    assert_eq!(w.body_target_pose(k).unwrap(), Some(target));
     // Set at once (with the last dt) so the broadphase sees the coming motion.
-    let v = w.linear_velocity(k).unwrap();
+    let v = w.body_linear_velocity(k).unwrap();
     assert!((v - Vec3::new(6.0, 0.0, 0.0)).length() < 1e-4, "{v}");
-    let omega = w.angular_velocity(k).unwrap();
+    let omega = w.body_angular_velocity(k).unwrap();
     assert!(
         (omega - Vec3::new(0.0, 0.0, 3.0)).length() < 1e-3,
         "{omega}"
     );
     w.step(DT).unwrap();
     assert_eq!(w.body_transform(k).unwrap(), target);
-    assert_eq!(w.target_pose(k).unwrap(), None);
-    assert_eq!(w.angular_velocity(k).unwrap(), Vec3::ZERO);
+    assert_eq!(w.body_target_pose(k).unwrap(), None);
+    assert_eq!(w.body_angular_velocity(k).unwrap(), Vec3::ZERO);
     // Without a new target it stays.
     w.step(DT).unwrap();
     assert_eq!(w.body_transform(k).unwrap(), target);
     // The last target set before a step wins.
     let other = Transform::new(Vec3::new(0.0, 1.0, 0.0), Quat::IDENTITY);
-    w.set_target_pose(k, Transform::new(Vec3::X, Quat::IDENTITY))
+    w.set_body_target_pose(k, Transform::new(Vec3::X, Quat::IDENTITY))
         .unwrap();
-    w.set_target_pose(k, other).unwrap();
+    w.set_body_target_pose(k, other).unwrap();
     w.step(DT).unwrap();
     assert_eq!(w.body_transform(k).unwrap(), other);
 }
@@ -147,7 +147,7 @@ fn a_kinematic_pusher_moves_a_box() {
     // The pusher walks +x at 1 m/s for 3 s.
     for k in 1..=180 {
         let p = Vec3::new(k as f32 * DT, 0.5, 0.0);
-        w.set_target_pose(pusher, Transform::new(p, Quat::IDENTITY))
+        w.set_body_target_pose(pusher, Transform::new(p, Quat::IDENTITY))
             .unwrap();
         w.step(DT).unwrap();
     }
@@ -173,26 +173,35 @@ fn bad_targets_are_errors() {
         other => panic!("expected InvalidInput, got {other:?}"),
     };
     let nan_p = Transform::new(Vec3::new(f32::NAN, 0.0, 0.0), Quat::IDENTITY);
-    assert_eq!(field(w.set_target_pose(k, nan_p).unwrap_err()), "target.p");
+    assert_eq!(
+        field(w.set_body_target_pose(k, nan_p).unwrap_err()),
+        "target.p"
+    );
     let inf_q = Transform::new(Vec3::ZERO, Quat::from_xyzw(f32::INFINITY, 0.0, 0.0, 1.0));
-    assert_eq!(field(w.set_target_pose(k, inf_q).unwrap_err()), "target.q");
+    assert_eq!(
+        field(w.set_body_target_pose(k, inf_q).unwrap_err()),
+        "target.q"
+    );
     let zero_q = Transform::new(Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0));
-    assert_eq!(field(w.set_target_pose(k, zero_q).unwrap_err()), "target.q");
+    assert_eq!(
+        field(w.set_body_target_pose(k, zero_q).unwrap_err()),
+        "target.q"
+    );
     for not_kinematic in [d, s] {
         assert!(matches!(
-            w.set_target_pose(not_kinematic, Transform::IDENTITY),
+            w.set_body_target_pose(not_kinematic, Transform::IDENTITY),
             Err(Error::Unsupported { .. })
         ));
     }
     // A target of a body removed before the step is dropped.
-    w.set_target_pose(k, Transform::new(Vec3::X, Quat::IDENTITY))
+    w.set_body_target_pose(k, Transform::new(Vec3::X, Quat::IDENTITY))
         .unwrap();
     w.remove_body(k).unwrap();
     assert_eq!(
-        w.set_target_pose(k, Transform::IDENTITY).unwrap_err(),
+        w.set_body_target_pose(k, Transform::IDENTITY).unwrap_err(),
         Error::StaleHandle { kind: "BodyId" }
     );
-    assert!(w.target_pose(k).is_err());
+    assert!(w.body_target_pose(k).is_err());
     w.step(DT).unwrap();
     // A new body in the freed slot is not moved by the old target.
     let k2 = body(

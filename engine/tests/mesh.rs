@@ -91,7 +91,7 @@ fn slide_shape(
     for _ in 0..60 {
         w.step(DT).unwrap();
     }
-    w.set_linear_velocity(b, Vec3::new(1.0, 0.0, 0.3).normalize() * 3.0)
+    w.set_body_linear_velocity(b, Vec3::new(1.0, 0.0, 0.3).normalize() * 3.0)
         .unwrap();
     let mut heights = Vec::new();
     for _ in 0..150 {
@@ -199,16 +199,16 @@ fn without_active_edges_the_seams_bump() {
     for _ in 0..60 {
         w.step(DT).unwrap();
     }
-    w.set_linear_velocity(b, Vec3::new(1.0, 0.0, 0.3).normalize() * 3.0)
+    w.set_body_linear_velocity(b, Vec3::new(1.0, 0.0, 0.3).normalize() * 3.0)
         .unwrap();
     let (mut lo, mut hi) = (f32::MAX, f32::MIN);
     let mut speed_lost = 0.0f32;
     for _ in 0..150 {
-        let before = w.linear_velocity(b).unwrap().length();
+        let before = w.body_linear_velocity(b).unwrap().length();
         w.step(DT).unwrap();
         let y = w.body_position(b).unwrap().y;
         (lo, hi) = (lo.min(y), hi.max(y));
-        speed_lost = speed_lost.max(before - w.linear_velocity(b).unwrap().length());
+        speed_lost = speed_lost.max(before - w.body_linear_velocity(b).unwrap().length());
     }
     // Friction alone takes μ g dt ≈ 0.016 m/s a step; the seams take more, or lift it.
     assert!(
@@ -250,7 +250,7 @@ fn box_rests_in_a_v_groove() {
     let rest = 0.4 * 2f32.sqrt();
     assert!(p.x.abs() < 0.01, "{p}");
     assert!((p.y - rest).abs() < 0.01, "{p}: rest height {rest}");
-    assert!(w.linear_velocity(b).unwrap().length() < 0.05);
+    assert!(w.body_linear_velocity(b).unwrap().length() < 0.05);
     // It leans on both slopes: touching contacts with normals from each.
     let normals: Vec<Vec3> = w.contacts().map(|c| c.normal).collect();
     assert!(normals.iter().any(|n| n.x > 0.6), "{normals:?}");
@@ -399,7 +399,8 @@ fn pair_events_and_removal() {
         let pair = |s: ShapeId| s == mesh || s == boxed;
         for k in 0..120 {
             if k == 30 {
-                w.set_linear_velocity(b, Vec3::new(3.0, 0.0, 1.0)).unwrap();
+                w.set_body_linear_velocity(b, Vec3::new(3.0, 0.0, 1.0))
+                    .unwrap();
             }
             w.step(DT).unwrap();
             begins += w
@@ -417,13 +418,13 @@ fn pair_events_and_removal() {
         for _ in 0..240 {
             w.step(DT).unwrap();
         }
-        assert!(!w.is_awake(b).unwrap());
+        assert!(!w.body_is_awake(b).unwrap());
         if remove_body {
             w.remove_body(g).unwrap();
         } else {
             w.remove_shape(mesh).unwrap();
         }
-        assert!(w.is_awake(b).unwrap());
+        assert!(w.body_is_awake(b).unwrap());
         let y0 = w.body_position(b).unwrap().y;
         w.step(DT).unwrap();
         assert_eq!(w.contact_end_events().len(), 1);
@@ -630,7 +631,10 @@ fn every_shape_rests_on_triangles_as_on_a_plane() {
             for _ in 0..240 {
                 w.step(DT).unwrap();
             }
-            assert!(w.linear_velocity(b).unwrap().length() < 0.05, "{shape:?}");
+            assert!(
+                w.body_linear_velocity(b).unwrap().length() < 0.05,
+                "{shape:?}"
+            );
             rest.push(w.body_position(b).unwrap().y);
         }
         for y in &rest[1..] {
@@ -659,7 +663,7 @@ fn fast_sliding_box_is_not_paused_by_the_sweep() {
         for _ in 0..30 {
             w.step(DT).unwrap();
         }
-        w.set_linear_velocity(b, Vec3::new(40.0, 0.0, 10.0))
+        w.set_body_linear_velocity(b, Vec3::new(40.0, 0.0, 10.0))
             .unwrap();
         for _ in 0..60 {
             w.step(DT).unwrap();

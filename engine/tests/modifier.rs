@@ -64,7 +64,7 @@ fn a_conveyor_belt_carries_a_box_at_its_speed() {
     for _ in 0..120 {
         w.step(DT).unwrap();
     }
-    let v = w.linear_velocity(b).unwrap();
+    let v = w.body_linear_velocity(b).unwrap();
     assert!((v.x - u.x).abs() < 0.02 * u.x, "carried at {v}, belt {u}");
     assert!(v.z.abs() < 1e-3 && v.y.abs() < 1e-2);
     // Position: 0.25 s accelerating (covers u² / 2μg) then at u.
@@ -109,7 +109,7 @@ fn friction_and_restitution_set_per_contact_act() {
     }
     assert!(calls.load(Ordering::Relaxed) > 60);
     // On ice the box keeps its speed; the ball bounces back near its drop height.
-    let v = w.linear_velocity(ice).unwrap().x;
+    let v = w.body_linear_velocity(ice).unwrap().x;
     assert!((v - 2.0).abs() < 0.01, "sliding at {v}");
     let mut top = 0.0f32;
     for _ in 0..90 {
@@ -125,7 +125,7 @@ fn friction_and_restitution_set_per_contact_act() {
     for _ in 0..120 {
         w.step(DT).unwrap();
     }
-    assert!(w.linear_velocity(ice).unwrap().length() < 0.01);
+    assert!(w.body_linear_velocity(ice).unwrap().length() < 0.01);
 }
 
 #[test]

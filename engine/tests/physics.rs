@@ -73,7 +73,7 @@ fn incline(mu: f32) -> (f32, f32, f32) {
     let (mut v05, mut v15) = (0.0, 0.0);
     for i in 1..=120 {
         w.step(DT).unwrap();
-        let v = w.linear_velocity(b).unwrap().dot(down_slope);
+        let v = w.body_linear_velocity(b).unwrap().dot(down_slope);
         if i == 30 {
             v05 = v;
         }
@@ -121,7 +121,7 @@ fn sphere_rebounds_to_e_squared_h() {
         let mut apex = 0.0f32;
         for _ in 0..600 {
             w.step(DT).unwrap();
-            let v = w.linear_velocity(b).unwrap().y;
+            let v = w.body_linear_velocity(b).unwrap().y;
             let y = w.body_position(b).unwrap().y - r;
             if !bounced && v > 0.0 {
                 bounced = true;
@@ -157,12 +157,13 @@ fn box_thrown_across_ground_stops_at_closed_form_distance() {
         w.step(DT).unwrap();
     }
     let v0 = 5.0;
-    w.set_linear_velocity(b, Vec3::new(v0, 0.0, 0.0)).unwrap();
+    w.set_body_linear_velocity(b, Vec3::new(v0, 0.0, 0.0))
+        .unwrap();
     let x0 = w.body_position(b).unwrap().x;
     for _ in 0..240 {
         w.step(DT).unwrap();
     }
-    let v = w.linear_velocity(b).unwrap().length();
+    let v = w.body_linear_velocity(b).unwrap().length();
     let d = w.body_position(b).unwrap().x - x0;
     let expected = v0 * v0 / (2.0 * mu * G);
     assert!(v < 0.01, "still moving at {v} m/s");
@@ -200,7 +201,7 @@ fn tower_of_ten_boxes_stands() {
             (p.x.abs() < 0.01) && (p.z.abs() < 0.01) && (p.y - (0.5 + i as f32)).abs() < 0.05,
             "box {i} moved to {p}"
         );
-        assert!(w.linear_velocity(b).unwrap().length() < 0.01);
+        assert!(w.body_linear_velocity(b).unwrap().length() < 0.01);
     }
 }
 
@@ -231,7 +232,7 @@ fn carried_warm_start_matches_the_contact_pass() {
             Quat::IDENTITY,
             ShapeDef::cuboid(Vec3::splat(0.5)),
         );
-        w.set_linear_velocity(slider, Vec3::new(4.0, 0.0, 1.0))
+        w.set_body_linear_velocity(slider, Vec3::new(4.0, 0.0, 1.0))
             .unwrap();
         boxes.push(slider);
         if with_joint {
@@ -285,9 +286,9 @@ fn resting_body_does_not_gain_energy() {
         ShapeDef::sphere(0.5),
     );
     let energy = |w: &World, id: BodyId| {
-        let m = w.mass_properties(id).unwrap().mass;
-        let v = w.linear_velocity(id).unwrap();
-        let om = w.angular_velocity(id).unwrap();
+        let m = w.body_mass_properties(id).unwrap().mass;
+        let v = w.body_linear_velocity(id).unwrap();
+        let om = w.body_angular_velocity(id).unwrap();
         0.5 * m * v.length_squared() + m * G * w.body_position(id).unwrap().y + om.length_squared()
     };
     for _ in 0..60 {
@@ -307,7 +308,7 @@ fn resting_body_does_not_gain_energy() {
             energy(&w, s)
         );
     }
-    assert!(w.linear_velocity(b).unwrap().length() < 1e-3);
+    assert!(w.body_linear_velocity(b).unwrap().length() < 1e-3);
 }
 
 #[test]
@@ -405,34 +406,34 @@ fn forces_and_impulses_follow_newton() {
         Quat::IDENTITY,
         ShapeDef::sphere(0.5).with_density(1.0),
     );
-    let m = w.mass_properties(b).unwrap().mass;
+    let m = w.body_mass_properties(b).unwrap().mass;
     // F = m a for one second.
     for _ in 0..60 {
         w.apply_force_to_center(b, Vec3::new(2.0 * m, 0.0, 0.0))
             .unwrap();
         w.step(DT).unwrap();
     }
-    let v = w.linear_velocity(b).unwrap();
+    let v = w.body_linear_velocity(b).unwrap();
     assert!((v.x - 2.0).abs() < 1e-3, "v = {v}");
     // An off-centre impulse spins the body: Δω = I⁻¹ (r × J).
-    w.set_linear_velocity(b, Vec3::ZERO).unwrap();
-    let i = w.mass_properties(b).unwrap().inertia.x;
+    w.set_body_linear_velocity(b, Vec3::ZERO).unwrap();
+    let i = w.body_mass_properties(b).unwrap().inertia.x;
     w.apply_linear_impulse(
         b,
         Vec3::new(0.0, 0.0, 1.0),
         w.body_position(b).unwrap() + Vec3::new(0.5, 0.0, 0.0),
     )
     .unwrap();
-    let om = w.angular_velocity(b).unwrap();
+    let om = w.body_angular_velocity(b).unwrap();
     assert!((om.y + 0.5 / i).abs() < 1e-4, "ω = {om}");
-    assert!((w.linear_velocity(b).unwrap().z - 1.0 / m).abs() < 1e-5);
+    assert!((w.body_linear_velocity(b).unwrap().z - 1.0 / m).abs() < 1e-5);
     // Damping: v' = v / (1 + h c) per substep.
-    w.set_damping(b, 1.0, 0.0).unwrap();
-    w.set_angular_velocity(b, Vec3::ZERO).unwrap();
-    w.set_linear_velocity(b, Vec3::X).unwrap();
+    w.set_body_damping(b, 1.0, 0.0).unwrap();
+    w.set_body_angular_velocity(b, Vec3::ZERO).unwrap();
+    w.set_body_linear_velocity(b, Vec3::X).unwrap();
     w.step(DT).unwrap();
     let expected = (1.0f32 / (1.0 + DT / 4.0)).powi(4);
-    assert!((w.linear_velocity(b).unwrap().x - expected).abs() < 1e-5);
+    assert!((w.body_linear_velocity(b).unwrap().x - expected).abs() < 1e-5);
 }
 
 #[test]
@@ -444,7 +445,7 @@ fn gravity_scale_zero_floats() {
         Quat::IDENTITY,
         ShapeDef::sphere(0.5),
     );
-    w.set_gravity_scale(b, 0.0).unwrap();
+    w.set_body_gravity_scale(b, 0.0).unwrap();
     for _ in 0..60 {
         w.step(DT).unwrap();
     }

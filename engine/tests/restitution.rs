@@ -40,9 +40,9 @@ fn kinetic_energy(w: &World, balls: &[BodyId]) -> f32 {
     balls
         .iter()
         .map(|&b| {
-            let m = w.mass_properties(b).unwrap();
-            let v = w.linear_velocity(b).unwrap();
-            let omega = w.angular_velocity(b).unwrap();
+            let m = w.body_mass_properties(b).unwrap();
+            let v = w.body_linear_velocity(b).unwrap();
+            let omega = w.body_angular_velocity(b).unwrap();
             0.5 * m.mass * v.length_squared() + 0.5 * (m.inertia * omega).dot(omega)
         })
         .sum()
@@ -64,7 +64,7 @@ fn row(gap: f32, speed: f32, e: f32) -> (f32, Vec<f32>) {
     }
     let v = balls
         .iter()
-        .map(|&b| w.linear_velocity(b).unwrap().x)
+        .map(|&b| w.body_linear_velocity(b).unwrap().x)
         .collect();
     (max / e0, v)
 }
@@ -150,13 +150,13 @@ fn hanging_newtons_cradle() {
             b
         })
         .collect();
-    let speed = |w: &World, b: BodyId| w.linear_velocity(b).unwrap().length();
+    let speed = |w: &World, b: BodyId| w.body_linear_velocity(b).unwrap().length();
     let mut impact = 0.0;
     let mut struck = false;
     for _ in 0..120 {
         let before = speed(&w, balls[0]);
         w.step(DT).unwrap();
-        if w.linear_velocity(balls[4]).unwrap().x > 0.0 {
+        if w.body_linear_velocity(balls[4]).unwrap().x > 0.0 {
             impact = before;
             struck = true;
             break;
@@ -203,7 +203,7 @@ fn dropped_ball_rebounds_to_e_squared_h() {
         let (mut rebound, mut apex) = (None, 0.0f32);
         for _ in 0..600 {
             w.step(DT).unwrap();
-            let v = w.linear_velocity(b).unwrap().y;
+            let v = w.body_linear_velocity(b).unwrap().y;
             let y = w.body_position(b).unwrap().y - R;
             if rebound.is_none() && v > 0.0 {
                 rebound = Some(ballistic_height(y, v, g));
@@ -256,7 +256,7 @@ fn bouncy_boxes_come_to_rest_in_a_stack() {
         w.step(DT).unwrap();
     }
     for (k, &b) in boxes.iter().enumerate() {
-        let v = w.linear_velocity(b).unwrap().length();
+        let v = w.body_linear_velocity(b).unwrap().length();
         let y = w.body_position(b).unwrap().y;
         assert!(v < 0.01, "box {k} moves at {v} m/s");
         assert!((y - (0.5 + k as f32)).abs() < 0.02, "box {k} at {y}");

@@ -19,8 +19,8 @@ fn free_world() -> World {
 /// Angular momentum `L = R I Rᵀ ω` and kinetic energy `½ ω·L` of a body, in f64.
 fn momentum_energy(w: &World, b: BodyId) -> ([f64; 3], f64) {
     let q = w.body_rotation(b).unwrap();
-    let omega = w.angular_velocity(b).unwrap();
-    let inertia = w.mass_properties(b).unwrap().inertia;
+    let omega = w.body_angular_velocity(b).unwrap();
+    let inertia = w.body_mass_properties(b).unwrap().inertia;
     let wb = q.conjugate() * omega;
     let l = q * (inertia * wb);
     let l = [l.x as f64, l.y as f64, l.z as f64];
@@ -90,7 +90,7 @@ fn symmetric_top_precesses_at_the_closed_form_rate() {
     // A flat box with a square face: I₁ = I₂ about x and z, I₃ about y. Spin mostly about
     // y with some x: the y axis cones about L at Ω = |L| / I₁.
     let b = spun_box(&mut w, Vec3::new(1.0, 0.25, 1.0), Vec3::new(2.0, 8.0, 0.0));
-    let inertia = w.mass_properties(b).unwrap().inertia;
+    let inertia = w.body_mass_properties(b).unwrap().inertia;
     let (l, _) = momentum_energy(&w, b);
     let l = Vec3::new(l[0] as f32, l[1] as f32, l[2] as f32);
     let expected = l.length() / inertia.x;

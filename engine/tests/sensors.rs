@@ -279,7 +279,7 @@ fn kinematic(w: &mut World, x0: f32, speed: f32, shape: ShapeDef) -> (BodyId, Sh
         })
         .unwrap();
     let s = w.add_shape(b, &shape).unwrap();
-    w.set_linear_velocity(b, Vec3::new(speed, 0.0, 0.0))
+    w.set_body_linear_velocity(b, Vec3::new(speed, 0.0, 0.0))
         .unwrap();
     (b, s)
 }
@@ -348,7 +348,7 @@ fn a_kinematic_body_triggers_a_static_sensor() {
             ends[0].0
         );
         // Sensors push nothing: the box kept its speed and line.
-        let v = w.linear_velocity(b).unwrap();
+        let v = w.body_linear_velocity(b).unwrap();
         assert_eq!(v, Vec3::new(2.0, 0.0, 0.0));
         assert!((w.body_position(b).unwrap().x - (-4.0 + 2.0 * 300.0 * DT)).abs() < 1e-3);
     }

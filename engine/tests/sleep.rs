@@ -47,7 +47,7 @@ fn pile(w: &mut World, x: f32, z: f32) -> Vec<BodyId> {
 }
 
 fn awake(w: &World, ids: &[BodyId]) -> usize {
-    ids.iter().filter(|&&b| w.is_awake(b).unwrap()).count()
+    ids.iter().filter(|&&b| w.body_is_awake(b).unwrap()).count()
 }
 
 fn step_until(w: &mut World, max: usize, done: impl Fn(&World) -> bool) -> Option<usize> {
@@ -92,7 +92,7 @@ fn resting_piles_fall_asleep_and_a_touch_wakes_only_its_island() {
     );
     assert_eq!(awake(&w, &a), a.len(), "the whole island wakes");
     assert_eq!(awake(&w, &b), 0, "pile B stays asleep");
-    assert!(w.is_awake(dropped).unwrap());
+    assert!(w.body_is_awake(dropped).unwrap());
     // And pile A with the new box falls asleep again.
     let mut with_box = a.clone();
     with_box.push(dropped);
@@ -110,26 +110,26 @@ fn the_api_wakes_what_it_changes() {
     step_until(&mut w, 600, |w| awake(w, &all) == 0).expect("all asleep");
 
     // A velocity wakes the body's island (the stack), not the lone box.
-    w.set_linear_velocity(top, Vec3::new(0.0, 0.0, 0.01))
+    w.set_body_linear_velocity(top, Vec3::new(0.0, 0.0, 0.01))
         .unwrap();
-    assert!(w.is_awake(bottom).unwrap() && w.is_awake(top).unwrap());
-    assert!(!w.is_awake(other).unwrap());
+    assert!(w.body_is_awake(bottom).unwrap() && w.body_is_awake(top).unwrap());
+    assert!(!w.body_is_awake(other).unwrap());
     // set_awake(false) puts the island to sleep at once, and stops it.
-    w.set_awake(bottom, false).unwrap();
+    w.set_body_awake(bottom, false).unwrap();
     assert_eq!(awake(&w, &all), 0);
-    assert_eq!(w.linear_velocity(top).unwrap(), Vec3::ZERO);
+    assert_eq!(w.body_linear_velocity(top).unwrap(), Vec3::ZERO);
     // Forces, impulses and poses wake.
     w.apply_force_to_center(other, Vec3::X).unwrap();
-    assert!(w.is_awake(other).unwrap());
-    w.set_awake(other, false).unwrap();
+    assert!(w.body_is_awake(other).unwrap());
+    w.set_body_awake(other, false).unwrap();
     w.apply_linear_impulse(other, Vec3::X * 0.001, w.body_position(other).unwrap())
         .unwrap();
-    assert!(w.is_awake(other).unwrap());
+    assert!(w.body_is_awake(other).unwrap());
     step_until(&mut w, 600, |w| awake(w, &all) == 0).expect("asleep again");
 
     // Removing the bottom box wakes the top one, which falls to the ground.
     w.remove_body(bottom).unwrap();
-    assert!(w.is_awake(top).unwrap());
+    assert!(w.body_is_awake(top).unwrap());
     for _ in 0..90 {
         w.step(DT).unwrap();
     }
@@ -141,7 +141,7 @@ fn the_api_wakes_what_it_changes() {
 
     // A joint to a sleeping body wakes it.
     step_until(&mut w, 600, |w| {
-        !w.is_awake(top).unwrap() && !w.is_awake(other).unwrap()
+        !w.body_is_awake(top).unwrap() && !w.body_is_awake(other).unwrap()
     })
     .expect("asleep again");
     let (xa, xb) = (
@@ -158,7 +158,7 @@ fn the_api_wakes_what_it_changes() {
         Vec3::Z,
     ))
     .unwrap();
-    assert!(w.is_awake(top).unwrap() && w.is_awake(other).unwrap());
+    assert!(w.body_is_awake(top).unwrap() && w.body_is_awake(other).unwrap());
 }
 
 #[test]
@@ -175,14 +175,14 @@ fn an_island_splits_when_its_bodies_part() {
     w.set_body_transform(top, Vec3::new(3.0, 0.5, 0.0), Quat::IDENTITY)
         .unwrap();
     step_until(&mut w, 600, |w| {
-        !w.is_awake(top).unwrap() && !w.is_awake(bottom).unwrap()
+        !w.body_is_awake(top).unwrap() && !w.body_is_awake(bottom).unwrap()
     })
     .expect("both asleep");
     assert_eq!(w.sleep_counts().0, islands, "split into one island each");
     // Now a touch on one does not wake the other.
-    w.set_linear_velocity(top, Vec3::new(0.0, 0.0, 0.1))
+    w.set_body_linear_velocity(top, Vec3::new(0.0, 0.0, 0.1))
         .unwrap();
-    assert!(w.is_awake(top).unwrap() && !w.is_awake(bottom).unwrap());
+    assert!(w.body_is_awake(top).unwrap() && !w.body_is_awake(bottom).unwrap());
 }
 
 #[test]
@@ -202,8 +202,8 @@ fn bodies_that_may_not_sleep_keep_their_island_awake() {
     for _ in 0..300 {
         w.step(DT).unwrap();
     }
-    assert!(w.is_awake(top).unwrap() && w.is_awake(bottom).unwrap());
-    assert!(!w.is_awake(lone).unwrap());
+    assert!(w.body_is_awake(top).unwrap() && w.body_is_awake(bottom).unwrap());
+    assert!(!w.body_is_awake(lone).unwrap());
     // A per-body threshold above the resting speed lets a slowly turning body sleep.
     let spinner = w
         .create_body(&BodyDef {
@@ -215,8 +215,8 @@ fn bodies_that_may_not_sleep_keep_their_island_awake() {
         })
         .unwrap();
     w.add_shape(spinner, &ShapeDef::sphere(0.5)).unwrap();
-    step_until(&mut w, 120, |w| !w.is_awake(spinner).unwrap()).expect("the spinner sleeps");
-    assert_eq!(w.angular_velocity(spinner).unwrap(), Vec3::ZERO);
+    step_until(&mut w, 120, |w| !w.body_is_awake(spinner).unwrap()).expect("the spinner sleeps");
+    assert_eq!(w.body_angular_velocity(spinner).unwrap(), Vec3::ZERO);
 }
 
 #[test]
@@ -232,20 +232,21 @@ fn a_moving_kinematic_body_keeps_what_it_carries_awake() {
     w.add_shape(platform, &ShapeDef::cuboid(Vec3::new(2.0, 0.1, 2.0)))
         .unwrap();
     let rider = cube(&mut w, Vec3::new(0.0, 1.35, 0.0), 0.25);
-    step_until(&mut w, 600, |w| !w.is_awake(rider).unwrap()).expect("at rest on a still platform");
+    step_until(&mut w, 600, |w| !w.body_is_awake(rider).unwrap())
+        .expect("at rest on a still platform");
     // The platform starts to move slowly (slower than the sleep threshold): the rider
     // wakes and is carried along.
-    w.set_linear_velocity(platform, Vec3::new(0.02, 0.0, 0.0))
+    w.set_body_linear_velocity(platform, Vec3::new(0.02, 0.0, 0.0))
         .unwrap();
     for _ in 0..240 {
         w.step(DT).unwrap();
-        assert!(w.is_awake(rider).unwrap());
+        assert!(w.body_is_awake(rider).unwrap());
     }
     let x = w.body_position(rider).unwrap().x;
     assert!((x - 0.08).abs() < 0.01, "carried 8 cm in 4 s: x = {x}");
     // It stops: the rider sleeps again.
-    w.set_linear_velocity(platform, Vec3::ZERO).unwrap();
-    step_until(&mut w, 600, |w| !w.is_awake(rider).unwrap()).expect("asleep once stopped");
+    w.set_body_linear_velocity(platform, Vec3::ZERO).unwrap();
+    step_until(&mut w, 600, |w| !w.body_is_awake(rider).unwrap()).expect("asleep once stopped");
 }
 
 /// A stack with sleep on and off: positions agree within solver tolerance before, while
@@ -264,7 +265,7 @@ fn sleeping_does_not_change_a_small_stack() {
                 let top = ids[4];
                 let (p, m) = (
                     w.body_position(top).unwrap(),
-                    w.mass_properties(top).unwrap().mass,
+                    w.body_mass_properties(top).unwrap().mass,
                 );
                 w.apply_linear_impulse(top, Vec3::new(m, 0.0, 0.0), p)
                     .unwrap();
@@ -278,7 +279,7 @@ fn sleeping_does_not_change_a_small_stack() {
                 );
             }
         }
-        (poses, w.is_awake(ids[0]).unwrap())
+        (poses, w.body_is_awake(ids[0]).unwrap())
     };
     let (on, _) = run(true);
     let (off, _) = run(false);

@@ -128,12 +128,12 @@ fn bad_input_is_an_error() {
     let physics = s.spawn().unwrap();
     let c = physics.commands();
     assert_eq!(
-        field(c.set_linear_velocity(stale, Vec3::NAN).unwrap_err()),
+        field(c.set_body_linear_velocity(stale, Vec3::NAN).unwrap_err()),
         "linear_velocity"
     );
     assert_eq!(
         field(
-            c.set_transform(
+            c.set_body_transform(
                 stale,
                 Transform::new(Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0))
             )
@@ -199,14 +199,14 @@ fn commands_apply_in_order() {
         scope.spawn(|| {
             for k in 1..=3 {
                 commands
-                    .set_linear_velocity(b, Vec3::new(k as f32, 0.0, 0.0))
+                    .set_body_linear_velocity(b, Vec3::new(k as f32, 0.0, 0.0))
                     .unwrap();
                 // Let a step or two happen in between sometimes.
                 std::thread::sleep(Duration::from_millis(3 * k));
             }
             for k in 4..=100 {
                 commands
-                    .set_linear_velocity(b, Vec3::new(0.0, k as f32, 0.0))
+                    .set_body_linear_velocity(b, Vec3::new(0.0, k as f32, 0.0))
                     .unwrap();
             }
         });
@@ -237,7 +237,10 @@ fn commands_apply_in_order() {
     commands.remove_body(created).unwrap();
     let stepper = physics.stop().unwrap();
     let w = stepper.world();
-    assert_eq!(w.linear_velocity(b).unwrap(), Vec3::new(0.0, 100.0, 0.0));
+    assert_eq!(
+        w.body_linear_velocity(b).unwrap(),
+        Vec3::new(0.0, 100.0, 0.0)
+    );
     assert!(!w.contains_body(created));
     assert_eq!(w.body_count(), 1);
     assert!(commands.remove_body(b).is_err(), "the thread has stopped");
@@ -249,7 +252,10 @@ fn command_errors_are_reported() {
     let b = ball(&mut w, Vec3::ZERO, Vec3::ZERO);
     w.remove_body(b).unwrap();
     let physics = PhysicsThread::spawn(w, HZ).unwrap();
-    physics.commands().set_linear_velocity(b, Vec3::X).unwrap();
+    physics
+        .commands()
+        .set_body_linear_velocity(b, Vec3::X)
+        .unwrap();
     let start = Instant::now();
     let errors = loop {
         let e = physics.errors();
@@ -337,7 +343,7 @@ fn drop_without_stop_shuts_down() {
     drop(physics);
     // Handles outliving the thread fail cleanly or keep the last frame.
     assert!(commands
-        .set_linear_velocity(Default::default(), Vec3::X)
+        .set_body_linear_velocity(Default::default(), Vec3::X)
         .is_err());
     assert_eq!(reader.latest().bodies.len(), 1);
     // Dropping after a panic does not panic either.

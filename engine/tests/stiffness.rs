@@ -56,7 +56,7 @@ fn max_penetration(w: &World) -> f32 {
 fn max_speed(w: &World, bodies: &[BodyId]) -> f32 {
     bodies
         .iter()
-        .map(|&b| w.linear_velocity(b).unwrap().length())
+        .map(|&b| w.body_linear_velocity(b).unwrap().length())
         .fold(0.0, f32::max)
 }
 
@@ -203,7 +203,7 @@ fn loaded_chain(links: usize, end_mass: f32, steps: usize) -> (f32, f32) {
         let d = xa.transform_point(def.frame_a.p) - xb.transform_point(def.frame_b.p);
         worst = worst.max(d.length() / length);
     }
-    (worst, w.linear_velocity(ball).unwrap().length())
+    (worst, w.body_linear_velocity(ball).unwrap().length())
 }
 
 /// 100 links of 1 kg holding 100 kg: the chain is a tree of ball joints, solved exactly.
