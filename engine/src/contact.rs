@@ -447,3 +447,40 @@ pub(crate) fn carry_impulses(old: &Manifold, new: &mut Manifold, match_distance:
 pub(crate) fn needs_solving(a: BodyType, b: BodyType) -> bool {
     a == BodyType::Dynamic || b == BodyType::Dynamic
 }
+
+crate::codec::fields!(ManifoldCache {
+    valid,
+    relative,
+    anchor_a,
+    anchor_b,
+    tolerance
+});
+crate::codec::fields!(Contact {
+    body_a,
+    body_b,
+    alive,
+    touching,
+    touch_changed,
+    recycled,
+    color,
+    color_sides,
+    flags,
+    friction,
+    static_friction,
+    restitution,
+    rolling_resistance,
+    manifold,
+    shape_a,
+    shape_b,
+    child,
+    link,
+    cache
+});
+crate::codec::fields!(ContactStore {
+    contacts,
+    ends,
+    tangent,
+    shapes,
+    idle,
+    free
+});

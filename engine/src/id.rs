@@ -103,6 +103,22 @@ impl SlotPool {
     }
 }
 
+crate::codec::fields!(SlotPool {
+    generations,
+    alive,
+    free
+});
+
+impl SlotPool {
+    /// Whether the two pools hold the same slots: the same generations, the same live
+    /// slots and the same free list.
+    pub(crate) fn same_slots(&self, other: &SlotPool) -> bool {
+        self.generations == other.generations
+            && self.alive == other.alive
+            && self.free == other.free
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -509,3 +509,13 @@ impl JointData {
         self.def = def;
     }
 }
+
+crate::codec::fields!(JointImpulses {
+    linear,
+    angular,
+    lower,
+    upper,
+    motor,
+    spring,
+    cone
+});

@@ -67,6 +67,7 @@
 
 mod body;
 mod broadphase;
+mod codec;
 pub mod collision;
 mod contact;
 pub mod error;

@@ -256,6 +256,9 @@ pub(crate) fn prefetch_head<T>(item: &T, bytes: usize) {
     let _ = (item, bytes);
 }
 
+crate::codec::fields!(Transform { p, q });
+crate::codec::fields!(Aabb { min, max });
+
 #[cfg(test)]
 mod tests {
     use super::*;

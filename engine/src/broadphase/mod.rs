@@ -54,6 +54,7 @@ mod grid;
 mod pairs;
 mod proxies;
 
+use crate::error::Error;
 use crate::id::NULL;
 use crate::math::prefetch;
 use crate::math::Aabb;
@@ -129,6 +130,11 @@ impl Default for BroadPhase {
 }
 
 impl BroadPhase {
+    /// Proxy slots (live or free), for a restored state's check.
+    pub fn proxy_count(&self) -> usize {
+        self.proxies.fat.len()
+    }
+
     /// A broadphase whose grid cells have edge `cell_size` (m); 0 chooses it at the first
     /// update from the proxies present: [`AUTO_CELL_FACTOR`] × their median largest extent.
     pub fn new(cell_size: f32) -> Self {
@@ -631,6 +637,108 @@ impl BroadPhase {
     #[inline]
     pub fn ended(&self) -> &[(u64, u32)] {
         &self.pairs.ended
+    }
+}
+
+crate::codec::fields!(Cell {
+    coord,
+    dynamic,
+    statics,
+    axis,
+    added,
+    dirty,
+    listed
+});
+crate::codec::fields!(CellRange { lo, hi });
+crate::codec::fields!(PairEntry { key, value });
+crate::codec::fields!(Proxies {
+    fat,
+    flags,
+    body,
+    range,
+    slots,
+    prev
+});
+
+impl crate::codec::Field for Grid {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&self.size);
+        w.put(&self.inv_size);
+        // The map in key order: its iteration order never reaches the file.
+        let mut map: Vec<(u64, u32)> = self.map.iter().map(|(&k, &v)| (k, v)).collect();
+        map.sort_unstable();
+        w.put(&map);
+        w.put(&self.cells);
+        w.put(&self.free);
+        w.put(&self.dirty_list);
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
+        let size = r.get()?;
+        let inv_size = r.get()?;
+        let entries: Vec<(u64, u32)> = r.get()?;
+        let cells: Vec<Cell> = r.get()?;
+        if entries.iter().any(|&(_, i)| i as usize >= cells.len()) {
+            return Err(r.error("holds a grid cell index past the cells"));
+        }
+        Ok(Grid {
+            size,
+            inv_size,
+            map: entries.into_iter().collect(),
+            cells,
+            free: r.get()?,
+            dirty_list: r.get()?,
+        })
+    }
+}
+
+impl crate::codec::Field for BroadPhase {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&self.proxies);
+        w.put(&self.grid);
+        w.put(&self.large);
+        w.put(&self.moved);
+        // The pair list in its own order (which decides the order of new contacts); the
+        // key index is rebuilt from it.
+        w.put(&self.pairs.list);
+        w.put(&self.pairs.begun);
+        w.put(&self.pairs.ended);
+        w.put(&self.live);
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
+        let proxies: Proxies = r.get()?;
+        let grid = r.get()?;
+        let large = r.get()?;
+        let moved = r.get()?;
+        let list: Vec<PairEntry> = r.get()?;
+        let index = list
+            .iter()
+            .enumerate()
+            .map(|(k, e)| (e.key, k as u32))
+            .collect();
+        let pairs = Pairs {
+            index,
+            list,
+            begun: r.get()?,
+            ended: r.get()?,
+        };
+        let n = proxies.fat.len();
+        if [proxies.flags.len(), proxies.body.len(), proxies.range.len()]
+            .iter()
+            .chain([proxies.slots.len(), proxies.prev.len()].iter())
+            .any(|&len| len != n)
+        {
+            return Err(r.error("holds proxy columns of different lengths"));
+        }
+        Ok(BroadPhase {
+            proxies,
+            grid,
+            large,
+            moved,
+            pairs,
+            sweep_scratch: Vec::new(),
+            candidates: Vec::new(),
+            live: r.get()?,
+        })
     }
 }
 

@@ -200,3 +200,42 @@ pub fn collide(
     }
     m
 }
+
+crate::codec::fields!(ManifoldPoint {
+    point,
+    separation,
+    id,
+    anchor_a,
+    anchor_b,
+    normal_impulse,
+    max_normal_impulse
+});
+
+impl crate::codec::Field for Manifold {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&self.normal);
+        w.put(&(self.count as u8));
+        for p in self.points() {
+            w.put(p);
+        }
+        w.put(&self.friction_impulse);
+        w.put(&self.twist_impulse);
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, crate::error::Error> {
+        let mut m = Manifold {
+            normal: r.get()?,
+            ..Default::default()
+        };
+        let count: u8 = r.get()?;
+        if count as usize > MAX_POINTS {
+            return Err(r.error("holds a manifold with more than four points"));
+        }
+        m.count = count as usize;
+        for p in &mut m.points[..m.count] {
+            *p = r.get()?;
+        }
+        m.friction_impulse = r.get()?;
+        m.twist_impulse = r.get()?;
+        Ok(m)
+    }
+}

@@ -153,6 +153,19 @@ impl Coloring {
     }
 }
 
+impl Coloring {
+    /// Body slots the bitsets cover (the longest), for a restored state's check.
+    pub fn body_count(&self) -> usize {
+        self.bits.iter().map(|b| b.len() * 64).max().unwrap_or(0)
+    }
+}
+
+crate::codec::fields!(Coloring {
+    bits,
+    colors,
+    overflow
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;

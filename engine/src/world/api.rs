@@ -81,6 +81,7 @@ impl World {
 
     /// Sets world gravity, in m/s².
     pub fn set_gravity(&mut self, gravity: Vec3) -> Result<(), Error> {
+        self.structure += 1;
         super::bodies::check_vec("gravity", gravity)?;
         self.def.gravity = gravity;
         Ok(())

@@ -21,6 +21,7 @@ pub(super) fn check_vec(field: &'static str, v: Vec3) -> Result<(), Error> {
 impl World {
     /// Creates a body. It has no shapes yet; a dynamic body without shapes weighs 1 kg.
     pub fn create_body(&mut self, def: &BodyDef) -> Result<BodyId, Error> {
+        self.structure += 1;
         def.validate()?;
         let (index, generation, _) = self.body_pool.alloc();
         self.bodies.put(index as usize, def);
@@ -30,6 +31,7 @@ impl World {
 
     /// Removes a body with its shapes, contacts and joints.
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
+        self.structure += 1;
         let i = self.body_index(id)?;
         while let Some(&j) = self.joints.of_body.get(i).and_then(|l| l.last()) {
             self.remove_joint_slot(j as usize);
@@ -220,6 +222,7 @@ impl World {
         id: BodyId,
         mp: MassProperties,
     ) -> Result<(), Error> {
+        self.structure += 1;
         let i = self.dynamic_index(id, "only dynamic bodies have mass")?;
         if !mp.mass.is_finite() || mp.mass <= 0.0 {
             return Err(Error::invalid(
@@ -241,6 +244,7 @@ impl World {
 
     /// Sets the multiplier on world gravity.
     pub fn set_body_gravity_scale(&mut self, id: BodyId, scale: f32) -> Result<(), Error> {
+        self.structure += 1;
         let i = self.body_index(id)?;
         if !scale.is_finite() {
             return Err(Error::invalid("gravity_scale", "must be finite"));
@@ -252,6 +256,7 @@ impl World {
 
     /// Sets linear and angular damping (1/s).
     pub fn set_body_damping(&mut self, id: BodyId, linear: f32, angular: f32) -> Result<(), Error> {
+        self.structure += 1;
         let i = self.body_index(id)?;
         check_damping("linear_damping", linear)?;
         check_damping("angular_damping", angular)?;

@@ -34,6 +34,7 @@ impl FluidStore {
 impl World {
     /// Adds a fluid: bodies below its surface float and are damped (see [`Fluid`]).
     pub fn add_fluid(&mut self, fluid: &Fluid) -> Result<FluidId, Error> {
+        self.structure += 1;
         fluid.validate()?;
         let mut fluid = *fluid;
         fluid.surface_normal = fluid.surface_normal.normalize();
@@ -49,6 +50,7 @@ impl World {
 
     /// Removes a fluid.
     pub fn remove_fluid(&mut self, id: FluidId) -> Result<(), Error> {
+        self.structure += 1;
         self.fluid_index(id)?;
         self.fluids.pool.release(id.index);
         Ok(())
@@ -61,6 +63,7 @@ impl World {
 
     /// Changes a fluid (its level, density, current...).
     pub fn set_fluid(&mut self, id: FluidId, fluid: &Fluid) -> Result<(), Error> {
+        self.structure += 1;
         let i = self.fluid_index(id)?;
         fluid.validate()?;
         let mut fluid = *fluid;
@@ -115,6 +118,7 @@ impl World {
         id: BodyId,
         drag_coefficient: f32,
     ) -> Result<(), Error> {
+        self.structure += 1;
         let i = self.body_index(id)?;
         crate::body::check_drag("drag_coefficient", drag_coefficient)?;
         self.bodies.drag_coefficient[i] = drag_coefficient;

@@ -15,6 +15,7 @@ impl World {
     /// Unless `collide_connected`, contacts between the two bodies are removed and no new
     /// ones are made while the joint exists.
     pub fn create_joint(&mut self, def: &JointDef) -> Result<JointId, Error> {
+        self.structure += 1;
         def.validate()?;
         let a = self.body_index(def.body_a)?;
         let b = self.body_index(def.body_b)?;
@@ -65,6 +66,7 @@ impl World {
     /// Removes a joint. Contacts between its bodies come back (unless another joint
     /// keeps them apart) when their shapes next overlap or, if they overlap now, at once.
     pub fn remove_joint(&mut self, id: JointId) -> Result<(), Error> {
+        self.structure += 1;
         let j = self.joint_index(id)?;
         self.remove_joint_slot(j);
         Ok(())
@@ -197,6 +199,7 @@ impl World {
     /// Changes a joint's parameters (limits, motor speed, spring...) without touching its
     /// bodies or frames. The kind itself may change too; warm-start impulses restart then.
     pub fn set_joint_kind(&mut self, id: JointId, kind: JointKind) -> Result<(), Error> {
+        self.structure += 1;
         let j = self.joint_index(id)?;
         let mut def = self.joints.slots[j].def;
         let same_kind = std::mem::discriminant(&def.kind) == std::mem::discriminant(&kind);

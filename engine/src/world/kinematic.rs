@@ -131,6 +131,8 @@ impl World {
     }
 }
 
+crate::codec::fields!(KinematicTargets { list });
+
 #[cfg(test)]
 mod tests {
     use super::*;

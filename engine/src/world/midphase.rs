@@ -250,6 +250,16 @@ impl World {
     }
 }
 
+crate::codec::fields!(MeshPair {
+    contact,
+    children,
+    touching,
+    alive,
+    listed,
+    found
+});
+crate::codec::fields!(MeshPairs { list, free, order });
+
 #[cfg(test)]
 mod tests {
     use crate::mesh::TriMesh;

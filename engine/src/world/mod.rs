@@ -14,6 +14,7 @@ mod joints;
 pub(crate) mod midphase;
 mod narrow;
 mod shapes;
+mod snapshot;
 mod solve;
 pub use api::{ContactTouch, ContactView};
 mod events;
@@ -99,6 +100,10 @@ pub struct World {
     pub(crate) last_dt: f32,
     /// Buffers the stages reuse from step to step (no per-step allocation).
     pub(crate) scratch: Scratch,
+    /// Counts the calls that changed what a saved state does not hold (see `snapshot`).
+    pub(crate) structure: u64,
+    /// Steps taken.
+    pub(crate) steps: u64,
 }
 
 /// The touching contacts of the step, as the narrow phase lists them for the solver.
@@ -222,6 +227,8 @@ impl World {
             profile: Profile::default(),
             last_dt: 1.0 / 60.0,
             scratch: Scratch::default(),
+            structure: 0,
+            steps: 0,
         })
     }
 

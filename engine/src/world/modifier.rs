@@ -114,6 +114,7 @@ impl World {
     /// narrowphase workers, before the solver. Clearing it restores the mixed friction and
     /// restitution.
     pub fn set_contact_modifier(&mut self, modifier: Option<ContactModifier>) {
+        self.structure += 1;
         self.contact_modifier = modifier;
         if self.contact_modifier.is_none() {
             let store = &mut self.contacts;

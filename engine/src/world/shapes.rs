@@ -13,6 +13,7 @@ impl World {
     /// Planes, meshes and height fields may only be attached to static bodies (and meshes
     /// and height fields cannot be sensors).
     pub fn add_shape(&mut self, body: BodyId, def: &ShapeDef) -> Result<ShapeId, Error> {
+        self.structure += 1;
         let b = self.body_index(body)?;
         def.validate()?;
         let body_type = self.bodies.body_type[b];
@@ -94,6 +95,7 @@ impl World {
 
     /// Detaches and removes a shape; the body's mass is recomputed from what remains.
     pub fn remove_shape(&mut self, id: ShapeId) -> Result<(), Error> {
+        self.structure += 1;
         let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
         let b = self.shapes.data[s].body as usize;
         self.bodies.shapes[b].retain(|&x| x != id);
@@ -113,6 +115,7 @@ impl World {
     /// Changes a shape's collision filter. Its contacts end now (with end records for the
     /// touching ones) and come back at the next step for the pairs the new filter allows.
     pub fn set_shape_filter(&mut self, id: ShapeId, filter: Filter) -> Result<(), Error> {
+        self.structure += 1;
         let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
         self.shapes.data[s].filter = filter;
         self.refresh_shape_pairs(s as u32);
@@ -122,6 +125,7 @@ impl World {
     /// Sets (or clears, with `None`) the host's pair filter. Pairs that overlap now are
     /// filtered again at the next step.
     pub fn set_pair_filter(&mut self, filter: Option<PairFilter>) {
+        self.structure += 1;
         self.pair_filter = filter;
         for s in 0..self.shapes.data.len() {
             if self.shapes.pool.is_alive(s) {

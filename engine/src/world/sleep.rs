@@ -452,3 +452,18 @@ impl World {
         points
     }
 }
+
+crate::codec::fields!(Island {
+    bodies,
+    awake,
+    removed,
+    min_rest,
+    listed
+});
+// The union-find and candidate lists are scratch of one step.
+crate::codec::fields!(Islands {
+    list,
+    free,
+    woken,
+    ..
+});

@@ -58,6 +58,7 @@ impl World {
         zone!("Step");
         let start = Instant::now();
         self.last_dt = dt;
+        self.steps += 1;
         self.events.begin_step();
         stage!(self, forces, "Forces", FORCES, self.apply_environment_forces(dt));
         stage!(self, kinematic, "Kinematic Aim", FORCES, self.aim_kinematic_targets(dt));

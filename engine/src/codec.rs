@@ -1,0 +1,347 @@
+//! The byte format of states and images: values written field by field, little-endian,
+//! never as struct memory, so a state does not depend on the lane width, the thread count
+//! or the layout the compiler chose.
+//!
+//! A file is a header (`magic`, major and minor version, flags), a section count, the
+//! sections (a four-byte tag, a `u32` length, the payload) and an FNV-1a 64 checksum of
+//! everything before it. A reader skips the sections it does not know. Inside a section:
+//! integers little-endian, `f32` as its bit pattern (NaN payloads and signed zeros
+//! survive), `bool` as one byte 0 or 1, a `Vec` as a `u32` count and its items.
+//!
+//! Decoding never trusts a count: a `Vec` longer than the bytes left is rejected before
+//! anything is allocated, so a corrupt file costs no more memory than its own size.
+
+use crate::error::Error;
+use glam::{Quat, Vec3};
+
+/// The checksum of a file: FNV-1a 64.
+pub(crate) fn checksum(bytes: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &b in bytes {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// Appends values to a byte buffer.
+pub(crate) struct Writer<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+impl<'a> Writer<'a> {
+    pub fn new(out: &'a mut Vec<u8>) -> Self {
+        Self { out }
+    }
+
+    #[inline]
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+    }
+
+    #[inline]
+    pub fn put<T: Field>(&mut self, value: &T) {
+        value.put(self);
+    }
+
+    /// The bytes written so far.
+    pub fn len(&self) -> usize {
+        self.out.len()
+    }
+
+    /// Overwrites four bytes at `at` (a length written before its section).
+    pub fn patch_u32(&mut self, at: usize, value: u32) {
+        self.out[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    }
+
+    /// The bytes from `from` to the end.
+    pub fn since(&self, from: usize) -> &[u8] {
+        &self.out[from..]
+    }
+}
+
+/// Reads values back, failing with an error that names `what` (the file and section)
+/// when the bytes run out or a value is not one the writer could have written.
+pub(crate) struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    /// What is being read, for errors: `"state"`, `"image"`.
+    pub what: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(data: &'a [u8], what: &'static str) -> Self {
+        Self { data, pos: 0, what }
+    }
+
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        if n > self.remaining() {
+            return Err(self.error("is truncated"));
+        }
+        let b = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(b)
+    }
+
+    #[inline]
+    pub fn get<T: Field>(&mut self) -> Result<T, Error> {
+        T::get(self)
+    }
+
+    /// A count of items that each take at least one byte: never more than the bytes left.
+    pub fn count(&mut self) -> Result<usize, Error> {
+        let n = u32::get(self)? as usize;
+        if n > self.remaining() {
+            return Err(self.error("holds a count larger than the data"));
+        }
+        Ok(n)
+    }
+
+    /// An error naming what is read.
+    pub fn error(&self, reason: &'static str) -> Error {
+        Error::invalid(self.what, reason)
+    }
+}
+
+/// A value the format can hold.
+pub(crate) trait Field: Sized {
+    fn put(&self, w: &mut Writer<'_>);
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error>;
+}
+
+macro_rules! int_field {
+    ($($t:ty),*) => {$(
+        impl Field for $t {
+            #[inline]
+            fn put(&self, w: &mut Writer<'_>) {
+                w.bytes(&self.to_le_bytes());
+            }
+            #[inline]
+            fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+                let b = r.take(std::mem::size_of::<$t>())?;
+                Ok(<$t>::from_le_bytes(b.try_into().unwrap()))
+            }
+        }
+    )*};
+}
+int_field!(u8, u16, u32, u64, i32);
+
+impl Field for f32 {
+    #[inline]
+    fn put(&self, w: &mut Writer<'_>) {
+        self.to_bits().put(w);
+    }
+    #[inline]
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        Ok(f32::from_bits(u32::get(r)?))
+    }
+}
+
+impl Field for f64 {
+    fn put(&self, w: &mut Writer<'_>) {
+        self.to_bits().put(w);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        Ok(f64::from_bits(u64::get(r)?))
+    }
+}
+
+impl Field for usize {
+    fn put(&self, w: &mut Writer<'_>) {
+        (*self as u64).put(w);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        usize::try_from(u64::get(r)?).map_err(|_| r.error("holds a size too large"))
+    }
+}
+
+impl Field for bool {
+    #[inline]
+    fn put(&self, w: &mut Writer<'_>) {
+        (*self as u8).put(w);
+    }
+    #[inline]
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        match u8::get(r)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(r.error("holds a flag that is neither 0 nor 1")),
+        }
+    }
+}
+
+impl Field for Vec3 {
+    #[inline]
+    fn put(&self, w: &mut Writer<'_>) {
+        self.x.put(w);
+        self.y.put(w);
+        self.z.put(w);
+    }
+    #[inline]
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        Ok(Vec3::new(r.get()?, r.get()?, r.get()?))
+    }
+}
+
+impl Field for Quat {
+    #[inline]
+    fn put(&self, w: &mut Writer<'_>) {
+        self.x.put(w);
+        self.y.put(w);
+        self.z.put(w);
+        self.w.put(w);
+    }
+    #[inline]
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        Ok(Quat::from_xyzw(r.get()?, r.get()?, r.get()?, r.get()?))
+    }
+}
+
+impl<T: Field, const N: usize> Field for [T; N] {
+    fn put(&self, w: &mut Writer<'_>) {
+        for x in self {
+            x.put(w);
+        }
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        let mut items = Vec::with_capacity(N);
+        for _ in 0..N {
+            items.push(T::get(r)?);
+        }
+        Ok(items
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("N items were read")))
+    }
+}
+
+impl<A: Field, B: Field> Field for (A, B) {
+    fn put(&self, w: &mut Writer<'_>) {
+        self.0.put(w);
+        self.1.put(w);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        Ok((r.get()?, r.get()?))
+    }
+}
+
+impl<A: Field, B: Field, C: Field> Field for (A, B, C) {
+    fn put(&self, w: &mut Writer<'_>) {
+        self.0.put(w);
+        self.1.put(w);
+        self.2.put(w);
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        Ok((r.get()?, r.get()?, r.get()?))
+    }
+}
+
+impl<T: Field> Field for Vec<T> {
+    fn put(&self, w: &mut Writer<'_>) {
+        (self.len() as u32).put(w);
+        for x in self {
+            x.put(w);
+        }
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        let n = r.count()?;
+        let mut items = Vec::with_capacity(n);
+        for _ in 0..n {
+            items.push(T::get(r)?);
+        }
+        Ok(items)
+    }
+}
+
+impl<T: Field> Field for Option<T> {
+    fn put(&self, w: &mut Writer<'_>) {
+        match self {
+            None => 0u8.put(w),
+            Some(x) => {
+                1u8.put(w);
+                x.put(w);
+            }
+        }
+    }
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        match u8::get(r)? {
+            0 => Ok(None),
+            1 => Ok(Some(T::get(r)?)),
+            _ => Err(r.error("holds an option tag that is neither 0 nor 1")),
+        }
+    }
+}
+
+/// `impl Field` for a struct, field by field in the order given; `..` fills the fields
+/// not listed with their defaults when reading (derived state rebuilt after a restore).
+macro_rules! fields {
+    ($ty:ty { $($f:ident),* $(,)? }) => {
+        impl $crate::codec::Field for $ty {
+            fn put(&self, w: &mut $crate::codec::Writer<'_>) {
+                $( $crate::codec::Field::put(&self.$f, w); )*
+            }
+            fn get(r: &mut $crate::codec::Reader<'_>) -> Result<Self, $crate::error::Error> {
+                Ok(Self { $( $f: r.get()?, )* })
+            }
+        }
+    };
+    ($ty:ty { $($f:ident),* , .. }) => {
+        impl $crate::codec::Field for $ty {
+            fn put(&self, w: &mut $crate::codec::Writer<'_>) {
+                $( $crate::codec::Field::put(&self.$f, w); )*
+            }
+            fn get(r: &mut $crate::codec::Reader<'_>) -> Result<Self, $crate::error::Error> {
+                Ok(Self { $( $f: r.get()?, )* ..Default::default() })
+            }
+        }
+    };
+}
+pub(crate) use fields;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_round_trip() {
+        let mut out = Vec::new();
+        let mut w = Writer::new(&mut out);
+        let v = (
+            vec![Vec3::new(1.0, -0.0, f32::NAN), Vec3::ZERO],
+            Quat::from_xyzw(0.1, 0.2, 0.3, 0.9),
+            Some(7u64),
+        );
+        w.put(&v);
+        w.put(&true);
+        let mut r = Reader::new(&out, "test");
+        let back: (Vec<Vec3>, Quat, Option<u64>) = r.get().unwrap();
+        assert_eq!(back.0[0].x, 1.0);
+        assert_eq!(back.0[0].y.to_bits(), (-0.0f32).to_bits());
+        assert_eq!(back.0[0].z.to_bits(), f32::NAN.to_bits());
+        assert_eq!(back.1, v.1);
+        assert_eq!(back.2, Some(7));
+        assert!(r.get::<bool>().unwrap());
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn corrupt_counts_and_flags_are_errors() {
+        let mut out = Vec::new();
+        Writer::new(&mut out).put(&u32::MAX);
+        let err = Reader::new(&out, "state").get::<Vec<u64>>().unwrap_err();
+        assert_eq!(
+            err,
+            Error::invalid("state", "holds a count larger than the data")
+        );
+        assert!(Reader::new(&[2], "state").get::<bool>().is_err());
+        assert!(Reader::new(&[1, 0], "state").get::<u32>().is_err());
+    }
+}

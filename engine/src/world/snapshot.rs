@@ -1,0 +1,469 @@
+//! Saving and restoring the state of a world, for rollback and re-simulation.
+//!
+//! [`World::save_state`] writes what a step changes; [`World::restore_state`] puts it back,
+//! and the world then steps on exactly as it did after the save (same state hash at every
+//! later step, for any thread count and lane width). What a state holds:
+//!
+//! - `HEAD`: the structure counter, the step counter and the last step's `dt`;
+//! - `POOL`: the body, shape and joint slots (generations, live slots, free lists): a state
+//!   only restores into a world with the same bodies, shapes and joints;
+//! - `BODY`: every live body's pose, velocities, pending force and torque, sleep flag, rest
+//!   time and island;
+//! - `SHAP`: every live shape's bounds;
+//! - `BRPH`: the broadphase: proxies and fat boxes, grid cells with their lists, the pair
+//!   list in its own order (the key index and the cell map are rebuilt from the file, so
+//!   no hash map's iteration order decides anything after a restore);
+//! - `CONT`: every contact (manifold, anchors, impulses, touching flags, colour), the mesh
+//!   pairs and their children;
+//! - `ISLE`: the islands; `COLR`: the colours of the constraint graph;
+//! - `JOIN`: every live joint's impulses, reaction and colour, and the driven list;
+//! - `KINE`: the kinematic targets set since the last step.
+//!
+//! The format (`codec`): magic `IMPS`, version 1.0, flags, a section table, an FNV-1a 64
+//! checksum. Unknown sections are skipped. Restoring decodes and checks everything first; a
+//! rejected state leaves the world as it was.
+//!
+//! The structure counter counts every call that changes what the state does not hold:
+//! bodies, shapes, joints and fluids created or removed, filters, masses, damping, gravity
+//! and the other settings of bodies, shapes and the world. A state saved under another
+//! count is refused (an `Err` naming what differs), never restored into a world it does
+//! not fit. A joint that broke after the save cannot come back from a state (its
+//! definition is not in it): such a restore is refused too.
+
+use super::World;
+use crate::codec::{checksum, Reader, Writer};
+use crate::error::Error;
+use crate::id::SlotPool;
+use crate::joint::JointImpulses;
+use crate::math::Aabb;
+use glam::{Quat, Vec3};
+
+/// The magic of a state file.
+const MAGIC: &[u8; 4] = b"IMPS";
+/// Format version: a reader accepts its major version and any minor one.
+const MAJOR: u16 = 1;
+const MINOR: u16 = 0;
+
+/// One body's state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct BodyState {
+    position: Vec3,
+    rotation: Quat,
+    linear_velocity: Vec3,
+    angular_velocity: Vec3,
+    force: Vec3,
+    torque: Vec3,
+    awake: bool,
+    sleep_time: f32,
+    island: u32,
+}
+
+crate::codec::fields!(BodyState {
+    position,
+    rotation,
+    linear_velocity,
+    angular_velocity,
+    force,
+    torque,
+    awake,
+    sleep_time,
+    island
+});
+
+/// One joint's state.
+#[derive(Clone, Copy, Debug)]
+struct JointState {
+    color: u8,
+    color_sides: u8,
+    impulses: JointImpulses,
+    reaction: Vec3,
+    angular_reaction: Vec3,
+}
+
+crate::codec::fields!(JointState {
+    color,
+    color_sides,
+    impulses,
+    reaction,
+    angular_reaction
+});
+
+/// A decoded state, checked against the world before anything of it is applied.
+struct Decoded {
+    structure: u64,
+    steps: u64,
+    last_dt: f32,
+    body_pool: SlotPool,
+    shape_pool: SlotPool,
+    joint_pool: SlotPool,
+    bodies: Vec<BodyState>,
+    bounds: Vec<Aabb>,
+    broadphase: crate::broadphase::BroadPhase,
+    contacts: crate::contact::ContactStore,
+    mesh_pairs: super::midphase::MeshPairs,
+    islands: super::sleep::Islands,
+    coloring: crate::solver::color::Coloring,
+    joints: Vec<JointState>,
+    driven: Vec<u32>,
+    kinematic: super::kinematic::KinematicTargets,
+}
+
+/// Writes section `tag`: its header, then what `body` writes, then its length.
+fn section(w: &mut Writer<'_>, tag: &[u8; 4], body: impl FnOnce(&mut Writer<'_>)) {
+    w.bytes(tag);
+    let at = w.len();
+    w.put(&0u32);
+    body(w);
+    let len = w.len() - at - 4;
+    w.patch_u32(at, len as u32);
+}
+
+impl World {
+    /// Appends the world's state to `out` (see the module docs for what it holds). Once
+    /// `out` has held a state of this world, saving again does not allocate.
+    pub fn save_state(&self, out: &mut Vec<u8>) {
+        out.clear();
+        let mut w = Writer::new(out);
+        w.bytes(MAGIC);
+        w.put(&MAJOR);
+        w.put(&MINOR);
+        w.put(&0u32); // flags
+        w.put(&10u32); // sections
+        section(&mut w, b"HEAD", |w| {
+            w.put(&self.structure);
+            w.put(&self.steps);
+            w.put(&self.last_dt);
+        });
+        section(&mut w, b"POOL", |w| {
+            w.put(&self.body_pool);
+            w.put(&self.shapes.pool);
+            w.put(&self.joints.pool);
+        });
+        section(&mut w, b"BODY", |w| {
+            let b = &self.bodies;
+            let live = (0..self.body_pool.capacity()).filter(|&i| self.body_pool.is_alive(i));
+            w.put(&(live.clone().count() as u32));
+            for i in live {
+                w.put(&BodyState {
+                    position: b.position[i],
+                    rotation: b.rotation[i],
+                    linear_velocity: b.linear_velocity[i],
+                    angular_velocity: b.angular_velocity[i],
+                    force: b.force[i],
+                    torque: b.torque[i],
+                    awake: b.awake[i],
+                    sleep_time: b.sleep_time[i],
+                    island: b.island[i],
+                });
+            }
+        });
+        section(&mut w, b"SHAP", |w| {
+            let pool = &self.shapes.pool;
+            let live = (0..self.shapes.data.len()).filter(|&s| pool.is_alive(s));
+            w.put(&(live.clone().count() as u32));
+            for s in live {
+                w.put(&self.shapes.bounds[s]);
+            }
+        });
+        section(&mut w, b"BRPH", |w| w.put(&self.broadphase));
+        section(&mut w, b"CONT", |w| {
+            w.put(&self.contacts);
+            w.put(&self.mesh_pairs);
+        });
+        section(&mut w, b"ISLE", |w| w.put(&self.islands));
+        section(&mut w, b"COLR", |w| w.put(&self.graph.coloring));
+        section(&mut w, b"JOIN", |w| {
+            let pool = &self.joints.pool;
+            let live = (0..self.joints.slots.len()).filter(|&j| pool.is_alive(j));
+            w.put(&(live.clone().count() as u32));
+            for j in live {
+                let d = &self.joints.slots[j];
+                w.put(&JointState {
+                    color: d.color,
+                    color_sides: d.color_sides,
+                    impulses: d.impulses,
+                    reaction: d.reaction,
+                    angular_reaction: d.angular_reaction,
+                });
+            }
+            w.put(&self.joints.driven);
+        });
+        section(&mut w, b"KINE", |w| w.put(&self.kinematic_targets));
+        let sum = checksum(w.since(0));
+        w.put(&sum);
+    }
+
+    /// Puts back a state [`save_state`](Self::save_state) wrote from this world (or one
+    /// with the same structure: the same bodies, shapes, joints and settings). Everything
+    /// is decoded and checked first; on `Err` (a corrupt or truncated state, another
+    /// structure, a joint that broke since the save) the world is unchanged.
+    pub fn restore_state(&mut self, state: &[u8]) -> Result<(), Error> {
+        let d = self.decode_state(state)?;
+        self.check_state(&d)?;
+        self.apply_state(d);
+        Ok(())
+    }
+
+    /// A hash of everything the state holds (the bytes [`save_state`](Self::save_state)
+    /// writes): two worlds with the same deep hash step on identically. Allocates.
+    pub fn deep_hash(&self) -> u64 {
+        let mut out = Vec::new();
+        self.save_state(&mut out);
+        checksum(&out)
+    }
+
+    fn decode_state(&self, state: &[u8]) -> Result<Decoded, Error> {
+        const WHAT: &str = "state";
+        if state.len() < 8 + 4 + 4 + 8 {
+            return Err(Error::invalid(WHAT, "is truncated"));
+        }
+        let (body, sum) = state.split_at(state.len() - 8);
+        if checksum(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
+            return Err(Error::invalid(
+                WHAT,
+                "fails its checksum (corrupt or truncated)",
+            ));
+        }
+        let mut r = Reader::new(body, WHAT);
+        if r.take(4)? != MAGIC {
+            return Err(r.error("is not an impetus state (bad magic)"));
+        }
+        if r.get::<u16>()? != MAJOR {
+            return Err(r.error("has another major version"));
+        }
+        let _minor: u16 = r.get()?;
+        let _flags: u32 = r.get()?;
+        let count: u32 = r.get()?;
+        let mut d = Decoded {
+            structure: 0,
+            steps: 0,
+            last_dt: 0.0,
+            body_pool: SlotPool::default(),
+            shape_pool: SlotPool::default(),
+            joint_pool: SlotPool::default(),
+            bodies: Vec::new(),
+            bounds: Vec::new(),
+            broadphase: Default::default(),
+            contacts: Default::default(),
+            mesh_pairs: Default::default(),
+            islands: Default::default(),
+            coloring: Default::default(),
+            joints: Vec::new(),
+            driven: Vec::new(),
+            kinematic: Default::default(),
+        };
+        let mut seen = 0u32;
+        for _ in 0..count {
+            let tag: [u8; 4] = r.take(4)?.try_into().unwrap();
+            let len = r.get::<u32>()? as usize;
+            let mut s = Reader::new(r.take(len)?, WHAT);
+            let known = match &tag {
+                b"HEAD" => {
+                    (d.structure, d.steps, d.last_dt) = (s.get()?, s.get()?, s.get()?);
+                    1
+                }
+                b"POOL" => {
+                    (d.body_pool, d.shape_pool, d.joint_pool) = (s.get()?, s.get()?, s.get()?);
+                    2
+                }
+                b"BODY" => {
+                    d.bodies = s.get()?;
+                    4
+                }
+                b"SHAP" => {
+                    d.bounds = s.get()?;
+                    8
+                }
+                b"BRPH" => {
+                    d.broadphase = s.get()?;
+                    16
+                }
+                b"CONT" => {
+                    (d.contacts, d.mesh_pairs) = (s.get()?, s.get()?);
+                    32
+                }
+                b"ISLE" => {
+                    d.islands = s.get()?;
+                    64
+                }
+                b"COLR" => {
+                    d.coloring = s.get()?;
+                    128
+                }
+                b"JOIN" => {
+                    (d.joints, d.driven) = (s.get()?, s.get()?);
+                    256
+                }
+                b"KINE" => {
+                    d.kinematic = s.get()?;
+                    512
+                }
+                _ => 0, // a section of a later minor version: skipped
+            };
+            if known != 0 && !s.is_empty() {
+                return Err(Error::invalid(
+                    WHAT,
+                    "has a section longer than its contents",
+                ));
+            }
+            seen |= known;
+        }
+        if !r.is_empty() {
+            return Err(Error::invalid(WHAT, "has bytes after its sections"));
+        }
+        if seen != 1023 {
+            return Err(Error::invalid(WHAT, "lacks a section"));
+        }
+        Ok(d)
+    }
+
+    /// Whether decoded state `d` fits this world: the same structure and slots, and
+    /// columns and indices in range of the world's arrays.
+    fn check_state(&self, d: &Decoded) -> Result<(), Error> {
+        const WHAT: &str = "state";
+        if d.structure != self.structure {
+            return Err(Error::invalid(
+                WHAT,
+                "was saved under another structure (bodies, shapes, joints, fluids or settings changed since)",
+            ));
+        }
+        if !d.body_pool.same_slots(&self.body_pool) {
+            return Err(Error::invalid(WHAT, "was saved with other bodies"));
+        }
+        if !d.shape_pool.same_slots(&self.shapes.pool) {
+            return Err(Error::invalid(WHAT, "was saved with other shapes"));
+        }
+        if !d.joint_pool.same_slots(&self.joints.pool) {
+            return Err(Error::invalid(
+                WHAT,
+                "was saved with other joints (a joint broke or was removed since)",
+            ));
+        }
+        let live_bodies = (0..self.body_pool.capacity())
+            .filter(|&i| self.body_pool.is_alive(i))
+            .count();
+        let live_shapes = (0..self.shapes.data.len())
+            .filter(|&s| self.shapes.pool.is_alive(s))
+            .count();
+        let live_joints = (0..self.joints.slots.len())
+            .filter(|&j| self.joints.pool.is_alive(j))
+            .count();
+        if d.bodies.len() != live_bodies
+            || d.bounds.len() != live_shapes
+            || d.joints.len() != live_joints
+        {
+            return Err(Error::invalid(
+                WHAT,
+                "holds another number of bodies, shapes or joints",
+            ));
+        }
+        if !d.last_dt.is_finite() || d.last_dt <= 0.0 {
+            return Err(Error::invalid(
+                WHAT,
+                "holds a step that is not finite and positive",
+            ));
+        }
+        let bodies = self.body_pool.capacity() as u32;
+        let shapes = self.shapes.data.len() as u32;
+        let contacts = d.contacts.contacts.len();
+        let ok_body = |b: u32| b < bodies;
+        let ok_shape = |s: u32| s < shapes;
+        let columns = [
+            d.contacts.ends.len(),
+            d.contacts.tangent.len(),
+            d.contacts.shapes.len(),
+            d.contacts.idle.len(),
+        ];
+        if columns.iter().any(|&n| n != contacts) {
+            return Err(Error::invalid(
+                WHAT,
+                "holds contact columns of different lengths",
+            ));
+        }
+        let null = crate::id::NULL;
+        for c in &d.contacts.contacts {
+            if c.alive
+                && !(ok_body(c.body_a)
+                    && ok_body(c.body_b)
+                    && ok_shape(c.shape_a)
+                    && ok_shape(c.shape_b)
+                    && (c.link == null || (c.link as usize) < d.mesh_pairs.list.len()))
+            {
+                return Err(Error::invalid(
+                    WHAT,
+                    "holds a contact of bodies or shapes past the world's",
+                ));
+            }
+        }
+        if d.bodies.iter().any(|b| {
+            !(b.position.is_finite()
+                && b.rotation.is_finite()
+                && b.linear_velocity.is_finite()
+                && b.angular_velocity.is_finite())
+                || b.island != null && b.island as usize >= d.islands.list.len()
+        }) {
+            return Err(Error::invalid(
+                WHAT,
+                "holds a body that is not finite or in no island",
+            ));
+        }
+        if d.broadphase.proxy_count() != self.broadphase.proxy_count() {
+            return Err(Error::invalid(
+                WHAT,
+                "holds another number of broadphase proxies",
+            ));
+        }
+        if d.coloring.body_count() > (bodies as usize).div_ceil(64) * 64 {
+            return Err(Error::invalid(
+                WHAT,
+                "holds colours of bodies past the world's",
+            ));
+        }
+        Ok(())
+    }
+
+    fn apply_state(&mut self, d: Decoded) {
+        self.steps = d.steps;
+        self.last_dt = d.last_dt;
+        let b = &mut self.bodies;
+        let live = (0..self.body_pool.capacity()).filter(|&i| self.body_pool.is_alive(i));
+        for (i, s) in live.zip(d.bodies) {
+            b.position[i] = s.position;
+            b.rotation[i] = s.rotation;
+            b.linear_velocity[i] = s.linear_velocity;
+            b.angular_velocity[i] = s.angular_velocity;
+            b.force[i] = s.force;
+            b.torque[i] = s.torque;
+            b.awake[i] = s.awake;
+            b.sleep_time[i] = s.sleep_time;
+            b.island[i] = s.island;
+        }
+        let pool = &self.shapes.pool;
+        let live = (0..self.shapes.data.len()).filter(|&s| pool.is_alive(s));
+        for (s, bounds) in live.zip(d.bounds) {
+            self.shapes.bounds[s] = bounds;
+        }
+        self.broadphase = d.broadphase;
+        self.contacts = d.contacts;
+        self.mesh_pairs = d.mesh_pairs;
+        self.islands = d.islands;
+        self.graph.coloring = d.coloring;
+        let pool = &self.joints.pool;
+        let live = (0..self.joints.slots.len()).filter(|&j| pool.is_alive(j));
+        for (j, s) in live.zip(d.joints) {
+            let data = &mut self.joints.slots[j];
+            data.color = s.color;
+            data.color_sides = s.color_sides;
+            data.impulses = s.impulses;
+            data.reaction = s.reaction;
+            data.angular_reaction = s.angular_reaction;
+        }
+        self.joints.driven = d.driven;
+        // Derived from the above: rebuilt by the next step.
+        self.joints.trees_dirty = true;
+        self.joints.lists_dirty = true;
+        self.kinematic_targets = d.kinematic;
+        self.events = Default::default();
+        self.touching.clear();
+    }
+}
