@@ -26,10 +26,14 @@
 
 pub mod thread;
 
+use crate::codec::{checksum, Reader, Writer};
 use crate::error::Error;
 use crate::id::BodyId;
 use crate::math::Transform;
 use crate::world::World;
+
+/// The magic of a stepper's state.
+const STEPPER_MAGIC: &[u8; 4] = b"IMPT";
 
 /// Steps per [`Stepper::advance`] before the rest of the owed time is dropped.
 pub const DEFAULT_MAX_STEPS: u32 = 8;
@@ -260,6 +264,77 @@ impl Stepper {
             }
             _ => current,
         }
+    }
+
+    /// Appends the stepper's state to `out`: the world's state (see
+    /// [`World::save_state`]) with the accumulator, the step and time counters and the
+    /// poses interpolation starts from, so a restored stepper draws and steps on exactly
+    /// as this one does.
+    pub fn save_state(&self, out: &mut Vec<u8>) {
+        let mut world = Vec::new();
+        self.world.save_state(&mut world);
+        out.clear();
+        let mut w = Writer::new(out);
+        w.bytes(STEPPER_MAGIC);
+        w.put(&self.hz);
+        w.put(&self.accumulator);
+        w.put(&self.max_steps);
+        w.put(&self.alpha);
+        w.put(&self.steps);
+        w.put(&self.time);
+        w.put(&self.dropped);
+        w.put(&self.previous);
+        w.put(&world);
+        let sum = checksum(w.since(0));
+        w.put(&sum);
+    }
+
+    /// Puts back a state [`save_state`](Self::save_state) wrote from a stepper of the same
+    /// rate over a world of the same structure. On `Err` nothing changes.
+    pub fn restore_state(&mut self, state: &[u8]) -> Result<(), Error> {
+        const WHAT: &str = "stepper state";
+        if state.len() < 12 {
+            return Err(Error::invalid(WHAT, "is truncated"));
+        }
+        let (body, sum) = state.split_at(state.len() - 8);
+        if checksum(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
+            return Err(Error::invalid(
+                WHAT,
+                "fails its checksum (corrupt or truncated)",
+            ));
+        }
+        let mut r = Reader::new(body, WHAT);
+        if r.take(4)? != STEPPER_MAGIC {
+            return Err(r.error("is not an impetus stepper state (bad magic)"));
+        }
+        let hz: f64 = r.get()?;
+        if hz != self.hz {
+            return Err(r.error("was saved at another rate"));
+        }
+        let (accumulator, max_steps, alpha): (f64, u32, f32) = (r.get()?, r.get()?, r.get()?);
+        let (steps, time, dropped): (u64, f64, f64) = (r.get()?, r.get()?, r.get()?);
+        let previous: Vec<(u32, Transform)> = r.get()?;
+        let world: Vec<u8> = r.get()?;
+        if !r.is_empty() {
+            return Err(r.error("has bytes after its fields"));
+        }
+        if !(accumulator.is_finite() && accumulator >= 0.0)
+            || max_steps == 0
+            || !(0.0..1.0).contains(&alpha)
+            || !time.is_finite()
+            || !dropped.is_finite()
+        {
+            return Err(r.error("holds an accumulator, alpha or time out of range"));
+        }
+        self.world.restore_state(&world)?;
+        self.accumulator = accumulator;
+        self.max_steps = max_steps;
+        self.alpha = alpha;
+        self.steps = steps;
+        self.time = time;
+        self.dropped = dropped;
+        self.previous = previous;
+        Ok(())
     }
 
     /// Hands the world to a thread of its own that steps it at this stepper's rate; see

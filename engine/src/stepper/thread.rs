@@ -96,8 +96,18 @@ enum Command {
     Transform(BodyId, Transform),
     TargetPose(BodyId, Transform),
     Run(WorldFn),
+    SaveState(Sender<Vec<u8>>),
+    Rewind {
+        state: Arc<Vec<u8>>,
+        steps: u32,
+        input: ReplayFn,
+    },
     Stop,
 }
+
+/// The inputs of one replayed step: called with the step's number (the stepper's step
+/// count before it) and the world, before the step.
+type ReplayFn = Box<dyn FnMut(u64, &mut World) + Send>;
 
 impl Command {
     fn apply(self, world: &mut World) -> Result<(), Error> {
@@ -122,7 +132,7 @@ impl Command {
                 f(world);
                 Ok(())
             }
-            Command::Stop => Ok(()),
+            Command::SaveState(_) | Command::Rewind { .. } | Command::Stop => Ok(()),
         }
     }
 }
@@ -325,6 +335,34 @@ impl PhysicsCommands {
         self.set_body_target_pose(id, target)
     }
 
+    /// Asks for the stepper's state (see [`Stepper::save_state`]) as it is when the
+    /// physics thread reaches this command, before its next step: the frame to roll back
+    /// to. The bytes arrive through the returned channel.
+    pub fn save_state(&self) -> Result<Receiver<Vec<u8>>, Error> {
+        let (reply, rx) = crossbeam_channel::bounded(1);
+        self.send(Command::SaveState(reply))?;
+        Ok(rx)
+    }
+
+    /// Rollback: restores `state` (from [`save_state`](Self::save_state)) and re-runs
+    /// `steps` steps at once, before the next tick, calling `input(step, world)` before
+    /// each with the step's number (the stepper's count before it), so the host applies
+    /// the corrected inputs of the frames since the state. The thread then ticks on from
+    /// the replayed frame. A state that does not restore reports to
+    /// [`PhysicsThread::errors`] and changes nothing.
+    pub fn rewind_to(
+        &self,
+        state: Arc<Vec<u8>>,
+        steps: u32,
+        input: impl FnMut(u64, &mut World) + Send + 'static,
+    ) -> Result<(), Error> {
+        self.send(Command::Rewind {
+            state,
+            steps,
+            input: Box::new(input),
+        })
+    }
+
     /// Runs `f` with the world on the physics thread, in order with the other commands:
     /// for anything the commands above do not cover. A panic in `f` stops the thread and
     /// surfaces as [`Error::ThreadPanicked`] from [`PhysicsThread::stop`].
@@ -464,6 +502,21 @@ impl Drop for PhysicsThread {
     }
 }
 
+/// Restores `state` into the stepper and runs `steps` steps at once, each after `input`.
+fn rewind(
+    stepper: &mut Stepper,
+    state: &[u8],
+    steps: u32,
+    input: &mut ReplayFn,
+) -> Result<(), Error> {
+    stepper.restore_state(state)?;
+    for _ in 0..steps {
+        input(stepper.steps(), stepper.world_mut());
+        stepper.step_once()?;
+    }
+    Ok(())
+}
+
 /// The physics thread's loop. Returns the stepper on `Stop` or when every sender is gone.
 fn run(
     mut stepper: Stepper,
@@ -481,6 +534,20 @@ fn run(
         loop {
             match rx.recv_deadline(next) {
                 Ok(Command::Stop) => return stepper,
+                Ok(Command::SaveState(reply)) => {
+                    let mut out = Vec::new();
+                    stepper.save_state(&mut out);
+                    let _ = reply.send(out);
+                }
+                Ok(Command::Rewind {
+                    state,
+                    steps,
+                    mut input,
+                }) => {
+                    if let Err(e) = rewind(&mut stepper, &state, steps, &mut input) {
+                        let _ = errors.send(e);
+                    }
+                }
                 Ok(c) => {
                     if let Err(e) = c.apply(stepper.world_mut()) {
                         let _ = errors.send(e);
