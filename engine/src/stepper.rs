@@ -318,12 +318,13 @@ impl Stepper {
         if !r.is_empty() {
             return Err(r.error("has bytes after its fields"));
         }
-        if !(accumulator.is_finite() && accumulator >= 0.0)
-            || max_steps == 0
-            || !(0.0..1.0).contains(&alpha)
-            || !time.is_finite()
-            || !dropped.is_finite()
-        {
+        let in_range = accumulator.is_finite()
+            && accumulator >= 0.0
+            && max_steps > 0
+            && (0.0..1.0).contains(&alpha)
+            && time.is_finite()
+            && dropped.is_finite();
+        if !in_range {
             return Err(r.error("holds an accumulator, alpha or time out of range"));
         }
         self.world.restore_state(&world)?;
