@@ -190,6 +190,16 @@ fn state_size_is_printed() {
             state.len() as f64 / p.awake_bodies.max(1) as f64,
             p.points,
         );
+        // The sections: tag and length after the 16-byte header.
+        let mut at = 16;
+        let mut split = Vec::new();
+        while at + 8 <= state.len() - 8 {
+            let tag = String::from_utf8_lossy(&state[at..at + 4]).to_string();
+            let len = u32::from_le_bytes(state[at + 4..at + 8].try_into().unwrap()) as usize;
+            split.push(format!("{tag} {len}"));
+            at += 8 + len;
+        }
+        println!("{name}: sections {}", split.join(", "));
         // Saving again into a warm buffer must not allocate (same capacity).
         let capacity = state.capacity();
         w.save_state(&mut state);

@@ -448,13 +448,30 @@ pub(crate) fn needs_solving(a: BodyType, b: BodyType) -> bool {
     a == BodyType::Dynamic || b == BodyType::Dynamic
 }
 
-crate::codec::fields!(ManifoldCache {
-    valid,
-    relative,
-    anchor_a,
-    anchor_b,
-    tolerance
-});
+/// Only a valid cache is read (by recycling), so an invalid one is written as its flag.
+impl crate::codec::Field for ManifoldCache {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&self.valid);
+        if self.valid {
+            w.put(&self.relative);
+            w.put(&self.anchor_a);
+            w.put(&self.anchor_b);
+            w.put(&self.tolerance);
+        }
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, crate::error::Error> {
+        if !r.get::<bool>()? {
+            return Ok(ManifoldCache::default());
+        }
+        Ok(ManifoldCache {
+            valid: true,
+            relative: r.get()?,
+            anchor_a: r.get()?,
+            anchor_b: r.get()?,
+            tolerance: r.get()?,
+        })
+    }
+}
 crate::codec::fields!(Contact {
     body_a,
     body_b,
