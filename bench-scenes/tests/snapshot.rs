@@ -207,3 +207,37 @@ fn state_size_is_printed() {
     }
     let _ = SCENES.len();
 }
+
+/// The figure of the closing note: save and restore times for pile and large_pyramid after
+/// 60 steps (median of 21). Never asserts a time: `cargo test --release -p impetus-scenes
+/// --test snapshot snapshot_timing_figure -- --ignored --nocapture`.
+#[test]
+#[ignore = "a timing figure, run by hand"]
+fn snapshot_timing_figure() {
+    use std::time::Instant;
+    for name in ["pile", "large_pyramid"] {
+        let mut w = build(name, 1);
+        for _ in 0..60 {
+            w.step(DT).unwrap();
+        }
+        let mut state = Vec::new();
+        w.save_state(&mut state);
+        let (mut save, mut restore) = (Vec::new(), Vec::new());
+        for _ in 0..21 {
+            let t = Instant::now();
+            w.save_state(&mut state);
+            save.push(t.elapsed().as_secs_f64() * 1e3);
+            let t = Instant::now();
+            w.restore_state(&state).unwrap();
+            restore.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        save.sort_by(f64::total_cmp);
+        restore.sort_by(f64::total_cmp);
+        println!(
+            "{name}: state {} bytes, save {:.2} ms, restore {:.2} ms (median of 21, 1 thread)",
+            state.len(),
+            save[10],
+            restore[10]
+        );
+    }
+}
