@@ -271,8 +271,6 @@ impl Stepper {
     /// poses interpolation starts from, so a restored stepper draws and steps on exactly
     /// as this one does.
     pub fn save_state(&self, out: &mut Vec<u8>) {
-        let mut world = Vec::new();
-        self.world.save_state(&mut world);
         out.clear();
         let mut w = Writer::new(out);
         w.bytes(STEPPER_MAGIC);
@@ -284,9 +282,10 @@ impl Stepper {
         w.put(&self.time);
         w.put(&self.dropped);
         w.put(&self.previous);
-        w.put(&world);
-        let sum = checksum(w.since(0));
-        w.put(&sum);
+        // The world's state to the end (it carries its own checksum), then the stepper's.
+        self.world.append_state(out);
+        let sum = checksum(out);
+        out.extend_from_slice(&sum.to_le_bytes());
     }
 
     /// Puts back a state [`save_state`](Self::save_state) wrote from a stepper of the same
@@ -314,10 +313,7 @@ impl Stepper {
         let (accumulator, max_steps, alpha): (f64, u32, f32) = (r.get()?, r.get()?, r.get()?);
         let (steps, time, dropped): (u64, f64, f64) = (r.get()?, r.get()?, r.get()?);
         let previous: Vec<(u32, Transform)> = r.get()?;
-        let world: Vec<u8> = r.get()?;
-        if !r.is_empty() {
-            return Err(r.error("has bytes after its fields"));
-        }
+        let world = r.take(r.remaining())?;
         let in_range = accumulator.is_finite()
             && accumulator >= 0.0
             && max_steps > 0
@@ -327,7 +323,7 @@ impl Stepper {
         if !in_range {
             return Err(r.error("holds an accumulator, alpha or time out of range"));
         }
-        self.world.restore_state(&world)?;
+        self.world.restore_state(world)?;
         self.accumulator = accumulator;
         self.max_steps = max_steps;
         self.alpha = alpha;

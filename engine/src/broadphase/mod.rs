@@ -660,14 +660,12 @@ crate::codec::fields!(Proxies {
     prev
 });
 
+/// The cell map is not written: it maps the packed coordinates of every cell not in the
+/// free list to its index, and is rebuilt from the cells.
 impl crate::codec::Field for Grid {
     fn put(&self, w: &mut crate::codec::Writer<'_>) {
         w.put(&self.size);
         w.put(&self.inv_size);
-        // The map in key order: its iteration order never reaches the file.
-        let mut map: Vec<(u64, u32)> = self.map.iter().map(|(&k, &v)| (k, v)).collect();
-        map.sort_unstable();
-        w.put(&map);
         w.put(&self.cells);
         w.put(&self.free);
         w.put(&self.dirty_list);
@@ -675,17 +673,25 @@ impl crate::codec::Field for Grid {
     fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
         let size = r.get()?;
         let inv_size = r.get()?;
-        let entries: Vec<(u64, u32)> = r.get()?;
         let cells: Vec<Cell> = r.get()?;
-        if entries.iter().any(|&(_, i)| i as usize >= cells.len()) {
-            return Err(r.error("holds a grid cell index past the cells"));
+        let free: Vec<u32> = r.get()?;
+        let mut is_free = vec![false; cells.len()];
+        for &i in &free {
+            match is_free.get_mut(i as usize) {
+                Some(f) if !*f => *f = true,
+                _ => return Err(r.error("holds a free grid cell twice or past the cells")),
+            }
         }
+        let map = (0..cells.len())
+            .filter(|&i| !is_free[i])
+            .map(|i| (Grid::pack(cells[i].coord), i as u32))
+            .collect();
         Ok(Grid {
             size,
             inv_size,
-            map: entries.into_iter().collect(),
+            map,
             cells,
-            free: r.get()?,
+            free,
             dirty_list: r.get()?,
         })
     }

@@ -123,6 +123,12 @@ impl World {
     /// `out` has held a state of this world, saving again does not allocate.
     pub fn save_state(&self, out: &mut Vec<u8>) {
         out.clear();
+        self.append_state(out);
+    }
+
+    /// [`save_state`](Self::save_state) appended to what `out` holds.
+    pub(crate) fn append_state(&self, out: &mut Vec<u8>) {
+        let start = out.len();
         let mut w = Writer::new(out);
         w.bytes(MAGIC);
         w.put(&MAJOR);
@@ -189,7 +195,7 @@ impl World {
             w.put(&self.joints.driven);
         });
         section(&mut w, b"KINE", |w| w.put(&self.kinematic_targets));
-        let sum = checksum(w.since(0));
+        let sum = checksum(w.since(start));
         w.put(&sum);
     }
 
