@@ -472,32 +472,119 @@ impl crate::codec::Field for ManifoldCache {
         })
     }
 }
-crate::codec::fields!(Contact {
-    body_a,
-    body_b,
-    alive,
-    touching,
-    touch_changed,
-    recycled,
-    color,
-    color_sides,
-    flags,
-    friction,
-    static_friction,
-    restitution,
-    rolling_resistance,
-    manifold,
-    shape_a,
-    shape_b,
-    child,
-    link,
-    cache
-});
-crate::codec::fields!(ContactStore {
-    contacts,
-    ends,
-    tangent,
-    shapes,
-    idle,
-    free
-});
+/// Contacts are written one by one with their columns: the flags and the idle bit in one
+/// byte, the body and shape columns not at all (they repeat the contact's own fields, or
+/// `NULL` for a dead one), the tangent only when a modifier set one; a dead contact is its
+/// flag byte alone (nothing reads a dead contact before its slot is reused).
+impl crate::codec::Field for ContactStore {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&(self.contacts.len() as u32));
+        for (k, c) in self.contacts.iter().enumerate() {
+            let tangent = self.tangent[k] != Vec3::ZERO;
+            let bits = c.alive as u8
+                | (c.touching as u8) << 1
+                | (c.touch_changed as u8) << 2
+                | (c.recycled as u8) << 3
+                | (self.idle[k] as u8) << 4
+                | (tangent as u8) << 5;
+            if !c.alive {
+                w.put(&0u8);
+                continue;
+            }
+            w.put(&bits);
+            w.put(&c.body_a);
+            w.put(&c.body_b);
+            w.put(&c.color);
+            w.put(&c.color_sides);
+            w.put(&c.flags);
+            w.put(&c.friction);
+            w.put(&c.static_friction);
+            w.put(&c.restitution);
+            w.put(&c.rolling_resistance);
+            w.put(&c.manifold);
+            w.put(&c.shape_a);
+            w.put(&c.shape_b);
+            w.put(&c.child);
+            w.put(&c.link);
+            w.put(&c.cache);
+            if tangent {
+                w.put(&self.tangent[k]);
+            }
+        }
+        w.put(&self.free);
+    }
+
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, crate::error::Error> {
+        let n = r.count()?;
+        let mut store = ContactStore::default();
+        for _ in 0..n {
+            let bits: u8 = r.get()?;
+            if bits >= 64 {
+                return Err(r.error("holds a contact with unknown flags"));
+            }
+            let alive = bits & 1 != 0;
+            let mut c = Contact {
+                body_a: crate::id::NULL,
+                body_b: crate::id::NULL,
+                alive,
+                touching: bits & 2 != 0,
+                touch_changed: bits & 4 != 0,
+                recycled: bits & 8 != 0,
+                color: NO_COLOR,
+                color_sides: 0,
+                flags: 0,
+                friction: 0.0,
+                static_friction: 0.0,
+                restitution: 0.0,
+                rolling_resistance: 0.0,
+                manifold: Manifold::default(),
+                shape_a: 0,
+                shape_b: 0,
+                child: crate::id::NULL,
+                link: crate::id::NULL,
+                cache: ManifoldCache::default(),
+            };
+            let mut tangent = Vec3::ZERO;
+            if alive {
+                c.body_a = r.get()?;
+                c.body_b = r.get()?;
+                c.color = r.get()?;
+                c.color_sides = r.get()?;
+                c.flags = r.get()?;
+                c.friction = r.get()?;
+                c.static_friction = r.get()?;
+                c.restitution = r.get()?;
+                c.rolling_resistance = r.get()?;
+                c.manifold = r.get()?;
+                c.shape_a = r.get()?;
+                c.shape_b = r.get()?;
+                c.child = r.get()?;
+                c.link = r.get()?;
+                c.cache = r.get()?;
+                if bits & 32 != 0 {
+                    tangent = r.get()?;
+                }
+            } else if bits != 0 {
+                return Err(r.error("holds a dead contact with flags"));
+            }
+            store.ends.push(if alive {
+                [c.body_a, c.body_b]
+            } else {
+                [crate::id::NULL; 2]
+            });
+            store.shapes.push([c.shape_a, c.shape_b]);
+            store.tangent.push(tangent);
+            store.idle.push(bits & 16 != 0);
+            store.contacts.push(c);
+        }
+        store.free = r.get()?;
+        if store
+            .free
+            .iter()
+            .any(|&i| store.contacts.get(i as usize).is_none_or(|c| c.alive))
+        {
+            return Err(r.error("lists a live contact or one past the end as free"));
+        }
+        Ok(store)
+    }
+}

@@ -211,31 +211,46 @@ crate::codec::fields!(ManifoldPoint {
     max_normal_impulse
 });
 
+/// A manifold is its point count, with the top bit set when its normal and impulses are all
+/// zero (an idle contact's) and then not written, and its points.
 impl crate::codec::Field for Manifold {
     fn put(&self, w: &mut crate::codec::Writer<'_>) {
-        w.put(&self.normal);
-        w.put(&(self.count as u8));
+        // Bit patterns, so a negative zero is written as it is.
+        let zero = self.normal.to_array().iter().all(|x| x.to_bits() == 0)
+            && self
+                .friction_impulse
+                .to_array()
+                .iter()
+                .all(|x| x.to_bits() == 0)
+            && self.twist_impulse.to_bits() == 0;
+        w.put(&(self.count as u8 | (zero as u8) << 7));
+        if !zero {
+            w.put(&self.normal);
+            w.put(&self.friction_impulse);
+            w.put(&self.twist_impulse);
+        }
         for p in self.points() {
             w.put(p);
         }
-        w.put(&self.friction_impulse);
-        w.put(&self.twist_impulse);
     }
     fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, crate::error::Error> {
-        let mut m = Manifold {
-            normal: r.get()?,
-            ..Default::default()
-        };
-        let count: u8 = r.get()?;
-        if count as usize > MAX_POINTS {
+        let head: u8 = r.get()?;
+        let count = (head & 0x7f) as usize;
+        if count > MAX_POINTS {
             return Err(r.error("holds a manifold with more than four points"));
         }
-        m.count = count as usize;
-        for p in &mut m.points[..m.count] {
+        let mut m = Manifold {
+            count,
+            ..Default::default()
+        };
+        if head & 0x80 == 0 {
+            m.normal = r.get()?;
+            m.friction_impulse = r.get()?;
+            m.twist_impulse = r.get()?;
+        }
+        for p in &mut m.points[..count] {
             *p = r.get()?;
         }
-        m.friction_impulse = r.get()?;
-        m.twist_impulse = r.get()?;
         Ok(m)
     }
 }
