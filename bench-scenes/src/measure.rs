@@ -276,14 +276,38 @@ pub fn run_scene_with(
     scene: &Scene,
     def: impetus::WorldDef,
     steps: usize,
-    mut progress: impl FnMut(usize, f64),
+    progress: impl FnMut(usize, f64),
 ) -> Result<RunResult, Error> {
+    run_scene_world(scene, def, steps, progress).map(|(result, _)| result)
+}
+
+/// As [`run_scene_with`], returning the world after the last step too (to save its image).
+pub fn run_scene_world(
+    scene: &Scene,
+    def: impetus::WorldDef,
+    steps: usize,
+    progress: impl FnMut(usize, f64),
+) -> Result<(RunResult, World), Error> {
     let mut world = World::new(def)?;
     let recipe = (scene.recipe)(&Params::default());
     let ids = build_impetus(&mut world, &recipe.bodies)?;
     build_joints_impetus(&mut world, &ids, &recipe.joints)?;
     let column: Vec<BodyId> = recipe.column.iter().map(|&i| ids[i]).collect();
-    let start = dynamic_positions(&world);
+    let result = run_world(&mut world, scene.name, &column, steps, progress)?;
+    Ok((result, world))
+}
+
+/// Steps a built `world` (a scene, or one loaded from an image) `steps` times and
+/// measures it, labelling the result `label`; `column` is the scene's column for the
+/// compression figure (empty: none).
+pub fn run_world(
+    world: &mut World,
+    label: &str,
+    column: &[BodyId],
+    steps: usize,
+    mut progress: impl FnMut(usize, f64),
+) -> Result<RunResult, Error> {
+    let start = dynamic_positions(world);
     let warmup = warmup_steps(steps);
     let mut times = Vec::with_capacity(steps);
     let mut stages: Vec<Vec<f64>> = Vec::new();
@@ -307,7 +331,7 @@ pub fn run_scene_with(
     let profile = *world.profile();
     Ok(RunResult {
         engine: format!("impetus {}", env!("CARGO_PKG_VERSION")),
-        scene: scene.name.to_string(),
+        scene: label.to_string(),
         threads: world.worker_count(),
         steps,
         bodies: start.len(),
@@ -324,8 +348,8 @@ pub fn run_scene_with(
             .map(|(n, v)| (*n, median(v)))
             .collect(),
         stability: Stability {
-            column_compression: column_compression(&world, &column),
-            ..stability(&world, &start)
+            column_compression: column_compression(world, column),
+            ..stability(world, &start)
         },
         state_hash: world.state_hash(),
     })

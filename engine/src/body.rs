@@ -22,6 +22,20 @@ pub enum BodyType {
     Dynamic,
 }
 
+impl crate::codec::Field for BodyType {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&(*self as u8));
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
+        match r.get::<u8>()? {
+            0 => Ok(BodyType::Static),
+            1 => Ok(BodyType::Kinematic),
+            2 => Ok(BodyType::Dynamic),
+            _ => Err(r.error("holds an unknown body type")),
+        }
+    }
+}
+
 /// Everything needed to create a body. All fields have SI defaults (see each field).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BodyDef {

@@ -67,6 +67,15 @@ pub struct Fluid {
     pub velocity: Vec3,
 }
 
+crate::codec::fields!(Fluid {
+    surface_normal,
+    surface_offset,
+    density,
+    linear_drag,
+    angular_drag,
+    velocity
+});
+
 impl Default for Fluid {
     fn default() -> Self {
         Self {

@@ -622,5 +622,74 @@ fn principal_axes(m: DMat3) -> (DVec3, DMat3) {
     (DVec3::new(a[0][0], a[1][1], a[2][2]), axes)
 }
 
+crate::codec::fields!(HullFace {
+    normal,
+    offset,
+    start,
+    count
+});
+crate::codec::fields!(HullEdge { vertices, faces });
+
+/// A hull in an image: its arrays as built (not rebuilt from points, so every query comes
+/// out the same), checked on reading so that no index points outside them.
+impl crate::codec::Field for ConvexHull {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&self.vertices);
+        w.put(&self.faces);
+        w.put(&self.face_vertices);
+        w.put(&self.edges);
+        w.put(&(self.volume, self.unit_inertia, self.frame));
+        w.put(&(self.bounding_radius, self.min_extent));
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
+        let vertices: Vec<Vec3> = r.get()?;
+        let faces: Vec<HullFace> = r.get()?;
+        let face_vertices: Vec<u16> = r.get()?;
+        let edges: Vec<HullEdge> = r.get()?;
+        let (volume, unit_inertia, frame): (f32, Vec3, Transform) = r.get()?;
+        let (bounding_radius, min_extent): (f32, f32) = r.get()?;
+        let (nv, nf) = (vertices.len(), faces.len());
+        if !(4..=MAX_HULL_VERTICES).contains(&nv) || nf < 4 {
+            return Err(r.error("holds a hull with too few or too many vertices or faces"));
+        }
+        let finite = vertices.iter().all(|&v| is_finite3(v))
+            && faces
+                .iter()
+                .all(|f| is_finite3(f.normal) && f.offset.is_finite())
+            && volume.is_finite()
+            && volume > 0.0
+            && is_finite3(unit_inertia)
+            && is_finite3(frame.p)
+            && frame.q.is_finite()
+            && bounding_radius.is_finite()
+            && min_extent.is_finite();
+        if !finite {
+            return Err(r.error("holds a hull with a number that is not finite"));
+        }
+        let in_range = faces
+            .iter()
+            .all(|f| f.count >= 3 && f.start as usize + f.count as usize <= face_vertices.len())
+            && face_vertices.iter().all(|&v| (v as usize) < nv)
+            && edges.iter().all(|e| {
+                e.vertices.iter().all(|&v| (v as usize) < nv)
+                    && e.faces.iter().all(|&f| (f as usize) < nf)
+            });
+        if !in_range {
+            return Err(r.error("holds a hull with an index out of range"));
+        }
+        Ok(ConvexHull {
+            vertices,
+            faces,
+            face_vertices,
+            edges,
+            volume,
+            unit_inertia,
+            frame,
+            bounding_radius,
+            min_extent,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -23,6 +23,14 @@ macro_rules! define_id {
     };
 }
 
+/// An id is its index then its generation (images hold them in joint definitions and
+/// body shape lists).
+macro_rules! id_field {
+    ($($name:ident),*) => {$(
+        crate::codec::fields!($name { index, generation });
+    )*};
+}
+
 define_id!(
     /// A rigid body of a [`World`](crate::World). Copy it freely; it stays valid until the
     /// body is removed.
@@ -36,6 +44,7 @@ define_id!(
     /// A joint between two bodies.
     JointId
 );
+id_field!(BodyId, ShapeId, JointId);
 
 /// Slot bookkeeping: generations, and a free list of removed slots (reused lowest-last, LIFO,
 /// so reuse order depends only on the order of API calls).

@@ -519,3 +519,141 @@ crate::codec::fields!(JointImpulses {
     spring,
     cone
 });
+
+crate::codec::fields!(Limits { lower, upper });
+crate::codec::fields!(Motor { speed, max_force });
+crate::codec::fields!(Spring { stiffness, target });
+
+impl crate::codec::Field for SpringStiffness {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        match *self {
+            SpringStiffness::Frequency {
+                hertz,
+                damping_ratio,
+            } => w.put(&(0u8, hertz, damping_ratio)),
+            SpringStiffness::Physical { stiffness, damping } => w.put(&(1u8, stiffness, damping)),
+        }
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
+        let (tag, k, c): (u8, f32, f32) = r.get()?;
+        match tag {
+            0 => Ok(SpringStiffness::Frequency {
+                hertz: k,
+                damping_ratio: c,
+            }),
+            1 => Ok(SpringStiffness::Physical {
+                stiffness: k,
+                damping: c,
+            }),
+            _ => Err(r.error("holds an unknown spring stiffness")),
+        }
+    }
+}
+
+impl crate::codec::Field for JointKind {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        match self {
+            JointKind::Ball => w.put(&0u8),
+            JointKind::Hinge {
+                limits,
+                motor,
+                spring,
+            } => w.put(&(1u8, (*limits, *motor, *spring))),
+            JointKind::Slider {
+                limits,
+                motor,
+                spring,
+            } => w.put(&(2u8, (*limits, *motor, *spring))),
+            JointKind::Fixed { linear, angular } => w.put(&(3u8, *linear, *angular)),
+            JointKind::Distance {
+                min_length,
+                max_length,
+                spring,
+            } => w.put(&(4u8, (*min_length, *max_length, *spring))),
+            JointKind::ConeTwist { cone_angle, twist } => w.put(&(5u8, *cone_angle, *twist)),
+            JointKind::Motor {
+                linear_offset,
+                angular_offset,
+                max_force,
+                max_torque,
+                correction,
+            } => w.put(&(
+                6u8,
+                (*linear_offset, *angular_offset),
+                (*max_force, *max_torque, *correction),
+            )),
+        }
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
+        Ok(match r.get::<u8>()? {
+            0 => JointKind::Ball,
+            1 => {
+                let (limits, motor, spring) = r.get()?;
+                JointKind::Hinge {
+                    limits,
+                    motor,
+                    spring,
+                }
+            }
+            2 => {
+                let (limits, motor, spring) = r.get()?;
+                JointKind::Slider {
+                    limits,
+                    motor,
+                    spring,
+                }
+            }
+            3 => {
+                let (linear, angular) = r.get()?;
+                JointKind::Fixed { linear, angular }
+            }
+            4 => {
+                let (min_length, max_length, spring) = r.get()?;
+                JointKind::Distance {
+                    min_length,
+                    max_length,
+                    spring,
+                }
+            }
+            5 => {
+                let (cone_angle, twist) = r.get()?;
+                JointKind::ConeTwist { cone_angle, twist }
+            }
+            6 => {
+                let (linear_offset, angular_offset) = r.get()?;
+                let (max_force, max_torque, correction) = r.get()?;
+                JointKind::Motor {
+                    linear_offset,
+                    angular_offset,
+                    max_force,
+                    max_torque,
+                    correction,
+                }
+            }
+            _ => return Err(r.error("holds an unknown joint kind")),
+        })
+    }
+}
+
+crate::codec::fields!(JointDef {
+    break_impulse,
+    break_angular_impulse,
+    frame_a,
+    frame_b,
+    body_a,
+    body_b,
+    kind,
+    collide_connected
+});
+
+crate::codec::fields!(JointData {
+    body_a,
+    body_b,
+    color,
+    color_sides,
+    ball,
+    impulses,
+    def,
+    reaction,
+    angular_reaction
+});

@@ -507,5 +507,63 @@ impl Triangles<'_> {
     }
 }
 
+crate::codec::fields!(Node {
+    min,
+    index,
+    max,
+    count
+});
+
+/// A mesh in an image: vertices, triangles, active edges and the BVH as built (not rebuilt,
+/// so every query comes out the same), checked on reading: indices in range, finite
+/// numbers, and a tree whose traversal always moves forward (so it ends).
+impl crate::codec::Field for TriMesh {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&self.vertices);
+        w.put(&self.triangles);
+        w.put(&self.active);
+        w.put(&self.nodes);
+        w.put(&self.order);
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
+        let vertices: Vec<Vec3> = r.get()?;
+        let triangles: Vec<[u32; 3]> = r.get()?;
+        let active: Vec<u8> = r.get()?;
+        let nodes: Vec<Node> = r.get()?;
+        let order: Vec<u32> = r.get()?;
+        let (nv, nt, nn) = (vertices.len(), triangles.len(), nodes.len());
+        if nt == 0 || nt > 1 << 31 || nn == 0 || active.len() != nt {
+            return Err(r.error("holds a mesh with no triangles, no tree or missing flags"));
+        }
+        if !vertices.iter().all(|&v| is_finite3(v))
+            || !nodes
+                .iter()
+                .all(|n| n.min.iter().chain(&n.max).all(|x| x.is_finite()))
+        {
+            return Err(r.error("holds a mesh with a number that is not finite"));
+        }
+        let in_range = triangles.iter().flatten().all(|&v| (v as usize) < nv)
+            && order.iter().all(|&t| (t as usize) < nt)
+            && nodes.iter().enumerate().all(|(i, n)| {
+                if n.count > 0 {
+                    n.index as usize + n.count as usize <= order.len()
+                } else {
+                    // Interior: the left child follows, the right one comes after it.
+                    i + 1 < nn && n.index as usize > i + 1 && (n.index as usize) < nn
+                }
+            });
+        if !in_range {
+            return Err(r.error("holds a mesh with an index out of range"));
+        }
+        Ok(TriMesh {
+            vertices,
+            triangles,
+            active,
+            nodes,
+            order,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests;

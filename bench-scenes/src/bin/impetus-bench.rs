@@ -5,6 +5,8 @@
 //! ```text
 //! impetus-bench list
 //! impetus-bench run <scene> [--steps N] [--threads T] [--engine E] [--sleep] [--json FILE]
+//!                   [--save-image FILE]
+//! impetus-bench run --image FILE [--steps N] [--threads T] [--json FILE]
 //! impetus-bench compare <scene> [--threads T] [--steps N] [--reps R] [--engines E,E]
 //!                       [--json FILE] [--svg FILE]
 //! impetus-bench sweep <scene> --threads 1,2,4 [--steps N] [--reps R] [--engines E,E]
@@ -14,7 +16,7 @@
 //! ```
 
 use impetus_scenes::chart::{bar_chart, grouped_bar_chart, scaling_chart, BarSeries, Series};
-use impetus_scenes::measure::stretch_percent;
+use impetus_scenes::measure::{run_scene_world, run_world, stretch_percent};
 use impetus_scenes::{find, run_scene_with, world_def, RunResult, Scene, SCENES};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -24,6 +26,8 @@ use std::time::Instant;
 const USAGE: &str = "usage:
   impetus-bench list
   impetus-bench run <scene> [--steps N] [--threads T] [--engine E] [--sleep] [--json FILE]
+                    [--save-image FILE]
+  impetus-bench run --image FILE [--steps N] [--threads T] [--json FILE]
   impetus-bench compare <scene> [--threads T] [--steps N] [--reps R] [--engines E,E]
                         [--json FILE] [--svg FILE]
   impetus-bench sweep <scene> --threads 1,2,4 [--steps N] [--reps R] [--engines E,E]
@@ -41,6 +45,10 @@ const USAGE: &str = "usage:
   --reps R       repetitions, engines alternating A B C A B C (compare, report: 3, sweep: 1);
                  the figure reported is the median of the repetitions' medians
   --json FILE    also write the results as JSON
+  --save-image FILE  run: write the world's image (World::save_image) after the last step
+  --image FILE   run: continue from a saved image instead of building a scene (the scene
+                 name is ignored; --threads default: the image's thread count; --steps
+                 default: 600)
   --svg FILE     compare, sweep: also draw ms/step per engine (and thread count) as SVG
   --out DIR      report: where README.md, results.json and one SVG per scene go
                  (default docs/benchmarks)";
@@ -256,6 +264,8 @@ struct Opts {
     engines: Option<Vec<Engine>>,
     json: Option<String>,
     svg: Option<String>,
+    save_image: Option<String>,
+    image: Option<String>,
     sleep: bool,
 }
 
@@ -303,6 +313,8 @@ impl Opts {
                 }
                 "--out" => o.out = Some(value()?),
                 "--json" => o.json = Some(value()?),
+                "--save-image" => o.save_image = Some(value()?),
+                "--image" => o.image = Some(value()?),
                 "--svg" => o.svg = Some(value()?),
                 s if s.starts_with("--") => unreachable!("checked above"),
                 s => o.scene = Some(s.to_string()),
@@ -349,8 +361,19 @@ fn write_json(path: &str, v: &Value) -> Result<(), String> {
 fn run(args: &[String]) -> Result<(), String> {
     let o = Opts::parse(
         args,
-        &["--steps", "--threads", "--engine", "--sleep", "--json"],
+        &[
+            "--steps",
+            "--threads",
+            "--engine",
+            "--sleep",
+            "--json",
+            "--save-image",
+            "--image",
+        ],
     )?;
+    if let Some(path) = &o.image {
+        return run_image(&o, path);
+    }
     let scene = o.scene("run")?;
     let threads = o.single_thread_count()?;
     let engine = match o.engines.as_deref() {
@@ -363,10 +386,62 @@ fn run(args: &[String]) -> Result<(), String> {
         Engine::Impetus => scene.name.to_string(),
         e => format!("{} {}", scene.name, e.name()),
     };
-    let result = engine.run(scene, threads, steps, &label, o.sleep)?;
+    let result = match &o.save_image {
+        None => engine.run(scene, threads, steps, &label, o.sleep)?,
+        Some(path) => {
+            if engine != Engine::Impetus {
+                return Err("--save-image needs --engine impetus".to_string());
+            }
+            let def = impetus::WorldDef {
+                enable_sleep: o.sleep,
+                ..world_def(threads)
+            };
+            let progress = progress_line(&label, steps);
+            let (result, world) =
+                run_scene_world(scene, def, steps, progress).map_err(|e| e.to_string())?;
+            eprintln!();
+            let mut image = Vec::new();
+            world.save_image(&mut image);
+            std::fs::write(path, &image).map_err(|e| format!("writing {path}: {e}"))?;
+            println!("wrote {path} ({} bytes)", image.len());
+            result
+        }
+    };
     println!("{}", result.table());
     if let Some(path) = &o.json {
         write_json(path, &result.to_json())?;
+    }
+    Ok(())
+}
+
+/// `run --image FILE`: loads a world from its image and steps it on, labelled with the
+/// file's name.
+fn run_image(o: &Opts, path: &str) -> Result<(), String> {
+    if o.engines.as_deref().is_some_and(|e| e != [Engine::Impetus]) {
+        return Err("--image runs impetus only".to_string());
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("reading {path}: {e}"))?;
+    let mut world = match o.threads {
+        None => impetus::World::from_image(&bytes),
+        Some(_) => impetus::World::from_image_with_workers(&bytes, o.single_thread_count()?),
+    }
+    .map_err(|e| format!("{path}: {e}"))?;
+    let steps = o.steps.unwrap_or(600).max(1);
+    let label = std::path::Path::new(path)
+        .file_name()
+        .map_or(path.to_string(), |n| n.to_string_lossy().to_string());
+    let progress = progress_line(&label, steps);
+    let result = run_world(&mut world, &label, &[], steps, progress).map_err(|e| e.to_string())?;
+    eprintln!();
+    if let Some(out) = &o.save_image {
+        let mut image = Vec::new();
+        world.save_image(&mut image);
+        std::fs::write(out, &image).map_err(|e| format!("writing {out}: {e}"))?;
+        println!("wrote {out} ({} bytes)", image.len());
+    }
+    println!("{}", result.table());
+    if let Some(out) = &o.json {
+        write_json(out, &result.to_json())?;
     }
     Ok(())
 }

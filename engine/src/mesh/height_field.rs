@@ -320,3 +320,44 @@ impl HeightField {
         }
     }
 }
+
+/// A height field in an image: its heights, bounds and active-edge flags as built, checked
+/// on reading (the grid's size against its heights and flags, finite numbers).
+impl crate::codec::Field for HeightField {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&(self.rows, self.cols));
+        w.put(&self.heights);
+        w.put(&(self.scale, self.bounds));
+        w.put(&self.active);
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
+        let (rows, cols): (usize, usize) = r.get()?;
+        let heights: Vec<f32> = r.get()?;
+        let (scale, bounds): (Vec3, Aabb) = r.get()?;
+        let active: Vec<u8> = r.get()?;
+        if rows < 2
+            || cols < 2
+            || rows.checked_mul(cols) != Some(heights.len())
+            || heights.len() > 1 << 29
+            || active.len() != (rows - 1) * (cols - 1)
+        {
+            return Err(r.error("holds a height field whose grid does not fit its heights"));
+        }
+        if !heights.iter().all(|h| h.is_finite())
+            || !is_finite3(scale)
+            || scale.min_element() <= 0.0
+            || !is_finite3(bounds.min)
+            || !is_finite3(bounds.max)
+        {
+            return Err(r.error("holds a height field with a number that is not finite"));
+        }
+        Ok(HeightField {
+            rows,
+            cols,
+            heights,
+            scale,
+            bounds,
+            active,
+        })
+    }
+}

@@ -10,6 +10,7 @@ use crate::math::{is_finite3, Aabb, Transform};
 use glam::Vec3;
 use std::sync::Arc;
 
+pub(crate) mod encode;
 pub(crate) mod store;
 pub use store::{Filter, ShapeDef};
 

@@ -46,6 +46,12 @@ impl Filter {
     }
 }
 
+crate::codec::fields!(Filter {
+    category,
+    mask,
+    group
+});
+
 /// Everything needed to attach a shape to a body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShapeDef {

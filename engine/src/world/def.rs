@@ -82,6 +82,31 @@ pub struct WorldDef {
     pub time_to_sleep: f32,
 }
 
+crate::codec::fields!(WorldDef {
+    gravity,
+    substeps,
+    contact_hertz,
+    contact_damping_ratio,
+    joint_hertz,
+    joint_damping_ratio,
+    max_push_speed,
+    linear_slop,
+    speculative_distance,
+    aabb_margin,
+    broadphase_cell_size,
+    restitution_threshold,
+    static_friction_speed,
+    max_linear_speed,
+    contact_recycling,
+    air_density,
+    sweep_fast_bodies,
+    worker_count,
+    hit_event_threshold,
+    enable_sleep,
+    sleep_threshold,
+    time_to_sleep
+});
+
 impl Default for WorldDef {
     fn default() -> Self {
         Self {

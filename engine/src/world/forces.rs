@@ -17,6 +17,8 @@ pub(crate) struct FluidStore {
     pub(crate) fluids: Vec<Fluid>,
 }
 
+crate::codec::fields!(FluidStore { pool, fluids });
+
 impl FluidStore {
     pub(crate) fn live(&self) -> impl Iterator<Item = &Fluid> + '_ {
         self.fluids

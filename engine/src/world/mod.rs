@@ -19,6 +19,7 @@ mod solve;
 pub use api::{ContactTouch, ContactView};
 mod events;
 pub(crate) mod forces;
+mod image;
 pub(crate) mod kinematic;
 pub mod query;
 pub(crate) mod sleep;

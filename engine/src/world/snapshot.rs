@@ -89,7 +89,7 @@ crate::codec::fields!(JointState {
 });
 
 /// A decoded state, checked against the world before anything of it is applied.
-struct Decoded {
+pub(super) struct Decoded {
     structure: u64,
     steps: u64,
     last_dt: f32,
@@ -98,7 +98,7 @@ struct Decoded {
     joint_pool: SlotPool,
     bodies: Vec<BodyState>,
     bounds: Vec<Aabb>,
-    broadphase: crate::broadphase::BroadPhase,
+    pub(super) broadphase: crate::broadphase::BroadPhase,
     contacts: crate::contact::ContactStore,
     mesh_pairs: super::midphase::MeshPairs,
     islands: super::sleep::Islands,
@@ -109,7 +109,7 @@ struct Decoded {
 }
 
 /// Writes section `tag`: its header, then what `body` writes, then its length.
-fn section(w: &mut Writer<'_>, tag: &[u8; 4], body: impl FnOnce(&mut Writer<'_>)) {
+pub(super) fn section(w: &mut Writer<'_>, tag: &[u8; 4], body: impl FnOnce(&mut Writer<'_>)) {
     w.bytes(tag);
     let at = w.len();
     w.put(&0u32);
@@ -218,7 +218,7 @@ impl World {
         checksum(&out)
     }
 
-    fn decode_state(&self, state: &[u8]) -> Result<Decoded, Error> {
+    pub(super) fn decode_state(&self, state: &[u8]) -> Result<Decoded, Error> {
         const WHAT: &str = "state";
         if state.len() < 8 + 4 + 4 + 8 {
             return Err(Error::invalid(WHAT, "is truncated"));
