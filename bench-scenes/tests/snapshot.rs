@@ -16,10 +16,17 @@ fn build(name: &str, threads: usize) -> World {
 
 /// (state hash, deep hash) after each of `steps` steps.
 fn run(w: &mut World, steps: usize) -> Vec<(u64, u64)> {
+    run_sampled(w, steps, 1)
+}
+
+/// The state hash after each of `steps` steps, with the deep hash every `deep` steps and
+/// after the last (0 elsewhere: it saves the whole state).
+fn run_sampled(w: &mut World, steps: usize, deep: usize) -> Vec<(u64, u64)> {
     (0..steps)
-        .map(|_| {
+        .map(|k| {
             w.step(DT).unwrap();
-            (w.state_hash(), w.deep_hash())
+            let sampled = (k + 1) % deep == 0 || k + 1 == steps;
+            (w.state_hash(), if sampled { w.deep_hash() } else { 0 })
         })
         .collect()
 }
@@ -28,6 +35,11 @@ fn run(w: &mut World, steps: usize) -> Vec<(u64, u64)> {
 /// same world after `other` more steps, and into a fresh 2-thread world, and checks both
 /// against the uninterrupted run at every step.
 fn round_trip(name: &str, at: usize, check: usize, other: usize) {
+    round_trip_sampled(name, at, check, other, 1);
+}
+
+/// [`round_trip`] with the deep hash compared every `deep` steps.
+fn round_trip_sampled(name: &str, at: usize, check: usize, other: usize, deep: usize) {
     let mut w = build(name, 1);
     for _ in 0..at {
         w.step(DT).unwrap();
@@ -35,7 +47,7 @@ fn round_trip(name: &str, at: usize, check: usize, other: usize) {
     let mut state = Vec::new();
     w.save_state(&mut state);
     let saved_hash = w.deep_hash();
-    let reference = run(&mut w, check);
+    let reference = run_sampled(&mut w, check, deep);
     for _ in 0..other {
         w.step(DT).unwrap();
     }
@@ -51,13 +63,13 @@ fn round_trip(name: &str, at: usize, check: usize, other: usize) {
         again == state,
         "{name}: save -> restore -> save changed the bytes"
     );
-    let replay = run(&mut w, check);
+    let replay = run_sampled(&mut w, check, deep);
     for (k, (a, b)) in reference.iter().zip(&replay).enumerate() {
         assert_eq!(a, b, "{name}: step {} after the restore differs", k + 1);
     }
     let mut two = build(name, 2);
     two.restore_state(&state).unwrap();
-    let resumed = run(&mut two, check);
+    let resumed = run_sampled(&mut two, check, deep);
     for (k, (a, b)) in reference.iter().zip(&resumed).enumerate() {
         assert_eq!(
             a,
@@ -85,6 +97,83 @@ fn light_scenes_resume_bit_for_bit() {
     ] {
         round_trip(name, 45, 60, 37);
     }
+}
+
+/// Every scene but the 100k-body one: 300 steps checked after the restore (the state hash
+/// every step, the deep hash every 50), 100 other steps before it, 1 and 2 threads.
+/// Release only, and by hand (about 3 minutes on 2 cores): `cargo test --release -p
+/// impetus-scenes --test snapshot every_scene -- --ignored`. CI runs the shorter
+/// `every_scene_resumes` in release.
+#[test]
+#[ignore = "minutes: run by hand in release"]
+fn every_scene_resumes_for_300_steps() {
+    for scene in SCENES.iter().filter(|s| s.name != "large_world") {
+        round_trip_sampled(scene.name, 60, 300, 100, 50);
+    }
+}
+
+/// Every scene but the 100k-body one, 90 steps after the restore (deep hash every 30),
+/// 100 other steps before it. Release only: `cargo test --release -p impetus-scenes --test
+/// snapshot every_scene_resumes`.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "release only")]
+fn every_scene_resumes() {
+    for scene in SCENES.iter().filter(|s| s.name != "large_world") {
+        round_trip_sampled(scene.name, 60, 90, 100, 30);
+    }
+}
+
+/// A bullet in mid-flight: saved the step before it reaches a thin wall, the restored world
+/// sweeps it to the same time of impact.
+#[test]
+fn bullet_sweep_resumes_bit_for_bit() {
+    use impetus::{BodyDef, BodyType, ShapeDef, Vec3};
+    let build = |threads| {
+        let mut w = World::new(world_def(threads)).unwrap();
+        let wall = w
+            .create_body(&BodyDef {
+                body_type: BodyType::Static,
+                position: Vec3::new(5.0, 1.0, 0.0),
+                ..Default::default()
+            })
+            .unwrap();
+        w.add_shape(wall, &ShapeDef::cuboid(Vec3::new(0.025, 1.0, 1.0)))
+            .unwrap();
+        let ball = w
+            .create_body(&BodyDef {
+                position: Vec3::new(0.0, 1.0, 0.0),
+                linear_velocity: Vec3::new(120.0, 0.0, 0.0),
+                bullet: true,
+                gravity_scale: 0.0,
+                ..Default::default()
+            })
+            .unwrap();
+        w.add_shape(ball, &ShapeDef::sphere(0.05)).unwrap();
+        (w, ball)
+    };
+    let (mut w, ball) = build(1);
+    // 120 m/s covers 2 m a step: after two steps the ball is 1 m short of the wall.
+    for _ in 0..2 {
+        w.step(DT).unwrap();
+    }
+    let mut state = Vec::new();
+    w.save_state(&mut state);
+    let reference = run(&mut w, 30);
+    assert!(
+        w.body_position(ball).unwrap().x < 5.0,
+        "the bullet stops at the wall"
+    );
+    w.restore_state(&state).unwrap();
+    w.step(DT).unwrap();
+    assert!(
+        w.profile().impacts > 0,
+        "the step after the save sweeps the bullet to its impact"
+    );
+    w.restore_state(&state).unwrap();
+    assert_eq!(run(&mut w, 30), reference);
+    let (mut two, _) = build(2);
+    two.restore_state(&state).unwrap();
+    assert_eq!(run(&mut two, 30), reference);
 }
 
 #[test]
