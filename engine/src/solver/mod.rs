@@ -118,6 +118,9 @@ pub(crate) struct SolverBodies {
     /// Per dense index, the velocity before the constraints acted in this substep, for
     /// the carried warm start (see [`WarmStart`]).
     pub carry: Vec<WarmCarry>,
+    /// Per solver index, whether `finalize` found the body's new state non-finite and kept
+    /// it where it was.
+    pub frozen: Vec<bool>,
 }
 
 /// How a substep's warm start is done.
@@ -570,31 +573,46 @@ impl Q4 {
 /// Writes poses and velocities back to the body columns and clears the force accumulators
 /// (with `parallel`, in chunks of bodies on the workers: each body's row is written by the
 /// one worker that holds its solver index).
-pub(crate) fn finalize(sb: &SolverBodies, bodies: &mut BodyStore, parallel: bool) {
+pub(crate) fn finalize(sb: &mut SolverBodies, bodies: &mut BodyStore, parallel: bool) -> usize {
     let v = DisjointPtr::new(&mut bodies.linear_velocity);
     let w = DisjointPtr::new(&mut bodies.angular_velocity);
     let p = DisjointPtr::new(&mut bodies.position);
     let q = DisjointPtr::new(&mut bodies.rotation);
     let f = DisjointPtr::new(&mut bodies.force);
     let t = DisjointPtr::new(&mut bodies.torque);
-    let work = |(s, &i): (&BodyState, &u32)| {
-        *v.get_mut(i) = s.v;
-        *w.get_mut(i) = s.w;
-        *p.get_mut(i) += s.dp;
-        let r = q.get_mut(i);
-        *r = (s.dq * *r).normalize();
+    sb.frozen.clear();
+    sb.frozen.resize(sb.states.len(), false);
+    let work = |((s, &i), frozen): ((&BodyState, &u32), &mut bool)| -> usize {
+        let position = *p.get_mut(i) + s.dp;
+        let rotation = (s.dq * *q.get_mut(i)).normalize();
         *f.get_mut(i) = Vec3::ZERO;
         *t.get_mut(i) = Vec3::ZERO;
+        if !(position.is_finite() && rotation.is_finite() && s.v.is_finite() && s.w.is_finite()) {
+            // Quarantine: the body stays where it was before the step, at rest (see
+            // `World::quarantine`).
+            *v.get_mut(i) = Vec3::ZERO;
+            *w.get_mut(i) = Vec3::ZERO;
+            *frozen = true;
+            return 1;
+        }
+        *v.get_mut(i) = s.v;
+        *w.get_mut(i) = s.w;
+        *p.get_mut(i) = position;
+        *q.get_mut(i) = rotation;
+        0
     };
+    let items = sb.states.iter().zip(&sb.slot);
     if parallel {
         use rayon::prelude::*;
         sb.states
             .par_iter()
             .zip(&sb.slot)
+            .zip(&mut sb.frozen)
             .with_min_len(512)
-            .for_each(work);
+            .map(work)
+            .sum()
     } else {
-        sb.states.iter().zip(&sb.slot).for_each(work);
+        items.zip(&mut sb.frozen).map(work).sum()
     }
 }
 

@@ -121,6 +121,14 @@ impl World {
         &self.events.moves
     }
 
+    /// The bodies whose state the last step made non-finite (a force, a joint motor or a
+    /// contact modifier beyond what f32 holds). Each was put back at its pose before the
+    /// step, at rest, with the impulses of its contacts and joints dropped; the rest of the
+    /// world stepped on. Valid until the next step.
+    pub fn quarantine_events(&self) -> &[BodyId] {
+        &self.events.quarantined
+    }
+
     /// Records that touching contact `k` is going away now (its shape, body or pair is
     /// being removed): the end record, if published, goes to the list for removals made
     /// through the API (`api`) or to the step's end list; a solid contact's island may
@@ -166,6 +174,8 @@ pub(crate) struct Events {
     pub removed_sensor_ends: Vec<SensorEvent>,
     pub hits: Vec<ContactHit>,
     pub moves: Vec<BodyMove>,
+    /// Bodies the last step quarantined (see `World::quarantine`).
+    pub quarantined: Vec<BodyId>,
 }
 
 impl Events {
@@ -179,5 +189,6 @@ impl Events {
         self.sensor_end.clear();
         self.sensor_end.append(&mut self.removed_sensor_ends);
         self.hits.clear();
+        self.quarantined.clear();
     }
 }

@@ -270,9 +270,53 @@ impl World {
         self.store_joints(self.def.substeps, ctx.h, parallel);
     }
 
-    /// Writes the solver's new poses and velocities back to the bodies.
+    /// Writes the solver's new poses and velocities back to the bodies; a body whose new
+    /// state is not finite is quarantined instead (see [`World::quarantine`]).
     pub(crate) fn write_back(&mut self, parallel: bool) {
-        solver::finalize(&self.solver, &mut self.bodies, parallel);
+        if solver::finalize(&mut self.solver, &mut self.bodies, parallel) > 0 {
+            self.quarantine();
+        }
+    }
+
+    /// The bodies whose state the step made non-finite (a force, a motor or a contact
+    /// modifier beyond what f32 holds) stay at their pose before the step, at rest; the
+    /// impulses of their contacts and joints are dropped, so no warm start carries the
+    /// non-finite values to their neighbours; they are listed in
+    /// [`World::quarantine_events`]. The rest of the world steps on.
+    fn quarantine(&mut self) {
+        let frozen: Vec<u32> = (0..self.solver.slot.len())
+            .filter(|&k| self.solver.frozen[k])
+            .map(|k| self.solver.slot[k])
+            .collect();
+        let mut is_frozen = vec![false; self.bodies.body_type.len()];
+        for &b in &frozen {
+            is_frozen[b as usize] = true;
+            self.events.quarantined.push(crate::id::BodyId {
+                index: b,
+                generation: self.body_pool.generation(b as usize),
+            });
+        }
+        for c in self.contacts.contacts.iter_mut() {
+            if c.alive && (is_frozen[c.body_a as usize] || is_frozen[c.body_b as usize]) {
+                for p in c.manifold.points.iter_mut() {
+                    p.normal_impulse = 0.0;
+                    p.max_normal_impulse = 0.0;
+                }
+                c.manifold.friction_impulse = glam::Vec3::ZERO;
+                c.manifold.twist_impulse = 0.0;
+                c.cache.valid = false;
+            }
+        }
+        for &b in &frozen {
+            if let Some(joints) = self.joints.of_body.get(b as usize) {
+                for &j in joints {
+                    let data = &mut self.joints.slots[j as usize];
+                    data.impulses = Default::default();
+                    data.reaction = glam::Vec3::ZERO;
+                    data.angular_reaction = glam::Vec3::ZERO;
+                }
+            }
+        }
     }
 
     /// The move events of the step: every body the solver moved, in solver order.
