@@ -16,11 +16,13 @@
 //! - **finite**: every body's position, rotation and velocities are finite;
 //! - **ground**: no dynamic body is below its scene's ground by more than
 //!   [`GROUND_TOLERANCE`] (the ground is the top face of the ground box at y = 0, or the
-//!   lowest sample of mesh_pile's height field; heavy_chain has no ground and is skipped);
+//!   lowest sample of mesh_pile's height field; heavy_chain has no ground and is skipped;
+//!   bodies beyond the ground's edge, rolled or thrown off it, are not checked, and every
+//!   scene removes the bodies that fall [`KILL_DEPTH`] below its floor);
 //! - **energy**: `E = Σ ½ m v² + ½ Σ I_k (ω·e_k)² + m g (y − y₀)` over the dynamic bodies
 //!   (centre of mass `y`, principal moments `I_k` about the body axes `e_k`, `y₀` the
-//!   scene's floor: its ground, or for heavy_chain the kill plane below which bodies are
-//!   removed) stays within `budget · (1 + ENERGY_MARGIN)`, where the budget starts at the
+//!   scene's floor: its ground, or for heavy_chain the lowest dynamic body as built; its
+//!   bodies that fall [`KILL_DEPTH`] below that are removed, as a removal) stays within `budget · (1 + ENERGY_MARGIN)`, where the budget starts at the
 //!   built scene's energy and follows the operations exactly: a spawn adds the new body's
 //!   energy, a removal subtracts the removed body's, an impulse `J` at the centre of mass
 //!   adds `v·J + |J|²/2m`. The tumbler's motor does work, so its budget also holds
@@ -102,6 +104,10 @@ pub struct SoakScene {
     pub recipe: fn() -> Recipe,
     /// The top of its ground, m; `None` when it has none (no ground check).
     pub ground: Option<f32>,
+    /// Half the side of its (square, centred) ground, m: bodies beyond it (rolled or
+    /// thrown off the edge) are not checked, and are removed once they fall
+    /// [`KILL_DEPTH`] below the floor.
+    pub ground_half: f32,
     /// Spawn box: lower corner.
     pub spawn_min: Vec3,
     /// Spawn box: upper corner.
@@ -155,6 +161,7 @@ pub const SOAK_SCENES: &[SoakScene] = &[
         ground: Some(0.0),
         spawn_min: Vec3::new(-12.0, 4.0, -12.0),
         spawn_max: Vec3::new(12.0, 10.0, 12.0),
+        ground_half: 20.0,
         motor: false,
     },
     SoakScene {
@@ -163,6 +170,7 @@ pub const SOAK_SCENES: &[SoakScene] = &[
         ground: Some(0.0),
         spawn_min: Vec3::new(-6.0, 5.0, -6.0),
         spawn_max: Vec3::new(6.0, 10.0, 6.0),
+        ground_half: 30.0,
         motor: false,
     },
     SoakScene {
@@ -171,6 +179,7 @@ pub const SOAK_SCENES: &[SoakScene] = &[
         ground: None,
         spawn_min: Vec3::new(-14.0, 20.0, -3.0),
         spawn_max: Vec3::new(14.0, 40.0, 3.0),
+        ground_half: 0.0,
         motor: false,
     },
     SoakScene {
@@ -179,6 +188,7 @@ pub const SOAK_SCENES: &[SoakScene] = &[
         ground: Some(0.0),
         spawn_min: Vec3::new(-5.0, 9.0, -5.0),
         spawn_max: Vec3::new(5.0, 12.0, 5.0),
+        ground_half: 10.0,
         motor: true,
     },
     SoakScene {
@@ -187,6 +197,7 @@ pub const SOAK_SCENES: &[SoakScene] = &[
         ground: None, // set from the terrain in `ground_of`
         spawn_min: Vec3::new(-15.0, 6.0, -15.0),
         spawn_max: Vec3::new(15.0, 12.0, 15.0),
+        ground_half: 63.5,
         motor: false,
     },
     SoakScene {
@@ -195,6 +206,7 @@ pub const SOAK_SCENES: &[SoakScene] = &[
         ground: Some(0.0),
         spawn_min: Vec3::new(-20.0, 8.0, -20.0),
         spawn_max: Vec3::new(20.0, 20.0, 20.0),
+        ground_half: 100.0,
         motor: false,
     },
 ];
@@ -208,9 +220,11 @@ fn ground_of(scene: &SoakScene) -> Option<f32> {
     }
 }
 
-/// The floor of a scene's potential energy: its ground, or the kill plane.
+/// The floor of a scene's potential energy: its ground, or (without one) the lowest
+/// dynamic body as built, so that the budget is not swamped by potential energy measured
+/// from far below.
 fn floor_of(scene: &SoakScene, start_min_y: f32) -> f32 {
-    ground_of(scene).unwrap_or(start_min_y - KILL_DEPTH)
+    ground_of(scene).unwrap_or(start_min_y)
 }
 
 /// Mechanical energy of one dynamic body, J, with potential energy from `floor`.
@@ -294,6 +308,7 @@ fn random_ops(
     rng: &mut Rng,
     scene: &SoakScene,
     floor: f32,
+    kill: f32,
     max_bodies: usize,
 ) -> Result<OpTally, Error> {
     let mut t = OpTally::default();
@@ -301,7 +316,7 @@ fn random_ops(
     // Kill plane: bodies that fell off a scene without ground are removed.
     let dynamic = dynamic_bodies(world);
     for &b in &dynamic {
-        if world.body_center_of_mass(b)?.y < floor {
+        if world.body_center_of_mass(b)?.y < kill {
             t.energy -= body_energy(world, b, g, floor);
             world.remove_body(b)?;
             t.removals += 1;
@@ -391,7 +406,7 @@ fn random_ops(
 
 /// Checks every body's state is finite and no dynamic body is below the ground; returns
 /// the first failure.
-fn check_bodies(world: &World, ground: Option<f32>) -> Result<(), String> {
+fn check_bodies(world: &World, ground: Option<f32>, half: f32) -> Result<(), String> {
     for b in world.bodies() {
         let p = world.body_position(b).map_err(|e| e.to_string())?;
         let q = world.body_rotation(b).map_err(|e| e.to_string())?;
@@ -401,7 +416,8 @@ fn check_bodies(world: &World, ground: Option<f32>) -> Result<(), String> {
             return Err(format!("finite: body {b:?} has p {p}, q {q}, v {v}, w {w}"));
         }
         if let Some(g) = ground {
-            if world.body_type(b) == Ok(BodyType::Dynamic) && p.y < g - GROUND_TOLERANCE {
+            let over = p.x.abs() <= half && p.z.abs() <= half;
+            if over && world.body_type(b) == Ok(BodyType::Dynamic) && p.y < g - GROUND_TOLERANCE {
                 return Err(format!(
                     "ground: dynamic body {b:?} at y = {:.3} m, below the ground at {g:.3} m \
                      by more than {GROUND_TOLERANCE} m",
@@ -677,10 +693,12 @@ fn segment(
     let start_min_y = recipe
         .bodies
         .iter()
+        .filter(|b| b.dynamic)
         .map(|b| b.position.y)
         .fold(f32::INFINITY, f32::min);
     let ground = ground_of(scene);
     let floor = floor_of(scene, start_min_y);
+    let kill = floor - KILL_DEPTH;
     let max_bodies = world.body_count() + world.body_count() / 5 + 10;
     let allowance = if scene.motor {
         motor_allowance(&world, floor)
@@ -697,7 +715,7 @@ fn segment(
     let mut worst = 0.0f64;
     let mut replay_note = String::new();
     for step in 1..=SEGMENT_STEPS {
-        let ops = random_ops(&mut world, &mut rng, scene, floor, max_bodies)
+        let ops = random_ops(&mut world, &mut rng, scene, floor, kill, max_bodies)
             .map_err(|e| format!("operation: {e}"))?;
         energy_budget += ops.energy;
         tally.add(&ops);
@@ -706,7 +724,7 @@ fn segment(
         s.steps += 1;
         if step == REPLAY_STEPS {
             let live = world.state_hash();
-            let hashes = replay(&image, replay_rng.clone(), scene, floor, max_bodies)?;
+            let hashes = replay(&image, replay_rng.clone(), scene, floor, kill, max_bodies)?;
             s.replay_steps += 2 * REPLAY_STEPS as u64;
             s.replays += 1;
             if hashes != [live, live] {
@@ -747,7 +765,7 @@ fn segment(
             }
         }
         if step % CHECK_STEPS == 0 || step == SEGMENT_STEPS {
-            check_bodies(&world, ground)?;
+            check_bodies(&world, ground, scene.ground_half)?;
             s.asleep_seen += world.sleep_counts().1 as u64;
             s.checks += 3; // finite, ground, energy
         }
@@ -760,11 +778,12 @@ fn segment(
     let (islands, asleep) = world.sleep_counts();
     Ok(format!(
         "{:<11} {} ops ({} breaks), {} bodies ({islands} islands, {asleep} bodies asleep), \
-         energy {worst:.3} of budget, {replay_note}",
+         energy {worst:.3} of budget, {replay_note}, end {:016x}",
         scene.name,
         tally.total(),
         breaks,
         world.body_count(),
+        world.state_hash(),
     ))
 }
 
@@ -775,6 +794,7 @@ fn replay(
     rng: Rng,
     scene: &SoakScene,
     floor: f32,
+    kill: f32,
     max_bodies: usize,
 ) -> Result<[u64; 2], String> {
     let mut out = [0u64; 2];
@@ -783,7 +803,7 @@ fn replay(
             .map_err(|e| format!("determinism: image does not load: {e}"))?;
         let mut rng = rng.clone();
         for _ in 0..REPLAY_STEPS {
-            random_ops(&mut w, &mut rng, scene, floor, max_bodies)
+            random_ops(&mut w, &mut rng, scene, floor, kill, max_bodies)
                 .map_err(|e| format!("operation (replay): {e}"))?;
             w.step(DT).map_err(|e| format!("step (replay): {e}"))?;
         }
