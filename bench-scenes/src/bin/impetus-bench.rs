@@ -102,8 +102,10 @@ fn main() -> ExitCode {
 /// check. Relaxed atomics suffice: the counters are statistics read between steps, ordering
 /// nothing. The cost is two atomic adds per allocation (and a load, plus a `fetch_max`
 /// only when a new high-water mark is reached) and one atomic subtraction per free;
-/// `impetus-bench run pile --steps 200` showed no measurable difference with and without
-/// it (see the soak commit).
+/// `impetus-bench run pile --steps 200` (about 50 allocations a step) showed no measurable
+/// difference with and without it: 6 alternating pairs on a quiet machine, median of the
+/// runs' median ms/step 8.23 with it, 8.37 without (ratio 0.98; fastest runs 7.990 and
+/// 7.992), same state hash.
 mod counting {
     use impetus_scenes::soak::AllocStats;
     use std::alloc::{GlobalAlloc, Layout, System};
