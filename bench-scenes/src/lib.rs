@@ -18,6 +18,7 @@ pub mod physx;
 #[cfg(feature = "rapier")]
 pub mod rapier;
 pub mod scenes;
+pub mod soak;
 
 pub use measure::{run_scene, run_scene_with, RunResult, Stability};
 #[cfg(feature = "rapier")]
