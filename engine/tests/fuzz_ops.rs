@@ -16,6 +16,9 @@ fn op_scripts_keep_the_invariants_and_are_thread_count_independent() {
     let (mut ops_run, mut errors, mut steps) = (0, 0, 0);
     for seed in 0..SEEDS {
         let bytes = ops::script(seed, SCRIPT_BYTES);
+        if std::env::var_os("IMPETUS_FUZZ_TRACE").is_some() {
+            eprintln!("seed {seed}");
+        }
         let one = ops::run(&bytes, 1);
         let two = ops::run(&bytes, 2);
         assert_eq!(
