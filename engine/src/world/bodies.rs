@@ -381,6 +381,25 @@ impl World {
         crate::shape::combine_mass(parts)
     }
 
+    /// Whether body `b`'s mass and inertia stay finite with the shape of `def` added.
+    pub(super) fn compound_mass_is_finite(&self, b: usize, def: &ShapeDef) -> bool {
+        let local_pose = Transform::new(def.local_pose.p, def.local_pose.q.normalize());
+        let extra = Self::shape_part(&def.shape, def.density, def.inner_radius);
+        let parts = self.bodies.shapes[b]
+            .iter()
+            .map(|s| {
+                let d = &self.shapes.data[s.index as usize];
+                (
+                    Self::shape_part(&d.shape, d.density, d.inner_radius),
+                    d.local_pose,
+                )
+            })
+            .chain(std::iter::once((extra, local_pose)));
+        crate::shape::combine_mass(parts).is_none_or(|(mp, frame)| {
+            mp.mass.is_finite() && is_finite3(mp.inertia) && is_finite3(frame.p)
+        })
+    }
+
     /// Recomputes body `b`'s mass, inertia and mass frame from its shapes (unless the
     /// user set the mass), and the shapes' poses in that frame.
     pub(super) fn update_mass(&mut self, b: usize) {

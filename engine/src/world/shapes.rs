@@ -36,6 +36,12 @@ impl World {
                     "a dynamic body's shapes must give it a positive mass",
                 ));
             }
+            if !mass.is_finite() || !self.compound_mass_is_finite(b, def) {
+                return Err(Error::invalid(
+                    "ShapeDef::shape",
+                    "so large (or placed so far) that the body's mass or inertia overflows",
+                ));
+            }
         }
         let (index, generation, fresh) = self.shapes.pool.alloc();
         let local_pose = Transform::new(def.local_pose.p, def.local_pose.q.normalize());

@@ -444,6 +444,13 @@ pub fn run(data: &[u8], workers: usize) -> Outcome {
 
 type Res = Result<(), impetus::Error>;
 
+/// Prints an op's arguments when tracing (`IMPETUS_FUZZ_TRACE`).
+fn tr(what: &dyn std::fmt::Debug) {
+    if std::env::var_os("IMPETUS_FUZZ_TRACE").is_some() {
+        eprintln!("    {what:?}");
+    }
+}
+
 /// Decodes and runs one operation: (its name, what it returned).
 fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static str, Res) {
     let body = |r: &mut Bytes<'_>, ids: &Ids| pick(&ids.bodies, r.u8(), NO_BODY);
@@ -465,6 +472,7 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
                 can_sleep: r.bool(),
                 ..Default::default()
             };
+            tr(&def);
             let res = w.create_body(&def).map(|id| ids.bodies.push(id));
             ("create_body", res)
         }
@@ -495,6 +503,7 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
                 5 => def = def.with_filter(filter(r)),
                 _ => {}
             }
+            tr(&(b, &def.shape, def.local_pose, def.density));
             let res = w.add_shape(b, &def).map(|id| ids.shapes.push(id));
             ("add_shape", res)
         }
@@ -510,6 +519,7 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
                 def.break_impulse = r.f32_in(0.0, 100.0);
                 def.break_angular_impulse = r.f32_in(0.0, 100.0);
             }
+            tr(&def);
             let res = w.create_joint(&def).map(|id| ids.joints.push(id));
             ("create_joint", res)
         }
@@ -555,7 +565,11 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
                 ("apply_angular_impulse", w.apply_angular_impulse(b, i))
             }
         }
-        19..=22 => ("step", w.step(dt(r))),
+        19..=22 => {
+            let dt = dt(r);
+            tr(&dt);
+            ("step", w.step(dt))
+        }
         23 => {
             let b = body(r, ids);
             match r.u8() % 6 {
@@ -584,7 +598,11 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
             let xf = r.transform(6.0);
             ("set_body_target_pose", w.set_body_target_pose(b, xf))
         }
-        25 => ("set_gravity", w.set_gravity(r.vec3_in(-20.0, 20.0))),
+        25 => {
+            let g = r.vec3_in(-20.0, 20.0);
+            tr(&g);
+            ("set_gravity", w.set_gravity(g))
+        }
         26 => match r.u8() % 3 {
             0 => {
                 let fluid = Fluid {
