@@ -111,7 +111,7 @@ impl BodyDef {
         }
         let q = self.rotation;
         if !(q.x.is_finite() && q.y.is_finite() && q.z.is_finite() && q.w.is_finite())
-            || q.length_squared() < 1.0e-12
+            || !(1.0e-12..=f32::MAX).contains(&q.length_squared())
         {
             return Err(Error::invalid(
                 "BodyDef::rotation",

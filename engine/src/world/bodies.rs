@@ -118,7 +118,7 @@ impl World {
     ) -> Result<(), Error> {
         let i = self.body_index(id)?;
         check_vec("position", position)?;
-        if !rotation.is_finite() || rotation.length_squared() < 1.0e-12 {
+        if !rotation.is_finite() || !(1.0e-12..=f32::MAX).contains(&rotation.length_squared()) {
             return Err(Error::invalid(
                 "rotation",
                 "must be a finite, non-zero quaternion",
