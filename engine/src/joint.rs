@@ -191,10 +191,6 @@ pub enum JointKind {
     },
 }
 
-/// The largest distance (m, per axis) of a joint frame from its body's origin: the
-/// solver squares lever arms, so a frame at 1e30 m overflows them to infinity.
-pub(crate) const MAX_FRAME_OFFSET: f32 = 1.0e6;
-
 /// How to create a joint.
 // `repr(C)` with the thresholds and frames first: the solver's per-step reads of a joint
 // (frames when preparing, thresholds when storing) then share one cache line with the
@@ -269,7 +265,7 @@ impl JointDef {
             if !is_finite3(f.p) || !q.is_finite() || (q.length_squared() - 1.0).abs() > 1.0e-3 {
                 return Err(Error::invalid(field, "must be finite with a unit rotation"));
             }
-            if f.p.abs().max_element() > MAX_FRAME_OFFSET {
+            if f.p.abs().max_element() > crate::math::MAX_LOCAL_OFFSET {
                 return Err(Error::invalid(
                     field,
                     "must lie within 1e6 m of its body (farther, the joint's lever arms overflow)",

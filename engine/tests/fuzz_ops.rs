@@ -14,7 +14,11 @@ const SCRIPT_BYTES: usize = 600;
 fn op_scripts_keep_the_invariants_and_are_thread_count_independent() {
     let start = std::time::Instant::now();
     let (mut ops_run, mut errors, mut steps) = (0, 0, 0);
-    for seed in 0..SEEDS {
+    // `IMPETUS_FUZZ_SEED=n` runs seed n alone (with `IMPETUS_FUZZ_TRACE=1`, op by op).
+    let only: Option<u64> = std::env::var("IMPETUS_FUZZ_SEED")
+        .ok()
+        .map(|s| s.parse().expect("IMPETUS_FUZZ_SEED: a seed number"));
+    for seed in (0..SEEDS).filter(|&s| only.is_none_or(|o| o == s)) {
         let bytes = ops::script(seed, SCRIPT_BYTES);
         if std::env::var_os("IMPETUS_FUZZ_TRACE").is_some() {
             eprintln!("seed {seed}");

@@ -246,6 +246,12 @@ impl ShapeDef {
                 "must be a finite position and a finite, non-zero rotation",
             ));
         }
+        if p.abs().max_element() > crate::math::MAX_LOCAL_OFFSET {
+            return Err(Error::invalid(
+                "ShapeDef::local_pose",
+                "must lie within 1e6 m of its body (farther, the mass frame overflows)",
+            ));
+        }
         if !self.density.is_finite() || self.density < 0.0 {
             return Err(Error::invalid(
                 "ShapeDef::density",

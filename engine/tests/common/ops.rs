@@ -541,6 +541,7 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
         15 => {
             let b = body(r, ids);
             let xf = r.transform(6.0);
+            tr(&(b, xf));
             ("set_body_transform", w.set_body_transform(b, xf.p, xf.q))
         }
         16 => {
