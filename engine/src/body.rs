@@ -103,6 +103,22 @@ impl Default for BodyDef {
     }
 }
 
+/// The largest velocity component a host may set (m/s or rad/s): far above any physical
+/// speed, low enough that a kinematic body (whose speed the solver does not clamp) keeps
+/// finite swept bounds and contacts. At `f32::MAX` they overflowed to NaN.
+pub(crate) const MAX_SPEED: f32 = 1.0e9;
+
+/// Checks a velocity a host sets: finite, each component at most [`MAX_SPEED`].
+pub(crate) fn check_speed(field: &'static str, v: Vec3) -> Result<(), Error> {
+    if !is_finite3(v) || v.abs().max_element() > MAX_SPEED {
+        return Err(Error::invalid(
+            field,
+            "must be finite, each component within ±1e9",
+        ));
+    }
+    Ok(())
+}
+
 impl BodyDef {
     /// Checks every field, naming the first bad one.
     pub fn validate(&self) -> Result<(), Error> {
@@ -118,15 +134,8 @@ impl BodyDef {
                 "must be a finite, non-zero quaternion",
             ));
         }
-        if !is_finite3(self.linear_velocity) {
-            return Err(Error::invalid("BodyDef::linear_velocity", "must be finite"));
-        }
-        if !is_finite3(self.angular_velocity) {
-            return Err(Error::invalid(
-                "BodyDef::angular_velocity",
-                "must be finite",
-            ));
-        }
+        check_speed("BodyDef::linear_velocity", self.linear_velocity)?;
+        check_speed("BodyDef::angular_velocity", self.angular_velocity)?;
         check_damping("BodyDef::linear_damping", self.linear_damping)?;
         check_damping("BodyDef::angular_damping", self.angular_damping)?;
         if !self.gravity_scale.is_finite() {

@@ -144,7 +144,7 @@ impl World {
     /// Sets the linear velocity (dynamic and kinematic bodies), in m/s.
     pub fn set_body_linear_velocity(&mut self, id: BodyId, v: Vec3) -> Result<(), Error> {
         let i = self.movable_index(id, "setting the velocity of a static body")?;
-        check_vec("linear_velocity", v)?;
+        crate::body::check_speed("linear_velocity", v)?;
         self.bodies.linear_velocity[i] = v;
         self.wake_body(i);
         Ok(())
@@ -153,7 +153,7 @@ impl World {
     /// Sets the angular velocity (dynamic and kinematic bodies), in rad/s.
     pub fn set_body_angular_velocity(&mut self, id: BodyId, w: Vec3) -> Result<(), Error> {
         let i = self.movable_index(id, "setting the velocity of a static body")?;
-        check_vec("angular_velocity", w)?;
+        crate::body::check_speed("angular_velocity", w)?;
         self.bodies.angular_velocity[i] = w;
         self.wake_body(i);
         Ok(())
@@ -395,9 +395,15 @@ impl World {
                 )
             })
             .chain(std::iter::once((extra, local_pose)));
-        crate::shape::combine_mass(parts).is_none_or(|(mp, frame)| {
-            mp.mass.is_finite() && is_finite3(mp.inertia) && is_finite3(frame.p)
-        })
+        // (The eigen solver turns an infinite tensor into NaN axes and clamped moments.)
+        extra.mass.is_finite()
+            && is_finite3(extra.inertia)
+            && crate::shape::combine_mass(parts).is_none_or(|(mp, frame)| {
+                mp.mass.is_finite()
+                    && is_finite3(mp.inertia)
+                    && is_finite3(frame.p)
+                    && frame.q.is_finite()
+            })
     }
 
     /// Recomputes body `b`'s mass, inertia and mass frame from its shapes (unless the
