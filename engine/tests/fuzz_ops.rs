@@ -7,11 +7,25 @@
 mod ops;
 
 /// Seeds per run and bytes per script: a few hundred scripts of a few dozen calls each.
-const SEEDS: u64 = 300;
-const SCRIPT_BYTES: usize = 600;
+const SEEDS: u64 = 400;
+const SCRIPT_BYTES: usize = 5000;
 
 #[test]
 fn op_scripts_keep_the_invariants_and_are_thread_count_independent() {
+    fuzz(false);
+}
+
+/// The same with finite extremes (1e30, ±`f32::MAX`, 1e-30) among the hostile values. Some
+/// seeds still end with NaN bodies after a step or with an image that does not load (the
+/// engine accepts such finite values and they overflow inside the solver); see the report
+/// of the fuzzing branch. Run by hand: `cargo test -p impetus --test fuzz_ops -- --ignored`.
+#[test]
+#[ignore = "known overflows of finite extreme inputs inside the step"]
+fn finite_extremes() {
+    fuzz(true);
+}
+
+fn fuzz(extremes: bool) {
     let start = std::time::Instant::now();
     let (mut ops_run, mut errors, mut steps) = (0, 0, 0);
     // `IMPETUS_FUZZ_SEED=n` runs seed n alone (with `IMPETUS_FUZZ_TRACE=1`, op by op).
@@ -24,7 +38,7 @@ fn op_scripts_keep_the_invariants_and_are_thread_count_independent() {
         if std::env::var_os("IMPETUS_FUZZ_TRACE").is_some() {
             eprintln!("seed {seed}");
         }
-        let runs = std::panic::catch_unwind(|| (ops::run(&bytes, 1), ops::run(&bytes, 2)));
+        let runs = std::panic::catch_unwind(|| (ops::run_with(&bytes, 1, extremes), ops::run_with(&bytes, 2, extremes)));
         let (one, two) = match runs {
             Ok(r) => r,
             Err(e) => {
@@ -47,7 +61,7 @@ fn op_scripts_keep_the_invariants_and_are_thread_count_independent() {
         steps += one.steps + two.steps;
     }
     println!(
-        "fuzz_ops: {SEEDS} seeds, {ops_run} operations ({errors} Err, {steps} steps) at 1 and 2 threads in {:.1} s",
+        "fuzz_ops (extremes: {extremes}): {SEEDS} seeds, {ops_run} operations ({errors} Err, {steps} steps) at 1 and 2 threads in {:.1} s",
         start.elapsed().as_secs_f64()
     );
     assert!(
