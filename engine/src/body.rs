@@ -126,9 +126,8 @@ impl BodyDef {
             return Err(Error::invalid("BodyDef::position", "must be finite"));
         }
         let q = self.rotation;
-        if !(q.x.is_finite() && q.y.is_finite() && q.z.is_finite() && q.w.is_finite())
-            || !(1.0e-12..=f32::MAX).contains(&q.length_squared())
-        {
+        // A finite quaternion can still have a squared length that overflows (1e30, 0, 0, 1).
+        if !q.is_finite() || !(1.0e-12..=f32::MAX).contains(&q.length_squared()) {
             return Err(Error::invalid(
                 "BodyDef::rotation",
                 "must be a finite, non-zero quaternion",

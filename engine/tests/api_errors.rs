@@ -355,11 +355,12 @@ fn failed_calls_leave_the_deep_hash_unchanged() {
         index: 9,
         generation: 9,
     };
-    assert!(w.create_body(&BodyDef {
-        rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
-        ..Default::default()
-    })
-    .is_err());
+    assert!(w
+        .create_body(&BodyDef {
+            rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            ..Default::default()
+        })
+        .is_err());
     assert!(w.remove_body(stale).is_err());
     assert!(w.add_shape(b, &ShapeDef::sphere(-1.0)).is_err());
     assert!(w.set_gravity(Vec3::NAN).is_err());
@@ -375,7 +376,9 @@ fn force_at_a_huge_lever_arm_is_an_error() {
     let far = Vec3::splat(1.0e30);
     let e = w.apply_force(b, Vec3::splat(1.0e30), -far).unwrap_err();
     assert_eq!(field_of(e), "point");
-    let e = w.apply_linear_impulse(b, Vec3::splat(1.0e30), far).unwrap_err();
+    let e = w
+        .apply_linear_impulse(b, Vec3::splat(1.0e30), far)
+        .unwrap_err();
     assert_eq!(field_of(e), "point");
 }
 
@@ -390,9 +393,13 @@ fn impulse_that_overflows_the_velocity_is_an_error() {
         },
     )
     .unwrap();
-    let e = w.apply_linear_impulse(b, Vec3::splat(f32::MAX), Vec3::ZERO).unwrap_err();
+    let e = w
+        .apply_linear_impulse(b, Vec3::splat(f32::MAX), Vec3::ZERO)
+        .unwrap_err();
     assert_eq!(field_of(e), "impulse");
-    let e = w.apply_angular_impulse(b, Vec3::splat(f32::MAX)).unwrap_err();
+    let e = w
+        .apply_angular_impulse(b, Vec3::splat(f32::MAX))
+        .unwrap_err();
     assert_eq!(field_of(e), "impulse");
     assert!(w.body_linear_velocity(b).unwrap().is_finite());
 }
@@ -446,9 +453,13 @@ fn velocities_beyond_1e9_are_errors() {
         .unwrap_err();
     assert_eq!(field_of(e), "BodyDef::linear_velocity");
     let (mut w, b) = ball_world();
-    let e = w.set_body_linear_velocity(b, Vec3::splat(2.0e9)).unwrap_err();
+    let e = w
+        .set_body_linear_velocity(b, Vec3::splat(2.0e9))
+        .unwrap_err();
     assert_eq!(field_of(e), "linear_velocity");
-    let e = w.set_body_angular_velocity(b, Vec3::splat(2.0e9)).unwrap_err();
+    let e = w
+        .set_body_angular_velocity(b, Vec3::splat(2.0e9))
+        .unwrap_err();
     assert_eq!(field_of(e), "angular_velocity");
     w.set_body_linear_velocity(b, Vec3::splat(1.0e9)).unwrap();
 }

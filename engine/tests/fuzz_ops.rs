@@ -38,7 +38,12 @@ fn fuzz(extremes: bool) {
         if std::env::var_os("IMPETUS_FUZZ_TRACE").is_some() {
             eprintln!("seed {seed}");
         }
-        let runs = std::panic::catch_unwind(|| (ops::run_with(&bytes, 1, extremes), ops::run_with(&bytes, 2, extremes)));
+        let runs = std::panic::catch_unwind(|| {
+            (
+                ops::run_with(&bytes, 1, extremes),
+                ops::run_with(&bytes, 2, extremes),
+            )
+        });
         let (one, two) = match runs {
             Ok(r) => r,
             Err(e) => {

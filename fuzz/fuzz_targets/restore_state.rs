@@ -44,7 +44,15 @@ fn world() -> World {
     w.add_shape(k, &ShapeDef::capsule(0.5, 0.2)).unwrap();
     let xa = w.body_transform(a).unwrap();
     let xb = w.body_transform(b).unwrap();
-    let j = JointDef::at_world(JointKind::Ball, a, &xa, b, &xb, Vec3::new(0.0, 1.25, 0.0), Vec3::Y);
+    let j = JointDef::at_world(
+        JointKind::Ball,
+        a,
+        &xa,
+        b,
+        &xb,
+        Vec3::new(0.0, 1.25, 0.0),
+        Vec3::Y,
+    );
     w.create_joint(&j).unwrap();
     for _ in 0..10 {
         w.step(1.0 / 60.0).unwrap();

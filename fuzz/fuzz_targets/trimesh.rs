@@ -25,7 +25,13 @@ fuzz_target!(|data: &[u8]| {
         let b = mesh.bounds();
         let _ = mesh.ray(b.min - Vec3::ONE, Vec3::ONE, 1.0e6);
         let mut n = 0;
-        mesh.query_aabb(&Aabb { min: b.min, max: b.max }, |_| n += 1);
+        mesh.query_aabb(
+            &Aabb {
+                min: b.min,
+                max: b.max,
+            },
+            |_| n += 1,
+        );
         assert!(n <= mesh.triangle_count());
     }
 });

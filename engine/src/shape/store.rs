@@ -240,7 +240,10 @@ impl ShapeDef {
     pub fn validate(&self) -> Result<(), Error> {
         self.shape.validate()?;
         let (p, q) = (self.local_pose.p, self.local_pose.q);
-        if !crate::math::is_finite3(p) || !q.is_finite() || !(1.0e-12..=f32::MAX).contains(&q.length_squared()) {
+        if !crate::math::is_finite3(p)
+            || !q.is_finite()
+            || !(1.0e-12..=f32::MAX).contains(&q.length_squared())
+        {
             return Err(Error::invalid(
                 "ShapeDef::local_pose",
                 "must be a finite position and a finite, non-zero rotation",

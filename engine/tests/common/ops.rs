@@ -17,9 +17,9 @@
 #![allow(dead_code)]
 
 use impetus::{
-    BodyDef, BodyId, BodyType, ConvexHull, Filter, Fluid, FluidId, HeightField, JointDef,
-    JointId, JointKind, Limits, MassProperties, Motor, QueryFilter, Quat, Shape, ShapeDef,
-    ShapeId, Spring, Transform, TriMesh, Vec3, World, WorldDef,
+    BodyDef, BodyId, BodyType, ConvexHull, Filter, Fluid, FluidId, HeightField, JointDef, JointId,
+    JointKind, Limits, MassProperties, Motor, Quat, QueryFilter, Shape, ShapeDef, ShapeId, Spring,
+    Transform, TriMesh, Vec3, World, WorldDef,
 };
 use std::sync::Arc;
 
@@ -108,11 +108,19 @@ impl<'a> Bytes<'a> {
     }
 
     pub fn vec3_in(&mut self, lo: f32, hi: f32) -> Vec3 {
-        Vec3::new(self.f32_in(lo, hi), self.f32_in(lo, hi), self.f32_in(lo, hi))
+        Vec3::new(
+            self.f32_in(lo, hi),
+            self.f32_in(lo, hi),
+            self.f32_in(lo, hi),
+        )
     }
 
     pub fn vec3_ok(&mut self, lo: f32, hi: f32) -> Vec3 {
-        Vec3::new(self.f32_ok(lo, hi), self.f32_ok(lo, hi), self.f32_ok(lo, hi))
+        Vec3::new(
+            self.f32_ok(lo, hi),
+            self.f32_ok(lo, hi),
+            self.f32_ok(lo, hi),
+        )
     }
 
     /// A rotation: usually unit, sometimes unnormalised, zero or non-finite.
@@ -481,7 +489,7 @@ fn tr(what: &dyn std::fmt::Debug) {
 fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static str, Res) {
     let body = |r: &mut Bytes<'_>, ids: &Ids| pick(&ids.bodies, r.u8(), NO_BODY);
     match code % 32 {
-        0 | 1 | 2 => {
+        0..=2 => {
             if w.body_count() >= MAX_BODIES {
                 return ("create_body (full)", Ok(()));
             }
@@ -533,7 +541,10 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
             let res = w.add_shape(b, &def).map(|id| ids.shapes.push(id));
             ("add_shape", res)
         }
-        8 => ("remove_shape", w.remove_shape(pick(&ids.shapes, r.u8(), NO_SHAPE))),
+        8 => (
+            "remove_shape",
+            w.remove_shape(pick(&ids.shapes, r.u8(), NO_SHAPE)),
+        ),
         9 | 10 => {
             if ids.joints.len() >= MAX_JOINTS * 2 {
                 return ("create_joint (full)", Ok(()));
@@ -549,7 +560,10 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
             let res = w.create_joint(&def).map(|id| ids.joints.push(id));
             ("create_joint", res)
         }
-        11 => ("remove_joint", w.remove_joint(pick(&ids.joints, r.u8(), NO_JOINT))),
+        11 => (
+            "remove_joint",
+            w.remove_joint(pick(&ids.joints, r.u8(), NO_JOINT)),
+        ),
         12 => {
             let j = pick(&ids.joints, r.u8(), NO_JOINT);
             ("set_joint_kind", w.set_joint_kind(j, joint_kind(r)))
@@ -562,7 +576,10 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
         14 => {
             let b = body(r, ids);
             let v = r.vec3_in(-10.0, 10.0);
-            ("set_body_angular_velocity", w.set_body_angular_velocity(b, v))
+            (
+                "set_body_angular_velocity",
+                w.set_body_angular_velocity(b, v),
+            )
         }
         15 => {
             let b = body(r, ids);
@@ -605,9 +622,15 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
                         mass: r.f32_in(0.1, 10.0),
                         inertia: r.vec3_in(0.01, 5.0),
                     };
-                    ("set_body_mass_properties", w.set_body_mass_properties(b, mp))
+                    (
+                        "set_body_mass_properties",
+                        w.set_body_mass_properties(b, mp),
+                    )
                 }
-                1 => ("set_body_gravity_scale", w.set_body_gravity_scale(b, r.f32_in(-1.0, 2.0))),
+                1 => (
+                    "set_body_gravity_scale",
+                    w.set_body_gravity_scale(b, r.f32_in(-1.0, 2.0)),
+                ),
                 2 => {
                     let (l, a) = (r.f32_in(0.0, 2.0), r.f32_in(0.0, 2.0));
                     ("set_body_damping", w.set_body_damping(b, l, a))
@@ -616,7 +639,10 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
                 4 => ("set_bullet", w.set_bullet(b, r.bool())),
                 _ => {
                     let c = r.f32_in(0.0, 2.0);
-                    ("set_body_drag_coefficient", w.set_body_drag_coefficient(b, c))
+                    (
+                        "set_body_drag_coefficient",
+                        w.set_body_drag_coefficient(b, c),
+                    )
                 }
             }
         }
@@ -643,7 +669,10 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
                 let res = w.add_fluid(&fluid).map(|id| ids.fluids.push(id));
                 ("add_fluid", res)
             }
-            1 => ("remove_fluid", w.remove_fluid(pick(&ids.fluids, r.u8(), NO_FLUID))),
+            1 => (
+                "remove_fluid",
+                w.remove_fluid(pick(&ids.fluids, r.u8(), NO_FLUID)),
+            ),
             _ => {
                 let (b, f) = (body(r, ids), pick(&ids.fluids, r.u8(), NO_FLUID));
                 ("submersion", w.submersion(b, f).map(|_| ()))
@@ -707,11 +736,19 @@ fn query(w: &mut World, r: &mut Bytes<'_>, ids: &Ids) -> (&'static str, Res) {
     }
     match r.u8() % 6 {
         0 => {
-            let (o, d, m) = (r.vec3_in(-8.0, 8.0), r.vec3_in(-1.0, 1.0), r.f32_in(0.0, 30.0));
+            let (o, d, m) = (
+                r.vec3_in(-8.0, 8.0),
+                r.vec3_in(-1.0, 1.0),
+                r.f32_in(0.0, 30.0),
+            );
             ("cast_ray", w.cast_ray(o, d, m, &filter).map(|_| ()))
         }
         1 => {
-            let (o, d, m) = (r.vec3_in(-8.0, 8.0), r.vec3_in(-1.0, 1.0), r.f32_in(0.0, 30.0));
+            let (o, d, m) = (
+                r.vec3_in(-8.0, 8.0),
+                r.vec3_in(-1.0, 1.0),
+                r.f32_in(0.0, 30.0),
+            );
             ("cast_ray_all", w.cast_ray_all(o, d, m, &filter).map(|_| ()))
         }
         2 => {
@@ -733,7 +770,10 @@ fn query(w: &mut World, r: &mut Bytes<'_>, ids: &Ids) -> (&'static str, Res) {
                 Err(_) => return ("build geometry", Ok(())),
             };
             let xf = r.transform(8.0);
-            ("overlap_shape", w.overlap_shape(&s, &xf, &filter).map(|_| ()))
+            (
+                "overlap_shape",
+                w.overlap_shape(&s, &xf, &filter).map(|_| ()),
+            )
         }
         _ => {
             let s = match shape(r) {
