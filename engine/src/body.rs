@@ -103,6 +103,22 @@ impl Default for BodyDef {
     }
 }
 
+/// The largest velocity component a host may set (m/s or rad/s): far above any physical
+/// speed, low enough that a kinematic body (whose speed the solver does not clamp) keeps
+/// finite swept bounds and contacts. At `f32::MAX` they overflowed to NaN.
+pub(crate) const MAX_SPEED: f32 = 1.0e9;
+
+/// Checks a velocity a host sets: finite, each component at most [`MAX_SPEED`].
+pub(crate) fn check_speed(field: &'static str, v: Vec3) -> Result<(), Error> {
+    if !is_finite3(v) || v.abs().max_element() > MAX_SPEED {
+        return Err(Error::invalid(
+            field,
+            "must be finite, each component within ±1e9",
+        ));
+    }
+    Ok(())
+}
+
 impl BodyDef {
     /// Checks every field, naming the first bad one.
     pub fn validate(&self) -> Result<(), Error> {
@@ -110,23 +126,15 @@ impl BodyDef {
             return Err(Error::invalid("BodyDef::position", "must be finite"));
         }
         let q = self.rotation;
-        if !(q.x.is_finite() && q.y.is_finite() && q.z.is_finite() && q.w.is_finite())
-            || q.length_squared() < 1.0e-12
-        {
+        // A finite quaternion can still have a squared length that overflows (1e30, 0, 0, 1).
+        if !q.is_finite() || !(1.0e-12..=f32::MAX).contains(&q.length_squared()) {
             return Err(Error::invalid(
                 "BodyDef::rotation",
                 "must be a finite, non-zero quaternion",
             ));
         }
-        if !is_finite3(self.linear_velocity) {
-            return Err(Error::invalid("BodyDef::linear_velocity", "must be finite"));
-        }
-        if !is_finite3(self.angular_velocity) {
-            return Err(Error::invalid(
-                "BodyDef::angular_velocity",
-                "must be finite",
-            ));
-        }
+        check_speed("BodyDef::linear_velocity", self.linear_velocity)?;
+        check_speed("BodyDef::angular_velocity", self.angular_velocity)?;
         check_damping("BodyDef::linear_damping", self.linear_damping)?;
         check_damping("BodyDef::angular_damping", self.angular_damping)?;
         if !self.gravity_scale.is_finite() {

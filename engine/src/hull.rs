@@ -300,13 +300,27 @@ impl ConvexHull {
         let q = Quat::from_mat3(&axes.as_mat3());
         let bounding_radius = vertices.iter().map(|v| v.length()).fold(0.0, f32::max);
         let min_extent = faces.iter().map(|f| f.offset).fold(f32::MAX, f32::min);
+        // Finite points can still be too far apart for f32 (a cloud 1e18 m wide has a
+        // volume of 1e54 m³ and an infinite inertia) or too close (a cloud 1e-13 m wide has a
+        // volume that rounds to 0).
+        let unit_inertia = moments.as_vec3();
+        if !(vol as f32).is_normal()
+            || !unit_inertia.is_finite()
+            || !bounding_radius.is_finite()
+            || !centroid.as_vec3().is_finite()
+        {
+            return Err(Error::invalid(
+                FIELD,
+                "spans so much or so little that the volume or inertia is not a normal f32",
+            ));
+        }
         Ok(ConvexHull {
             vertices,
             faces,
             face_vertices,
             edges,
             volume: vol as f32,
-            unit_inertia: moments.as_vec3(),
+            unit_inertia,
             frame: Transform::new(centroid.as_vec3(), q),
             bounding_radius,
             min_extent,

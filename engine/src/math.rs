@@ -170,6 +170,11 @@ pub(crate) fn symmetric_eigen(m: Mat3) -> (Vec3, Quat) {
     )
 }
 
+/// The largest distance (m, per axis) of a joint frame or a shape's local pose from its
+/// body's origin: lever arms are squared (inertia, joint Jacobians), so an offset of
+/// 1e30 m overflows them to infinity.
+pub(crate) const MAX_LOCAL_OFFSET: f32 = 1.0e6;
+
 /// True when every component of `v` is finite.
 #[inline]
 pub(crate) fn is_finite3(v: Vec3) -> bool {

@@ -336,3 +336,173 @@ fn mass_follows_shapes() {
     assert!(matches!(w.shape(s2), Err(Error::StaleHandle { .. })));
     let _ = Shape::Sphere { radius: 1.0 };
 }
+
+// Regressions found by the operation fuzzer (`tests/fuzz_ops.rs`).
+
+/// A dynamic ball at the origin, in a world of one worker.
+fn ball_world() -> (World, impetus::BodyId) {
+    let mut w = world();
+    let b = w.create_body(&BodyDef::default()).unwrap();
+    w.add_shape(b, &ShapeDef::sphere(0.5)).unwrap();
+    (w, b)
+}
+
+#[test]
+fn failed_calls_leave_the_deep_hash_unchanged() {
+    let (mut w, b) = ball_world();
+    let before = w.deep_hash();
+    let stale = impetus::BodyId {
+        index: 9,
+        generation: 9,
+    };
+    assert!(w
+        .create_body(&BodyDef {
+            rotation: Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            ..Default::default()
+        })
+        .is_err());
+    assert!(w.remove_body(stale).is_err());
+    assert!(w.add_shape(b, &ShapeDef::sphere(-1.0)).is_err());
+    assert!(w.set_gravity(Vec3::NAN).is_err());
+    assert!(w.set_body_gravity_scale(b, f32::NAN).is_err());
+    assert!(w.set_body_damping(b, -1.0, 0.0).is_err());
+    assert!(w.set_bullet(stale, true).is_err());
+    assert_eq!(w.deep_hash(), before, "an Err bumped the structure counter");
+}
+
+#[test]
+fn force_at_a_huge_lever_arm_is_an_error() {
+    let (mut w, b) = ball_world();
+    let far = Vec3::splat(1.0e30);
+    let e = w.apply_force(b, Vec3::splat(1.0e30), -far).unwrap_err();
+    assert_eq!(field_of(e), "point");
+    let e = w
+        .apply_linear_impulse(b, Vec3::splat(1.0e30), far)
+        .unwrap_err();
+    assert_eq!(field_of(e), "point");
+}
+
+#[test]
+fn impulse_that_overflows_the_velocity_is_an_error() {
+    let (mut w, b) = ball_world();
+    w.set_body_mass_properties(
+        b,
+        MassProperties {
+            mass: 1.0e-30,
+            inertia: Vec3::splat(1.0e-30),
+        },
+    )
+    .unwrap();
+    let e = w
+        .apply_linear_impulse(b, Vec3::splat(f32::MAX), Vec3::ZERO)
+        .unwrap_err();
+    assert_eq!(field_of(e), "impulse");
+    let e = w
+        .apply_angular_impulse(b, Vec3::splat(f32::MAX))
+        .unwrap_err();
+    assert_eq!(field_of(e), "impulse");
+    assert!(w.body_linear_velocity(b).unwrap().is_finite());
+}
+
+#[test]
+fn quaternion_whose_length_overflows_is_an_error() {
+    let huge = Quat::from_xyzw(1.0e30, 0.0, 0.0, 1.0);
+    let e = world()
+        .create_body(&BodyDef {
+            rotation: huge,
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(field_of(e), "BodyDef::rotation");
+    let (mut w, b) = ball_world();
+    assert!(w.set_body_transform(b, Vec3::ZERO, huge).is_err());
+    let e = w
+        .add_shape(
+            b,
+            &ShapeDef::sphere(0.1).with_local_pose(impetus::Transform::new(Vec3::ZERO, huge)),
+        )
+        .unwrap_err();
+    assert_eq!(field_of(e), "ShapeDef::local_pose");
+}
+
+#[test]
+fn kinematic_target_out_of_reach_is_an_error() {
+    let mut w = world();
+    let k = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Kinematic,
+            position: Vec3::new(-1.0e30, 0.0, 0.0),
+            ..Default::default()
+        })
+        .unwrap();
+    let target = impetus::Transform::new(Vec3::new(f32::MAX, 0.0, 0.0), Quat::IDENTITY);
+    let e = w.set_body_target_pose(k, target).unwrap_err();
+    assert_eq!(field_of(e), "target.p");
+    assert!(w.body_linear_velocity(k).unwrap().is_finite());
+}
+
+#[test]
+fn velocities_beyond_1e9_are_errors() {
+    // A kinematic body at f32::MAX m/s made NaN contacts with the bodies it swept through.
+    let e = world()
+        .create_body(&BodyDef {
+            body_type: BodyType::Kinematic,
+            linear_velocity: Vec3::new(0.0, -f32::MAX, 0.0),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(field_of(e), "BodyDef::linear_velocity");
+    let (mut w, b) = ball_world();
+    let e = w
+        .set_body_linear_velocity(b, Vec3::splat(2.0e9))
+        .unwrap_err();
+    assert_eq!(field_of(e), "linear_velocity");
+    let e = w
+        .set_body_angular_velocity(b, Vec3::splat(2.0e9))
+        .unwrap_err();
+    assert_eq!(field_of(e), "angular_velocity");
+    w.set_body_linear_velocity(b, Vec3::splat(1.0e9)).unwrap();
+}
+
+#[test]
+fn shape_local_pose_beyond_1e6_is_an_error() {
+    let (mut w, b) = ball_world();
+    let far = impetus::Transform::new(Vec3::new(-1.0e30, 0.0, 0.0), Quat::IDENTITY);
+    let e = w
+        .add_shape(b, &ShapeDef::sphere(0.5).with_local_pose(far))
+        .unwrap_err();
+    assert_eq!(field_of(e), "ShapeDef::local_pose");
+}
+
+#[test]
+fn shape_whose_inertia_overflows_is_an_error() {
+    let (mut w, b) = ball_world();
+    let e = w
+        .add_shape(b, &ShapeDef::cuboid(Vec3::new(0.5, 1.0e30, 0.5)))
+        .unwrap_err();
+    assert_eq!(field_of(e), "ShapeDef::shape");
+    // The same box is fine on a static body (no mass).
+    let s = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Static,
+            ..Default::default()
+        })
+        .unwrap();
+    w.add_shape(s, &ShapeDef::cuboid(Vec3::new(0.5, 1.0e30, 0.5)))
+        .unwrap();
+    w.step(common::DT).unwrap();
+    assert!(w.body_position(b).unwrap().is_finite());
+}
+
+#[test]
+fn huge_gravity_scale_keeps_bodies_finite() {
+    // Gravity times the scale overflowed to infinity and the speed clamp made it NaN.
+    let (mut w, b) = ball_world();
+    w.set_body_gravity_scale(b, f32::MAX).unwrap();
+    for _ in 0..3 {
+        w.step(common::DT).unwrap();
+    }
+    let v = w.body_linear_velocity(b).unwrap();
+    assert!(v.is_finite() && v.y < 0.0, "v = {v}");
+    assert!(w.body_position(b).unwrap().is_finite());
+}

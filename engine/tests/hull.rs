@@ -350,3 +350,41 @@ fn queries_treat_a_hull_like_its_box() {
         1
     );
 }
+
+/// Found by the operation fuzzer: finite points 1e18 m apart gave a hull with an infinite
+/// volume, whose body's mass and the image of its world were not finite.
+#[test]
+fn hull_whose_volume_overflows_is_an_error() {
+    let s = 1.0e18;
+    let points = [
+        Vec3::new(-s, -s, -s),
+        Vec3::new(s, -s, -s),
+        Vec3::new(0.0, s, -s),
+        Vec3::new(0.0, 0.0, s),
+    ];
+    let e = impetus::ConvexHull::new(&points).unwrap_err();
+    assert!(matches!(
+        e,
+        impetus::Error::InvalidInput {
+            field: "ConvexHull::points",
+            ..
+        }
+    ));
+    let points = points.map(|p| p * 1.0e-16);
+    impetus::ConvexHull::new(&points).unwrap();
+}
+
+/// Found by the `hull` fuzz target: points 1e-13 m apart gave a hull whose f32 volume
+/// rounded to 0.
+#[test]
+fn hull_whose_volume_underflows_is_an_error() {
+    let s = 1.0e-14;
+    let points = [
+        Vec3::new(-s, -s, -s),
+        Vec3::new(s, -s, -s),
+        Vec3::new(0.0, s, -s),
+        Vec3::new(0.0, 0.0, s),
+    ];
+    assert!(impetus::ConvexHull::new(&points).is_err());
+    impetus::ConvexHull::new(&points.map(|p| p * 1.0e12)).unwrap();
+}

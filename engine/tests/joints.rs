@@ -904,3 +904,21 @@ fn motor_joint_drives_to_the_target_pose() {
         q.angle_between(turn)
     );
 }
+
+/// Found by the operation fuzzer: a joint frame at 3e38 m from its body made NaN bodies.
+#[test]
+fn joint_frame_beyond_1e6_is_an_error() {
+    let mut w = World::new(WorldDef {
+        worker_count: 1,
+        ..Default::default()
+    })
+    .unwrap();
+    let a = w.create_body(&BodyDef::default()).unwrap();
+    let b = w.create_body(&BodyDef::default()).unwrap();
+    let far = Transform::new(Vec3::new(-f32::MAX, 0.0, 0.0), Quat::IDENTITY);
+    let def = JointDef::new(JointKind::Ball, a, Transform::IDENTITY, b, far);
+    match w.create_joint(&def) {
+        Err(impetus::Error::InvalidInput { field, .. }) => assert_eq!(field, "JointDef::frame_b"),
+        other => panic!("expected an error naming frame_b, got {other:?}"),
+    }
+}

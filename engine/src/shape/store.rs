@@ -240,10 +240,19 @@ impl ShapeDef {
     pub fn validate(&self) -> Result<(), Error> {
         self.shape.validate()?;
         let (p, q) = (self.local_pose.p, self.local_pose.q);
-        if !crate::math::is_finite3(p) || !q.is_finite() || q.length_squared() < 1.0e-12 {
+        if !crate::math::is_finite3(p)
+            || !q.is_finite()
+            || !(1.0e-12..=f32::MAX).contains(&q.length_squared())
+        {
             return Err(Error::invalid(
                 "ShapeDef::local_pose",
                 "must be a finite position and a finite, non-zero rotation",
+            ));
+        }
+        if p.abs().max_element() > crate::math::MAX_LOCAL_OFFSET {
+            return Err(Error::invalid(
+                "ShapeDef::local_pose",
+                "must lie within 1e6 m of its body (farther, the mass frame overflows)",
             ));
         }
         if !self.density.is_finite() || self.density < 0.0 {

@@ -300,11 +300,11 @@ pub(crate) fn integrate_velocities(
         let mut w = f.ang_damp * s.w + f.dw;
         let v2 = v.length_squared();
         if v2 > ctx.max_linear_speed * ctx.max_linear_speed {
-            v *= ctx.max_linear_speed / v2.sqrt();
+            v = clamp_length(v, v2, ctx.max_linear_speed);
         }
         let w2 = w.length_squared();
         if f.flags & FAST_ROTATION == 0 && w2 > max_w * max_w {
-            w *= max_w / w2.sqrt();
+            w = clamp_length(w, w2, max_w);
         }
         match warm {
             WarmStart::Pass => (s.v, s.w) = (v, w),
@@ -319,6 +319,25 @@ pub(crate) fn integrate_velocities(
         }
     };
     for_each_maybe_par(&mut sb.states, parallel, 512, work);
+}
+
+/// `v` (of squared length `v2 > max²`) shortened to length `max`. When `v2` overflows (a
+/// huge gravity scale, force or step), `v` is scaled down first so that the direction
+/// survives and the result stays finite (an infinite component counts as the largest
+/// finite one) instead of becoming `inf · 0 = NaN`.
+#[inline]
+fn clamp_length(v: Vec3, v2: f32, max: f32) -> Vec3 {
+    if v2.is_finite() {
+        return v * (max / v2.sqrt());
+    }
+    let v = v.clamp(Vec3::splat(f32::MIN), Vec3::splat(f32::MAX));
+    let u = v / v.abs().max_element();
+    let n = u.length();
+    if n.is_finite() && n > 0.0 {
+        u * (max / n)
+    } else {
+        Vec3::ZERO
+    }
 }
 
 /// Advances the deltas by one substep: `dp += h v`, and the rotation.

@@ -205,7 +205,7 @@ fn check(field: &'static str, v: Vec3) -> Result<(), Error> {
 
 fn check_transform(xf: &Transform) -> Result<(), Error> {
     check("Transform::p", xf.p)?;
-    if !xf.q.is_finite() || xf.q.length_squared() < 1.0e-12 {
+    if !xf.q.is_finite() || !(1.0e-12..=f32::MAX).contains(&xf.q.length_squared()) {
         return Err(Error::invalid(
             "Transform::q",
             "must be a finite, non-zero quaternion",

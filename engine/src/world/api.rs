@@ -81,9 +81,9 @@ impl World {
 
     /// Sets world gravity, in m/s².
     pub fn set_gravity(&mut self, gravity: Vec3) -> Result<(), Error> {
-        self.structure += 1;
         super::bodies::check_vec("gravity", gravity)?;
         self.def.gravity = gravity;
+        self.structure += 1;
         Ok(())
     }
 

@@ -18,20 +18,32 @@ pub(super) fn check_vec(field: &'static str, v: Vec3) -> Result<(), Error> {
     }
 }
 
+/// The error of a force or impulse whose moment about the body overflows.
+fn lever_error() -> Error {
+    Error::invalid(
+        "point",
+        "is so far from the body that the moment of the force overflows",
+    )
+}
+
+/// The error of an impulse so large that the velocity it gives overflows.
+fn overflow_error(field: &'static str) -> Error {
+    Error::invalid(field, "is so large that the velocity it gives overflows")
+}
+
 impl World {
     /// Creates a body. It has no shapes yet; a dynamic body without shapes weighs 1 kg.
     pub fn create_body(&mut self, def: &BodyDef) -> Result<BodyId, Error> {
-        self.structure += 1;
         def.validate()?;
         let (index, generation, _) = self.body_pool.alloc();
         self.bodies.put(index as usize, def);
         self.island_add_body(index as usize);
+        self.structure += 1;
         Ok(BodyId { index, generation })
     }
 
     /// Removes a body with its shapes, contacts and joints.
     pub fn remove_body(&mut self, id: BodyId) -> Result<(), Error> {
-        self.structure += 1;
         let i = self.body_index(id)?;
         while let Some(&j) = self.joints.of_body.get(i).and_then(|l| l.last()) {
             self.remove_joint_slot(j as usize);
@@ -44,6 +56,7 @@ impl World {
         self.bodies.body_type[i] = BodyType::Static;
         self.bodies.awake[i] = false;
         self.body_pool.release(id.index);
+        self.structure += 1;
         Ok(())
     }
 
@@ -105,7 +118,7 @@ impl World {
     ) -> Result<(), Error> {
         let i = self.body_index(id)?;
         check_vec("position", position)?;
-        if !rotation.is_finite() || rotation.length_squared() < 1.0e-12 {
+        if !rotation.is_finite() || !(1.0e-12..=f32::MAX).contains(&rotation.length_squared()) {
             return Err(Error::invalid(
                 "rotation",
                 "must be a finite, non-zero quaternion",
@@ -131,7 +144,7 @@ impl World {
     /// Sets the linear velocity (dynamic and kinematic bodies), in m/s.
     pub fn set_body_linear_velocity(&mut self, id: BodyId, v: Vec3) -> Result<(), Error> {
         let i = self.movable_index(id, "setting the velocity of a static body")?;
-        check_vec("linear_velocity", v)?;
+        crate::body::check_speed("linear_velocity", v)?;
         self.bodies.linear_velocity[i] = v;
         self.wake_body(i);
         Ok(())
@@ -140,7 +153,7 @@ impl World {
     /// Sets the angular velocity (dynamic and kinematic bodies), in rad/s.
     pub fn set_body_angular_velocity(&mut self, id: BodyId, w: Vec3) -> Result<(), Error> {
         let i = self.movable_index(id, "setting the velocity of a static body")?;
-        check_vec("angular_velocity", w)?;
+        crate::body::check_speed("angular_velocity", w)?;
         self.bodies.angular_velocity[i] = w;
         self.wake_body(i);
         Ok(())
@@ -151,8 +164,11 @@ impl World {
         let i = self.dynamic_index(id, "forces act on dynamic bodies only")?;
         check_vec("force", force)?;
         check_vec("point", point)?;
+        // A finite force far from the body can still make an infinite torque.
+        let torque = (point - self.bodies.position[i]).cross(force);
+        check_vec("point", torque).map_err(|_| lever_error())?;
         self.bodies.force[i] += force;
-        self.bodies.torque[i] += (point - self.bodies.position[i]).cross(force);
+        self.bodies.torque[i] += torque;
         self.wake_body(i);
         Ok(())
     }
@@ -186,10 +202,14 @@ impl World {
         check_vec("impulse", impulse)?;
         check_vec("point", point)?;
         let b = &mut self.bodies;
-        b.linear_velocity[i] += b.inv_mass[i] * impulse;
         let r = point - b.position[i];
-        let dw = b.world_inv_inertia(i) * r.cross(impulse);
-        b.angular_velocity[i] += dw;
+        let w = b.angular_velocity[i] + b.world_inv_inertia(i) * r.cross(impulse);
+        // A finite impulse far from the body can still make an infinite spin.
+        check_vec("point", w).map_err(|_| lever_error())?;
+        let v = b.linear_velocity[i] + b.inv_mass[i] * impulse;
+        check_vec("impulse", v).map_err(|_| overflow_error("impulse"))?;
+        b.linear_velocity[i] = v;
+        b.angular_velocity[i] = w;
         self.wake_body(i);
         Ok(())
     }
@@ -199,8 +219,9 @@ impl World {
         let i = self.dynamic_index(id, "impulses act on dynamic bodies only")?;
         check_vec("impulse", impulse)?;
         let b = &mut self.bodies;
-        let dw = b.world_inv_inertia(i) * impulse;
-        b.angular_velocity[i] += dw;
+        let w = b.angular_velocity[i] + b.world_inv_inertia(i) * impulse;
+        check_vec("impulse", w).map_err(|_| overflow_error("impulse"))?;
+        b.angular_velocity[i] = w;
         self.wake_body(i);
         Ok(())
     }
@@ -222,7 +243,6 @@ impl World {
         id: BodyId,
         mp: MassProperties,
     ) -> Result<(), Error> {
-        self.structure += 1;
         let i = self.dynamic_index(id, "only dynamic bodies have mass")?;
         if !mp.mass.is_finite() || mp.mass <= 0.0 {
             return Err(Error::invalid(
@@ -239,29 +259,30 @@ impl World {
         self.bodies.set_mass(i, mp.mass, mp.inertia);
         self.bodies.mass_override[i] = true;
         self.wake_body(i);
+        self.structure += 1;
         Ok(())
     }
 
     /// Sets the multiplier on world gravity.
     pub fn set_body_gravity_scale(&mut self, id: BodyId, scale: f32) -> Result<(), Error> {
-        self.structure += 1;
         let i = self.body_index(id)?;
         if !scale.is_finite() {
             return Err(Error::invalid("gravity_scale", "must be finite"));
         }
         self.bodies.gravity_scale[i] = scale;
         self.wake_body(i);
+        self.structure += 1;
         Ok(())
     }
 
     /// Sets linear and angular damping (1/s).
     pub fn set_body_damping(&mut self, id: BodyId, linear: f32, angular: f32) -> Result<(), Error> {
-        self.structure += 1;
         let i = self.body_index(id)?;
         check_damping("linear_damping", linear)?;
         check_damping("angular_damping", angular)?;
         self.bodies.linear_damping[i] = linear;
         self.bodies.angular_damping[i] = angular;
+        self.structure += 1;
         Ok(())
     }
 
@@ -358,6 +379,31 @@ impl World {
             )
         });
         crate::shape::combine_mass(parts)
+    }
+
+    /// Whether body `b`'s mass and inertia stay finite with the shape of `def` added.
+    pub(super) fn compound_mass_is_finite(&self, b: usize, def: &ShapeDef) -> bool {
+        let local_pose = Transform::new(def.local_pose.p, def.local_pose.q.normalize());
+        let extra = Self::shape_part(&def.shape, def.density, def.inner_radius);
+        let parts = self.bodies.shapes[b]
+            .iter()
+            .map(|s| {
+                let d = &self.shapes.data[s.index as usize];
+                (
+                    Self::shape_part(&d.shape, d.density, d.inner_radius),
+                    d.local_pose,
+                )
+            })
+            .chain(std::iter::once((extra, local_pose)));
+        // (The eigen solver turns an infinite tensor into NaN axes and clamped moments.)
+        extra.mass.is_finite()
+            && is_finite3(extra.inertia)
+            && crate::shape::combine_mass(parts).is_none_or(|(mp, frame)| {
+                mp.mass.is_finite()
+                    && is_finite3(mp.inertia)
+                    && is_finite3(frame.p)
+                    && frame.q.is_finite()
+            })
     }
 
     /// Recomputes body `b`'s mass, inertia and mass frame from its shapes (unless the

@@ -81,9 +81,9 @@ impl World {
     /// Makes a body a bullet (swept against static geometry and other dynamic bodies every
     /// step) or an ordinary body. See [`BodyDef::bullet`](crate::BodyDef::bullet).
     pub fn set_bullet(&mut self, id: BodyId, bullet: bool) -> Result<(), Error> {
-        self.structure += 1;
         let i = self.body_index(id)?;
         self.bodies.bullet[i] = bullet;
+        self.structure += 1;
         Ok(())
     }
 

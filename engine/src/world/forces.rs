@@ -36,7 +36,6 @@ impl FluidStore {
 impl World {
     /// Adds a fluid: bodies below its surface float and are damped (see [`Fluid`]).
     pub fn add_fluid(&mut self, fluid: &Fluid) -> Result<FluidId, Error> {
-        self.structure += 1;
         fluid.validate()?;
         let mut fluid = *fluid;
         fluid.surface_normal = fluid.surface_normal.normalize();
@@ -47,14 +46,15 @@ impl World {
         } else {
             store.fluids[index as usize] = fluid;
         }
+        self.structure += 1;
         Ok(FluidId { index, generation })
     }
 
     /// Removes a fluid.
     pub fn remove_fluid(&mut self, id: FluidId) -> Result<(), Error> {
-        self.structure += 1;
         self.fluid_index(id)?;
         self.fluids.pool.release(id.index);
+        self.structure += 1;
         Ok(())
     }
 
@@ -65,12 +65,12 @@ impl World {
 
     /// Changes a fluid (its level, density, current...).
     pub fn set_fluid(&mut self, id: FluidId, fluid: &Fluid) -> Result<(), Error> {
-        self.structure += 1;
         let i = self.fluid_index(id)?;
         fluid.validate()?;
         let mut fluid = *fluid;
         fluid.surface_normal = fluid.surface_normal.normalize();
         self.fluids.fluids[i] = fluid;
+        self.structure += 1;
         Ok(())
     }
 
@@ -120,10 +120,10 @@ impl World {
         id: BodyId,
         drag_coefficient: f32,
     ) -> Result<(), Error> {
-        self.structure += 1;
         let i = self.body_index(id)?;
         crate::body::check_drag("drag_coefficient", drag_coefficient)?;
         self.bodies.drag_coefficient[i] = drag_coefficient;
+        self.structure += 1;
         Ok(())
     }
 

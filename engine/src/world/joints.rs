@@ -15,7 +15,6 @@ impl World {
     /// Unless `collide_connected`, contacts between the two bodies are removed and no new
     /// ones are made while the joint exists.
     pub fn create_joint(&mut self, def: &JointDef) -> Result<JointId, Error> {
-        self.structure += 1;
         def.validate()?;
         let a = self.body_index(def.body_a)?;
         let b = self.body_index(def.body_b)?;
@@ -60,15 +59,16 @@ impl World {
         self.wake_body(a);
         self.wake_body(b);
         self.update_driven(index);
+        self.structure += 1;
         Ok(JointId { index, generation })
     }
 
     /// Removes a joint. Contacts between its bodies come back (unless another joint
     /// keeps them apart) when their shapes next overlap or, if they overlap now, at once.
     pub fn remove_joint(&mut self, id: JointId) -> Result<(), Error> {
-        self.structure += 1;
         let j = self.joint_index(id)?;
         self.remove_joint_slot(j);
+        self.structure += 1;
         Ok(())
     }
 
@@ -199,7 +199,6 @@ impl World {
     /// Changes a joint's parameters (limits, motor speed, spring...) without touching its
     /// bodies or frames. The kind itself may change too; warm-start impulses restart then.
     pub fn set_joint_kind(&mut self, id: JointId, kind: JointKind) -> Result<(), Error> {
-        self.structure += 1;
         let j = self.joint_index(id)?;
         let mut def = self.joints.slots[j].def;
         let same_kind = std::mem::discriminant(&def.kind) == std::mem::discriminant(&kind);
@@ -215,6 +214,7 @@ impl World {
         if !same_kind {
             self.joints.slots[j].impulses = JointImpulses::default();
         }
+        self.structure += 1;
         Ok(())
     }
 

@@ -57,7 +57,7 @@ impl World {
         if !is_finite3(target.p) {
             return Err(Error::invalid("target.p", "must be finite"));
         }
-        if !target.q.is_finite() || target.q.length_squared() < 1.0e-12 {
+        if !target.q.is_finite() || !(1.0e-12..=f32::MAX).contains(&target.q.length_squared()) {
             return Err(Error::invalid(
                 "target.q",
                 "must be a finite, non-zero quaternion",
@@ -67,6 +67,14 @@ impl World {
             return Err(Error::Unsupported {
                 what: "set_target_pose moves kinematic bodies only",
             });
+        }
+        // The velocity that reaches the target in one step must not overflow (with room
+        // for the centre of mass's offset from the origin).
+        if !is_finite3((target.p - self.bodies.position[i]) * (2.0 / self.last_dt)) {
+            return Err(Error::invalid(
+                "target.p",
+                "is so far from the body that the velocity reaching it overflows",
+            ));
         }
         let target = Transform::new(target.p, target.q.normalize());
         let list = &mut self.kinematic_targets.list;

@@ -101,7 +101,8 @@ pub struct World {
     pub(crate) last_dt: f32,
     /// Buffers the stages reuse from step to step (no per-step allocation).
     pub(crate) scratch: Scratch,
-    /// Counts the calls that changed what a saved state does not hold (see `snapshot`).
+    /// Counts the calls that changed what a saved state does not hold (see `snapshot`);
+    /// only calls that succeed count, so one that returns `Err` leaves the deep hash as it was.
     pub(crate) structure: u64,
     /// Steps taken.
     pub(crate) steps: u64,

@@ -13,7 +13,6 @@ impl World {
     /// Planes, meshes and height fields may only be attached to static bodies (and meshes
     /// and height fields cannot be sensors).
     pub fn add_shape(&mut self, body: BodyId, def: &ShapeDef) -> Result<ShapeId, Error> {
-        self.structure += 1;
         let b = self.body_index(body)?;
         def.validate()?;
         let body_type = self.bodies.body_type[b];
@@ -35,6 +34,12 @@ impl World {
                 return Err(Error::invalid(
                     "ShapeDef::density",
                     "a dynamic body's shapes must give it a positive mass",
+                ));
+            }
+            if !mass.is_finite() || !self.compound_mass_is_finite(b, def) {
+                return Err(Error::invalid(
+                    "ShapeDef::shape",
+                    "so large (or placed so far) that the body's mass or inertia overflows",
                 ));
             }
         }
@@ -90,12 +95,12 @@ impl World {
         self.wake_body(b);
         // Sweep the new bounds over the body's initial velocity.
         self.refit_body(b);
+        self.structure += 1;
         Ok(id)
     }
 
     /// Detaches and removes a shape; the body's mass is recomputed from what remains.
     pub fn remove_shape(&mut self, id: ShapeId) -> Result<(), Error> {
-        self.structure += 1;
         let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
         let b = self.shapes.data[s].body as usize;
         self.bodies.shapes[b].retain(|&x| x != id);
@@ -103,6 +108,7 @@ impl World {
         self.update_mass(b);
         self.wake_body(b);
         self.refit_body(b);
+        self.structure += 1;
         Ok(())
     }
 
@@ -115,10 +121,10 @@ impl World {
     /// Changes a shape's collision filter. Its contacts end now (with end records for the
     /// touching ones) and come back at the next step for the pairs the new filter allows.
     pub fn set_shape_filter(&mut self, id: ShapeId, filter: Filter) -> Result<(), Error> {
-        self.structure += 1;
         let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
         self.shapes.data[s].filter = filter;
         self.refresh_shape_pairs(s as u32);
+        self.structure += 1;
         Ok(())
     }
 

@@ -279,7 +279,7 @@ fn check_query_shape(shape: &Shape, transform: &Transform) -> Result<Transform, 
     }
     check_finite("transform.p", transform.p)?;
     let q: Quat = transform.q;
-    if !q.is_finite() || q.length_squared() < 1.0e-12 {
+    if !q.is_finite() || !(1.0e-12..=f32::MAX).contains(&q.length_squared()) {
         return Err(Error::invalid(
             "transform.q",
             "must be a finite, non-zero quaternion",

@@ -1,0 +1,21 @@
+//! An operation script on a fresh world, as `engine/tests/fuzz_ops.rs` runs it from fixed
+//! seeds: the same decoder (shared by path, not copied), the same invariants (no panic; an
+//! `Err` leaves `deep_hash` unchanged; bodies finite), and 1 and 2 worker threads ending on
+//! the same state hash. The first byte's low bit turns on finite extremes (1e30,
+//! `f32::MAX`...), which still find known overflows (see the fuzz_ops test).
+#![no_main]
+
+#[path = "../../engine/tests/common/ops.rs"]
+mod ops;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&flags, script)) = data.split_first() else {
+        return;
+    };
+    let extremes = flags & 1 == 1;
+    let one = ops::run_with(script, 1, extremes);
+    let two = ops::run_with(script, 2, extremes);
+    assert_eq!(one, two, "the runs at 1 and 2 worker threads differ");
+});
