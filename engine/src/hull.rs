@@ -223,6 +223,11 @@ impl ConvexHull {
                 polys.push((n, d, poly));
             }
         }
+        // A closed polyhedron has at least four faces: fewer is a sliver whose faces merged
+        // or fell below the tolerance (subnormal spreads).
+        if polys.len() < 4 {
+            return Err(Error::invalid(FIELD, zero_volume));
+        }
         // Compact the vertices.
         let mut remap = vec![usize::MAX; p.len()];
         let mut verts: Vec<DVec3> = Vec::new();

@@ -388,3 +388,17 @@ fn hull_whose_volume_underflows_is_an_error() {
     assert!(impetus::ConvexHull::new(&points).is_err());
     impetus::ConvexHull::new(&points.map(|p| p * 1.0e12)).unwrap();
 }
+
+/// Found by the `hull` fuzz target: a sliver of subnormal and 1e-10-scale coordinates built
+/// a "hull" with fewer than four faces. It is a zero-volume error now.
+#[test]
+fn hull_of_a_subnormal_sliver_is_an_error() {
+    let points = [
+        Vec3::new(5.3e-41, 0.0, 3.9e-42),
+        Vec3::new(-3.03e-13, 3.1e-10, -3.03e-13),
+        Vec3::new(-3.03e-13, -7.8e-11, -3.03e-13),
+        Vec3::new(-3.03e-13, 2.4e-43, -1.1e-13),
+    ];
+    let err = ConvexHull::new(&points).unwrap_err();
+    assert!(format!("{err}").contains("zero volume"), "{err}");
+}
