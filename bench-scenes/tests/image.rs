@@ -3,6 +3,8 @@
 //! image -> world -> image gives the same bytes; shared hulls stay shared; a corrupt image
 //! is an error, never a panic.
 
+mod common;
+
 use impetus::{
     BodyDef, BodyType, ConvexHull, Fluid, HeightField, JointDef, JointKind, Quat, Shape, ShapeDef,
     Transform, TriMesh, Vec3, World,
@@ -290,19 +292,7 @@ fn corrupt_images_are_errors() {
         w.step(DT).unwrap();
     }
     let saved = image(&w);
-    let mut rng = Rng::new(11);
-    let mut bad: Vec<Vec<u8>> = (0..64)
-        .map(|k| saved[..k * saved.len() / 64].to_vec())
-        .collect();
-    for _ in 0..200 {
-        let mut s = saved.clone();
-        let at = (rng.next_u64() % s.len() as u64) as usize;
-        s[at] ^= 1 << (rng.next_u64() % 8);
-        bad.push(s);
-    }
-    for len in [0, 3, 24, 100, 5000] {
-        bad.push((0..len).map(|_| rng.next_u64() as u8).collect());
-    }
+    let (bad, mut rng) = common::corruptions(&saved, 11, &[0, 3, 24, 100, 5000]);
     for s in &bad {
         let err = World::from_image(s).err().expect("a corrupt image loads");
         let text = format!("{err}");

@@ -3,7 +3,9 @@
 //! other steps, into a world of another thread count, and a rejected state changes nothing.
 
 use impetus::World;
-use impetus_scenes::{find, world_def, Params, Rng, DT, SCENES};
+mod common;
+
+use impetus_scenes::{find, world_def, Params, DT, SCENES};
 
 fn build(name: &str, threads: usize) -> World {
     let mut w = World::new(world_def(threads)).unwrap();
@@ -234,19 +236,7 @@ fn rejected_states_change_nothing() {
     }
     let before = w.deep_hash();
     // Truncated at every length class, bit flips all over, random bytes.
-    let mut rng = Rng::new(7);
-    let mut bad: Vec<Vec<u8>> = (0..64)
-        .map(|k| state[..k * state.len() / 64].to_vec())
-        .collect();
-    for _ in 0..200 {
-        let mut s = state.clone();
-        let at = (rng.next_u64() % s.len() as u64) as usize;
-        s[at] ^= 1 << (rng.next_u64() % 8);
-        bad.push(s);
-    }
-    for len in [0, 3, 20, 100, 5000] {
-        bad.push((0..len).map(|_| rng.next_u64() as u8).collect());
-    }
+    let (bad, _) = common::corruptions(&state, 7, &[0, 3, 20, 100, 5000]);
     for s in &bad {
         assert!(w.restore_state(s).is_err());
         assert_eq!(w.deep_hash(), before, "a rejected state changed the world");
