@@ -12,6 +12,12 @@
 //!
 //! The debug build (`cargo test -p impetus-scenes --test golden`; dev is opt-level 1) runs
 //! every scene: about 15 s on two free cores (36 s on two busy ones), 8 s with `--release`.
+//! CI runs the table in both profiles and with 4 lanes (`--features impetus/simd4`): the
+//! hashes are the same for every lane width.
+//!
+//! With sleep on, [`SLEEP_GOLDEN`] pins the step at which each scene's last dynamic body
+//! falls asleep and the state hash after [`SLEEP_STEPS`] steps; release only (ignored in a
+//! debug build), as it steps every scene for ten simulated seconds.
 
 use std::time::Instant;
 
@@ -75,6 +81,113 @@ fn hash_after(name: &str, threads: usize) -> u64 {
         w.step(DT).unwrap();
     }
     w.state_hash()
+}
+
+/// Steps each scene runs with sleep on.
+const SLEEP_STEPS: usize = 600;
+
+/// `(scene, step at which no dynamic body is awake any more (None: not within
+/// SLEEP_STEPS), state hash after SLEEP_STEPS steps)`, sleep on, the same at 1 and 2 threads.
+#[rustfmt::skip]
+const SLEEP_GOLDEN: &[(&str, Option<usize>, u64)] = &[
+    ("pyramid", Some(103), 0x5e2334aece8dcab4),
+    ("large_pyramid", Some(276), 0x1cbb5cf597ccb21c),
+    ("many_pyramids", Some(38), 0x3684e968cd6d3312),
+    ("pile", Some(467), 0x35e1ad52f06f18e4),
+    ("towers", Some(124), 0x245b1427595eeb73),
+    ("mass_ratio", Some(305), 0xc71ba71afc2cd0d0),
+    ("rain", None, 0x5e1469a996bce9dc),
+    ("mesh_pile", None, 0xf7fc3e18034cda01),
+    ("large_world_10k", None, 0xd9a9555f07671466),
+    ("joint_grid", None, 0x72c841e642ff5d7d),
+    ("bridge", None, 0x8c523108b29578b1),
+    ("chain", None, 0xddd6ef90c0e8b751),
+    ("heavy_chain", None, 0xe2c9c9c6213c1693),
+    ("ragdolls", None, 0x3e707d3218aed815),
+    ("door", Some(402), 0x098385f0edc7edb9),
+    ("tumbler", None, 0x0aab709bf46518d6),
+];
+
+/// Builds `name` with sleep on and steps it [`SLEEP_STEPS`] times: the first step after
+/// which no dynamic body was awake, and the final state hash.
+fn sleep_after(name: &str, threads: usize) -> (Option<usize>, u64) {
+    let def = impetus::WorldDef {
+        enable_sleep: true,
+        ..world_def(threads)
+    };
+    let mut w = World::new(def).unwrap();
+    find(name)
+        .unwrap()
+        .build(&mut w, &Params::default())
+        .unwrap();
+    let dynamic: Vec<_> = w
+        .bodies()
+        .filter(|&b| w.body_type(b) == Ok(impetus::BodyType::Dynamic))
+        .collect();
+    let mut asleep = None;
+    for step in 1..=SLEEP_STEPS {
+        w.step(DT).unwrap();
+        let awake = dynamic.iter().any(|&b| w.body_is_awake(b).unwrap());
+        match (asleep, awake) {
+            (None, false) => asleep = Some(step),
+            (Some(_), true) => asleep = None,
+            _ => {}
+        }
+    }
+    (asleep, w.state_hash())
+}
+
+/// With sleep on, every scene falls asleep at its pinned step (or stays awake, as pinned)
+/// and ends on its pinned hash, at 1 and 2 threads. `GOLDEN_PRINT=1` prints the table.
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "release only (ten simulated seconds a scene)"
+)]
+fn sleep_steps() {
+    let print = std::env::var_os("GOLDEN_PRINT").is_some();
+    let mut moved = Vec::new();
+    if print {
+        println!("const SLEEP_GOLDEN: &[(&str, Option<usize>, u64)] = &[");
+    }
+    for s in SCENES.iter().filter(|s| s.name != SKIPPED) {
+        let t = Instant::now();
+        let one = sleep_after(s.name, 1);
+        let two = sleep_after(s.name, 2);
+        if print {
+            println!("    ({:?}, {:?}, 0x{:016x}),", s.name, one.0, one.1);
+        } else {
+            println!(
+                "{}: asleep at {:?}, {:016x} ({:.1} s)",
+                s.name,
+                one.0,
+                one.1,
+                t.elapsed().as_secs_f64()
+            );
+        }
+        if one != two {
+            moved.push(format!("  {}: 1 thread {one:?}, 2 threads {two:?}", s.name));
+        }
+        match SLEEP_GOLDEN.iter().find(|g| g.0 == s.name) {
+            Some(&(_, step, hash)) if (step, hash) == one => {}
+            Some(&(_, step, hash)) => moved.push(format!(
+                "  {}: pinned asleep at {step:?} with {hash:016x}, now {:?} with {:016x}",
+                s.name, one.0, one.1
+            )),
+            None => moved.push(format!("  {}: not in SLEEP_GOLDEN", s.name)),
+        }
+    }
+    if print {
+        println!("];");
+        return;
+    }
+    assert!(
+        moved.is_empty(),
+        "sleep steps or hashes moved:\n{}\nIf deliberate, reprint the table with \
+         `GOLDEN_PRINT=1 cargo test --release -p impetus-scenes --test golden sleep_steps -- \
+         --nocapture` and say in the commit message what moved and why.",
+        moved.join("\n")
+    );
 }
 
 fn pinned(name: &str, threads: usize) -> u64 {

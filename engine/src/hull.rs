@@ -23,7 +23,7 @@
 //! Hulls hold at most [`MAX_HULL_VERTICES`] vertices; larger hulls are rejected.
 
 use crate::error::Error;
-use crate::math::{is_finite3, Transform};
+use crate::math::{is_finite3, Transform, MAX_LENGTH};
 use glam::{DMat3, DVec3, Quat, Vec3};
 use std::collections::HashSet;
 
@@ -90,15 +90,21 @@ fn tri(p: &[DVec3], a: usize, b: usize, c: usize) -> Tri {
 impl ConvexHull {
     /// Builds the convex hull of `points` (m). See the module documentation for the method.
     ///
-    /// Errors (field `ConvexHull::points`): fewer than 4 points; a non-finite point; all
-    /// points coincident, collinear or coplanar (zero volume); more than
-    /// [`MAX_HULL_VERTICES`] hull vertices.
+    /// Errors (field `ConvexHull::points`): fewer than 4 points; a non-finite point; a
+    /// coordinate beyond [`MAX_LENGTH`](crate::MAX_LENGTH); all points coincident, collinear
+    /// or coplanar (zero volume); more than [`MAX_HULL_VERTICES`] hull vertices.
     pub fn new(points: &[Vec3]) -> Result<ConvexHull, Error> {
         if points.len() < 4 {
             return Err(Error::invalid(FIELD, "needs at least 4 points"));
         }
         if !points.iter().all(|&p| is_finite3(p)) {
             return Err(Error::invalid(FIELD, "every point must be finite"));
+        }
+        if points.iter().any(|p| p.abs().max_element() > MAX_LENGTH) {
+            return Err(Error::invalid(
+                FIELD,
+                "every coordinate must lie within ±1e6 m (MAX_LENGTH)",
+            ));
         }
         let p: Vec<DVec3> = points.iter().map(|v| v.as_dvec3()).collect();
         let (mut lo, mut hi) = (p[0], p[0]);

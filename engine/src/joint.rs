@@ -265,7 +265,7 @@ impl JointDef {
             if !is_finite3(f.p) || !q.is_finite() || (q.length_squared() - 1.0).abs() > 1.0e-3 {
                 return Err(Error::invalid(field, "must be finite with a unit rotation"));
             }
-            if f.p.abs().max_element() > crate::math::MAX_LOCAL_OFFSET {
+            if f.p.abs().max_element() > crate::math::MAX_LENGTH {
                 return Err(Error::invalid(
                     field,
                     "must lie within 1e6 m of its body (farther, the joint's lever arms overflow)",

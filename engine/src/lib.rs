@@ -92,7 +92,7 @@ pub use glam::{Mat3, Quat, Vec3};
 pub use hull::ConvexHull;
 pub use id::{BodyId, JointId, ShapeId};
 pub use joint::{JointBreak, JointDef, JointKind, Limits, Motor, Spring, SpringStiffness};
-pub use math::{Aabb, StateHasher, Transform};
+pub use math::{Aabb, StateHasher, Transform, MAX_LENGTH};
 pub use mesh::{HeightField, TriMesh, Triangle, Triangles};
 pub use profile::Profile;
 pub use shape::{MassProperties, Shape, ShapeKind};

@@ -170,10 +170,13 @@ pub(crate) fn symmetric_eigen(m: Mat3) -> (Vec3, Quat) {
     )
 }
 
-/// The largest distance (m, per axis) of a joint frame or a shape's local pose from its
-/// body's origin: lever arms are squared (inertia, joint Jacobians), so an offset of
-/// 1e30 m overflows them to infinity.
-pub(crate) const MAX_LOCAL_OFFSET: f32 = 1.0e6;
+/// The largest length the engine accepts, in m (1,000 km), per axis: a shape's size (radius,
+/// half extents, plane offset), the coordinates of hull points, mesh vertices and height
+/// fields, a shape's local pose and a joint frame's distance from its body. Lever arms and
+/// sizes are squared and multiplied by masses (inertia, joint Jacobians, the solver's
+/// effective masses), so 1e20 m overflows f32; and at 1e6 m an f32 coordinate already
+/// steps by 6 cm, too coarse to simulate anything finer.
+pub const MAX_LENGTH: f32 = 1.0e6;
 
 /// True when every component of `v` is finite.
 #[inline]

@@ -21,8 +21,8 @@
 //! queries and continuous collision.
 
 use crate::error::Error;
-use crate::math::is_finite3;
 use crate::math::Aabb;
+use crate::math::{is_finite3, MAX_LENGTH};
 use glam::Vec3;
 use std::collections::HashMap;
 
@@ -110,7 +110,8 @@ impl PartialEq for Node {
 
 impl TriMesh {
     /// Builds a mesh from vertices (m, mesh frame) and triangles (three vertex indices each).
-    /// Errors name the field: non-finite vertices, indices out of range, triangles of zero
+    /// Errors name the field: non-finite vertices or coordinates beyond
+    /// [`MAX_LENGTH`](crate::MAX_LENGTH), indices out of range, triangles of zero
     /// area, an empty mesh, or more than 2³¹ triangles.
     ///
     /// # Example
@@ -153,6 +154,12 @@ impl TriMesh {
         }
         if !vertices.iter().all(|&v| is_finite3(v)) {
             return Err(Error::invalid("TriMesh::vertices", "must be finite"));
+        }
+        if vertices.iter().any(|v| v.abs().max_element() > MAX_LENGTH) {
+            return Err(Error::invalid(
+                "TriMesh::vertices",
+                "every coordinate must lie within ±1e6 m (MAX_LENGTH)",
+            ));
         }
         let n = vertices.len();
         for t in &triangles {

@@ -92,8 +92,11 @@ pub struct Stepper {
 impl Stepper {
     /// Steps `world` at `hz` steps per second (60 for most games).
     pub fn new(world: World, hz: f32) -> Result<Stepper, Error> {
-        if !hz.is_finite() || hz <= 0.0 {
-            return Err(Error::invalid("hz", "must be finite and positive"));
+        if !hz.is_finite() || !(1.0 / World::MAX_DT..=1.0 / World::MIN_DT).contains(&hz) {
+            return Err(Error::invalid(
+                "hz",
+                "must be finite, in 1e-3..=1e6 steps per second (one step of World::MIN_DT..=World::MAX_DT)",
+            ));
         }
         let hz = hz as f64;
         Ok(Stepper {

@@ -187,9 +187,138 @@ fn shape_def_rejects_bad_geometry_and_material() {
 #[test]
 fn step_rejects_bad_dt() {
     let mut w = world();
-    for dt in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+    // Beyond World::MAX_DT, f32::MAX moved every body to infinity; below World::MIN_DT the
+    // soft constraints' coefficients overflow.
+    for dt in [
+        0.0,
+        -1.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::MAX,
+        1.0e4,
+        1.0e-7,
+        1.0e-38,
+    ] {
         assert_eq!(field_of(w.step(dt).unwrap_err()), "dt");
     }
+    for dt in [World::MIN_DT, World::MAX_DT] {
+        w.step(dt).unwrap();
+    }
+}
+
+/// Sizes and coordinates beyond `MAX_LENGTH` (1e6 m) are errors naming the field, on any
+/// body: they overflowed bounds, extents and images (found by the operation fuzzer).
+#[test]
+fn geometry_beyond_max_length_is_an_error() {
+    use impetus::{ConvexHull, HeightField, TriMesh, MAX_LENGTH};
+    let big = 2.0 * MAX_LENGTH;
+    let mut w = world();
+    let s = w
+        .create_body(&BodyDef {
+            body_type: BodyType::Static,
+            ..Default::default()
+        })
+        .unwrap();
+    let shapes = [
+        (Shape::Sphere { radius: big }, "Shape::Sphere::radius"),
+        (
+            Shape::Capsule {
+                half_height: big,
+                radius: 1.0,
+            },
+            "Shape::Capsule::half_height",
+        ),
+        (
+            Shape::Capsule {
+                half_height: 1.0,
+                radius: big,
+            },
+            "Shape::Capsule::radius",
+        ),
+        (
+            Shape::Box {
+                half_extents: Vec3::new(1.0, big, 1.0),
+            },
+            "Shape::Box::half_extents",
+        ),
+        (
+            Shape::Plane {
+                normal: Vec3::Y,
+                offset: -big,
+            },
+            "Shape::Plane::offset",
+        ),
+    ];
+    for (shape, field) in shapes {
+        assert_eq!(
+            field_of(w.add_shape(s, &ShapeDef::new(shape)).unwrap_err()),
+            field
+        );
+    }
+    let mut points = vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z];
+    points[3].z = big;
+    assert_eq!(
+        field_of(ConvexHull::new(&points).unwrap_err()),
+        "ConvexHull::points"
+    );
+    let vertices = vec![Vec3::ZERO, Vec3::new(big, 0.0, 0.0), Vec3::Z];
+    assert_eq!(
+        field_of(TriMesh::new(vertices, vec![[0, 1, 2]]).unwrap_err()),
+        "TriMesh::vertices"
+    );
+    let e = HeightField::new(2, 2, vec![0.0, 0.0, 0.0, f32::MAX], Vec3::ONE).unwrap_err();
+    assert_eq!(field_of(e), "HeightField::heights");
+    let e = HeightField::new(2, 2, vec![0.0; 4], Vec3::new(big, 1.0, 1.0)).unwrap_err();
+    assert_eq!(field_of(e), "HeightField::heights");
+    // At the limit they are accepted.
+    let at = Shape::Box {
+        half_extents: Vec3::splat(MAX_LENGTH),
+    };
+    w.add_shape(s, &ShapeDef::new(at)).unwrap();
+}
+
+/// Coefficients beyond 1e6 are errors: rolling resistance times a radius overflowed to
+/// infinity (found by the operation fuzzer).
+#[test]
+fn coefficients_beyond_1e6_are_errors() {
+    let (mut w, b) = ball_world();
+    let sphere = ShapeDef::sphere(1.5);
+    let bad = [
+        (sphere.clone().with_friction(f32::MAX), "ShapeDef::friction"),
+        (
+            sphere.clone().with_static_friction(2.0e6),
+            "ShapeDef::static_friction",
+        ),
+        (
+            sphere.clone().with_rolling_resistance(f32::MAX),
+            "ShapeDef::rolling_resistance",
+        ),
+    ];
+    for (def, field) in bad {
+        assert_eq!(field_of(w.add_shape(b, &def).unwrap_err()), field);
+    }
+    w.add_shape(b, &sphere.with_friction(1.0e6)).unwrap();
+}
+
+/// A shape so light and small that its mass or a principal moment has no finite inverse
+/// (subnormal) is an error, even beside a heavy shape: removing the heavy one would leave
+/// the body with an infinite inverse inertia (found by the operation fuzzer).
+#[test]
+fn subnormal_mass_is_an_error() {
+    let (mut w, b) = ball_world();
+    let tiny = ShapeDef::sphere(1.0e-3).with_density(1.0e-30);
+    assert_eq!(
+        field_of(w.add_shape(b, &tiny).unwrap_err()),
+        "ShapeDef::density"
+    );
+    let subnormal = MassProperties {
+        mass: 1.0,
+        inertia: Vec3::new(1.0, 1.0e-39, 1.0),
+    };
+    assert_eq!(
+        field_of(w.set_body_mass_properties(b, subnormal).unwrap_err()),
+        "MassProperties::inertia"
+    );
 }
 
 #[test]
@@ -477,9 +606,8 @@ fn shape_local_pose_beyond_1e6_is_an_error() {
 #[test]
 fn shape_whose_inertia_overflows_is_an_error() {
     let (mut w, b) = ball_world();
-    let e = w
-        .add_shape(b, &ShapeDef::cuboid(Vec3::new(0.5, 1.0e30, 0.5)))
-        .unwrap_err();
+    let heavy = ShapeDef::cuboid(Vec3::new(0.5, 1.0e6, 0.5)).with_density(1.0e30);
+    let e = w.add_shape(b, &heavy).unwrap_err();
     assert_eq!(field_of(e), "ShapeDef::shape");
     // The same box is fine on a static body (no mass).
     let s = w
@@ -488,8 +616,7 @@ fn shape_whose_inertia_overflows_is_an_error() {
             ..Default::default()
         })
         .unwrap();
-    w.add_shape(s, &ShapeDef::cuboid(Vec3::new(0.5, 1.0e30, 0.5)))
-        .unwrap();
+    w.add_shape(s, &heavy).unwrap();
     w.step(common::DT).unwrap();
     assert!(w.body_position(b).unwrap().is_finite());
 }

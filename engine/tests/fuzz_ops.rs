@@ -15,14 +15,51 @@ fn op_scripts_keep_the_invariants_and_are_thread_count_independent() {
     fuzz(false);
 }
 
-/// The same with finite extremes (1e30, ±`f32::MAX`, 1e-30) among the hostile values. Some
-/// seeds still end with NaN bodies after a step or with an image that does not load (the
-/// engine accepts such finite values and they overflow inside the solver); see the report
-/// of the fuzzing branch. Run by hand: `cargo test -p impetus --test fuzz_ops -- --ignored`.
+/// The same with finite extremes (1e30, ±`f32::MAX`, 1e-30, subnormals) among the hostile
+/// values: the engine refuses what would overflow inside the step (sizes and coordinates
+/// beyond `MAX_LENGTH`, masses and moments without a finite inverse, steps outside
+/// `World::MIN_DT..=World::MAX_DT`) and steps on with the rest.
 #[test]
-#[ignore = "known overflows of finite extreme inputs inside the step"]
 fn finite_extremes() {
     fuzz(true);
+}
+
+/// Scripts (seeds with finite extremes) that once broke an invariant, each named after
+/// what broke; they run alone so that a change to the seed range cannot drop them. They
+/// replay through the decoder in `common/ops.rs`: a change to it that moves a script
+/// must keep a test that breaks the same way.
+#[test]
+fn regressions() {
+    for (seed, what) in [
+        (
+            1387,
+            "a quarantined body was swept by continuous collision to a NaN pose",
+        ),
+        (
+            2898,
+            "a subnormal shape left alone by removals gave an infinite inverse inertia",
+        ),
+        (
+            4766,
+            "rolling resistance of f32::MAX times a radius overflowed to inf",
+        ),
+        (
+            6216,
+            "a quarantined body was swept by continuous collision to a NaN pose",
+        ),
+    ] {
+        let bytes = ops::script(seed, SCRIPT_BYTES);
+        let runs = std::panic::catch_unwind(|| {
+            (
+                ops::run_with(&bytes, 1, true),
+                ops::run_with(&bytes, 2, true),
+            )
+        });
+        match runs {
+            Ok((one, two)) => assert_eq!(one, two, "seed {seed} ({what}): 1 and 2 threads"),
+            Err(_) => panic!("seed {seed} broke an invariant again: {what}"),
+        }
+    }
 }
 
 fn fuzz(extremes: bool) {
@@ -32,8 +69,16 @@ fn fuzz(extremes: bool) {
     let only: Option<u64> = std::env::var("IMPETUS_FUZZ_SEED")
         .ok()
         .map(|s| s.parse().expect("IMPETUS_FUZZ_SEED: a seed number"));
+    // `IMPETUS_FUZZ_SEEDS=a..b` runs those seeds instead (a long run by hand, in release).
+    let seeds = std::env::var("IMPETUS_FUZZ_SEEDS")
+        .ok()
+        .map_or(0..SEEDS, |s| {
+            let (a, b) = s.split_once("..").expect("IMPETUS_FUZZ_SEEDS: a..b");
+            a.parse().expect("a seed number")..b.parse().expect("a seed number")
+        });
+    let count = seeds.end - seeds.start;
     let mut failures = Vec::new();
-    for seed in (0..SEEDS).filter(|&s| only.is_none_or(|o| o == s)) {
+    for seed in seeds.filter(|&s| only.is_none_or(|o| o == s)) {
         let bytes = ops::script(seed, SCRIPT_BYTES);
         if std::env::var_os("IMPETUS_FUZZ_TRACE").is_some() {
             eprintln!("seed {seed}");
@@ -66,12 +111,12 @@ fn fuzz(extremes: bool) {
         steps += one.steps + two.steps;
     }
     println!(
-        "fuzz_ops (extremes: {extremes}): {SEEDS} seeds, {ops_run} operations ({errors} Err, {steps} steps) at 1 and 2 threads in {:.1} s",
+        "fuzz_ops (extremes: {extremes}): {count} seeds, {ops_run} operations ({errors} Err, {steps} steps) at 1 and 2 threads in {:.1} s",
         start.elapsed().as_secs_f64()
     );
     assert!(
         failures.is_empty(),
-        "{} of {SEEDS} seeds failed (rerun one with IMPETUS_FUZZ_SEED=n IMPETUS_FUZZ_TRACE=1):\n{}",
+        "{} of {count} seeds failed (rerun one with IMPETUS_FUZZ_SEED=n IMPETUS_FUZZ_TRACE=1):\n{}",
         failures.len(),
         failures.join("\n")
     );

@@ -2,8 +2,8 @@
 
 use super::{ray_triangle, shared_edge_active, Triangle, FLAT_ANGLE};
 use crate::error::Error;
-use crate::math::is_finite3;
 use crate::math::Aabb;
+use crate::math::{is_finite3, MAX_LENGTH};
 use glam::Vec3;
 
 /// A static height field: `rows × cols` heights over a grid in the local x/z plane.
@@ -27,7 +27,8 @@ pub struct HeightField {
 impl HeightField {
     /// Builds a height field. Errors name the field: fewer than two rows or columns, a
     /// height count other than `rows × cols` (or over 2²⁹), non-finite heights, a scale
-    /// that is not finite and positive on every axis.
+    /// that is not finite and positive on every axis, a scaled field reaching beyond
+    /// [`MAX_LENGTH`](crate::MAX_LENGTH).
     ///
     /// # Example
     /// ```
@@ -94,6 +95,12 @@ impl HeightField {
                 (rows - 1) as f32 * scale.z,
             ),
         };
+        if bounds.min.abs().max(bounds.max.abs()).max_element() > MAX_LENGTH {
+            return Err(Error::invalid(
+                "HeightField::heights",
+                "scaled by HeightField::scale, the field must lie within ±1e6 m (MAX_LENGTH)",
+            ));
+        }
         let mut field = HeightField {
             rows,
             cols,

@@ -6,7 +6,7 @@
 //! compound.
 
 use crate::error::Error;
-use crate::math::{is_finite3, Aabb, Transform};
+use crate::math::{is_finite3, Aabb, Transform, MAX_LENGTH};
 use glam::Vec3;
 use std::sync::Arc;
 
@@ -149,10 +149,10 @@ impl Shape {
     pub fn validate(&self) -> Result<(), Error> {
         match *self {
             Shape::Sphere { radius } => {
-                if !radius.is_finite() || radius <= 0.0 {
+                if !radius.is_finite() || radius <= 0.0 || radius > MAX_LENGTH {
                     return Err(Error::invalid(
                         "Shape::Sphere::radius",
-                        "must be finite and positive",
+                        "must be finite, positive and at most 1e6 m",
                     ));
                 }
             }
@@ -160,24 +160,27 @@ impl Shape {
                 half_height,
                 radius,
             } => {
-                if !half_height.is_finite() || half_height < 0.0 {
+                if !(0.0..=MAX_LENGTH).contains(&half_height) {
                     return Err(Error::invalid(
                         "Shape::Capsule::half_height",
-                        "must be finite and non-negative",
+                        "must be finite, non-negative and at most 1e6 m",
                     ));
                 }
-                if !radius.is_finite() || radius <= 0.0 {
+                if !radius.is_finite() || radius <= 0.0 || radius > MAX_LENGTH {
                     return Err(Error::invalid(
                         "Shape::Capsule::radius",
-                        "must be finite and positive",
+                        "must be finite, positive and at most 1e6 m",
                     ));
                 }
             }
             Shape::Box { half_extents } => {
-                if !is_finite3(half_extents) || half_extents.min_element() <= 0.0 {
+                if !is_finite3(half_extents)
+                    || half_extents.min_element() <= 0.0
+                    || half_extents.max_element() > MAX_LENGTH
+                {
                     return Err(Error::invalid(
                         "Shape::Box::half_extents",
-                        "each must be finite and positive",
+                        "each must be finite, positive and at most 1e6 m",
                     ));
                 }
             }
@@ -190,8 +193,11 @@ impl Shape {
                         "must be a finite unit vector",
                     ));
                 }
-                if !offset.is_finite() {
-                    return Err(Error::invalid("Shape::Plane::offset", "must be finite"));
+                if !offset.is_finite() || offset.abs() > MAX_LENGTH {
+                    return Err(Error::invalid(
+                        "Shape::Plane::offset",
+                        "must be finite and within ±1e6 m",
+                    ));
                 }
             }
         }

@@ -7,6 +7,12 @@ use crate::math::Transform;
 use crate::shape::Shape;
 use glam::Vec3;
 
+/// The largest friction or rolling-resistance coefficient a shape takes. Far beyond any
+/// material (rubber on concrete is about 1): a cone that wide already holds every
+/// tangential impulse, and the coefficients are multiplied by radii and impulses, which
+/// overflow f32 near `f32::MAX`.
+const MAX_COEFFICIENT: f32 = 1.0e6;
+
 /// Which shapes collide, as in Box2D. Two shapes collide when
 ///
 /// - they share a non-zero `group`: always if it is positive, never if negative;
@@ -249,7 +255,7 @@ impl ShapeDef {
                 "must be a finite position and a finite, non-zero rotation",
             ));
         }
-        if p.abs().max_element() > crate::math::MAX_LOCAL_OFFSET {
+        if p.abs().max_element() > crate::math::MAX_LENGTH {
             return Err(Error::invalid(
                 "ShapeDef::local_pose",
                 "must lie within 1e6 m of its body (farther, the mass frame overflows)",
@@ -261,24 +267,24 @@ impl ShapeDef {
                 "must be finite and non-negative",
             ));
         }
-        if !self.friction.is_finite() || self.friction < 0.0 {
+        if !(0.0..=MAX_COEFFICIENT).contains(&self.friction) {
             return Err(Error::invalid(
                 "ShapeDef::friction",
-                "must be finite and non-negative",
+                "must be finite, non-negative and at most 1e6",
             ));
         }
         if let Some(mu) = self.static_friction {
-            if !mu.is_finite() || mu < 0.0 {
+            if !(0.0..=MAX_COEFFICIENT).contains(&mu) {
                 return Err(Error::invalid(
                     "ShapeDef::static_friction",
-                    "must be finite and non-negative",
+                    "must be finite, non-negative and at most 1e6",
                 ));
             }
         }
-        if !self.rolling_resistance.is_finite() || self.rolling_resistance < 0.0 {
+        if !(0.0..=MAX_COEFFICIENT).contains(&self.rolling_resistance) {
             return Err(Error::invalid(
                 "ShapeDef::rolling_resistance",
-                "must be finite and non-negative",
+                "must be finite, non-negative and at most 1e6",
             ));
         }
         if !self.restitution.is_finite() || !(0.0..=1.0).contains(&self.restitution) {

@@ -244,16 +244,16 @@ impl World {
         mp: MassProperties,
     ) -> Result<(), Error> {
         let i = self.dynamic_index(id, "only dynamic bodies have mass")?;
-        if !mp.mass.is_finite() || mp.mass <= 0.0 {
+        if !invertible(mp.mass) {
             return Err(Error::invalid(
                 "MassProperties::mass",
-                "must be finite and positive",
+                "must be finite and positive, with a finite inverse",
             ));
         }
-        if !is_finite3(mp.inertia) || mp.inertia.min_element() <= 0.0 {
+        if !mp.inertia.to_array().into_iter().all(invertible) {
             return Err(Error::invalid(
                 "MassProperties::inertia",
-                "each moment must be finite and positive",
+                "each moment must be finite and positive, with a finite inverse",
             ));
         }
         self.bodies.set_mass(i, mp.mass, mp.inertia);
@@ -381,8 +381,13 @@ impl World {
         crate::shape::combine_mass(parts)
     }
 
-    /// Whether body `b`'s mass and inertia stay finite with the shape of `def` added.
-    pub(super) fn compound_mass_is_finite(&self, b: usize, def: &ShapeDef) -> bool {
+    /// The mass properties and mass frame of body `b`'s shapes with the shape of `def`
+    /// added, and that shape's own part.
+    fn compound_mass_with(
+        &self,
+        b: usize,
+        def: &ShapeDef,
+    ) -> (MassProperties, Option<(MassProperties, Transform)>) {
         let local_pose = Transform::new(def.local_pose.p, def.local_pose.q.normalize());
         let extra = Self::shape_part(&def.shape, def.density, def.inner_radius);
         let parts = self.bodies.shapes[b]
@@ -395,15 +400,34 @@ impl World {
                 )
             })
             .chain(std::iter::once((extra, local_pose)));
+        (extra, crate::shape::combine_mass(parts))
+    }
+
+    /// Whether body `b`'s mass and inertia stay finite with the shape of `def` added.
+    pub(super) fn compound_mass_is_finite(&self, b: usize, def: &ShapeDef) -> bool {
+        let (extra, combined) = self.compound_mass_with(b, def);
         // (The eigen solver turns an infinite tensor into NaN axes and clamped moments.)
         extra.mass.is_finite()
             && is_finite3(extra.inertia)
-            && crate::shape::combine_mass(parts).is_none_or(|(mp, frame)| {
+            && combined.is_none_or(|(mp, frame)| {
                 mp.mass.is_finite()
                     && is_finite3(mp.inertia)
                     && is_finite3(frame.p)
                     && frame.q.is_finite()
             })
+    }
+
+    /// Whether the shape of `def`, if it has mass, has a mass and principal moments with
+    /// finite inverses (a subnormal moment would give the solver an infinite one), and so
+    /// has body `b` with it added. Each massive shape is checked on its own so that any of
+    /// them left after removals still gives the body finite inverses (the inertia of a
+    /// sum is at least that of each part).
+    pub(super) fn compound_mass_is_invertible(&self, b: usize, def: &ShapeDef) -> bool {
+        let (extra, combined) = self.compound_mass_with(b, def);
+        let ok = |mp: &MassProperties| {
+            invertible(mp.mass) && mp.inertia.to_array().into_iter().all(invertible)
+        };
+        (extra.mass == 0.0 || ok(&extra)) && combined.is_none_or(|(mp, _)| ok(&mp))
     }
 
     /// Recomputes body `b`'s mass, inertia and mass frame from its shapes (unless the
@@ -470,4 +494,10 @@ impl World {
     pub(crate) fn body_index(&self, id: BodyId) -> Result<usize, Error> {
         self.body_pool.check(id.index, id.generation, "BodyId")
     }
+}
+
+/// Whether `x` is a positive, finite mass or moment whose inverse is finite too (not
+/// subnormal).
+fn invertible(x: f32) -> bool {
+    x.is_finite() && x > 0.0 && (1.0 / x).is_finite()
 }

@@ -134,7 +134,8 @@ impl World {
         let mut list = Vec::new();
         for (k, s) in sb.states.iter().enumerate() {
             let i = sb.slot[k] as usize;
-            if b.bullet[i] != bullets || b.body_type[i] != BodyType::Dynamic {
+            // A quarantined body stays where it was; its motion is not finite to sweep.
+            if b.bullet[i] != bullets || b.body_type[i] != BodyType::Dynamic || sb.frozen[k] {
                 continue;
             }
             if !bullets {

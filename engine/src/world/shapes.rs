@@ -28,18 +28,25 @@ impl World {
                 "a mesh or height field cannot be a sensor",
             ));
         }
-        if body_type == BodyType::Dynamic && !self.bodies.mass_override[b] {
+        if body_type == BodyType::Dynamic {
             let mass = self.shape_mass(b, Some(def));
-            if mass <= 0.0 {
+            if mass <= 0.0 && !self.bodies.mass_override[b] {
                 return Err(Error::invalid(
                     "ShapeDef::density",
                     "a dynamic body's shapes must give it a positive mass",
                 ));
             }
+            // Checked with a mass override too: the shapes still place the mass frame.
             if !mass.is_finite() || !self.compound_mass_is_finite(b, def) {
                 return Err(Error::invalid(
                     "ShapeDef::shape",
                     "so large (or placed so far) that the body's mass or inertia overflows",
+                ));
+            }
+            if !self.compound_mass_is_invertible(b, def) {
+                return Err(Error::invalid(
+                    "ShapeDef::density",
+                    "so small (with the shape's size) that the body's inverse mass or inertia overflows",
                 ));
             }
         }

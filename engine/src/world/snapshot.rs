@@ -363,7 +363,7 @@ impl World {
                 "holds another number of bodies, shapes or joints",
             ));
         }
-        if !d.last_dt.is_finite() || d.last_dt <= 0.0 {
+        if !(World::MIN_DT..=World::MAX_DT).contains(&d.last_dt) {
             return Err(Error::invalid(
                 WHAT,
                 "holds a step that is not finite and positive",

@@ -48,12 +48,21 @@ macro_rules! stage_sum {
 }
 
 impl World {
+    /// The shortest step [`World::step`] takes, in s (a microsecond): the soft constraints
+    /// divide by the substep, and below this their coefficients lose all precision.
+    pub const MIN_DT: f32 = 1.0e-6;
+    /// The longest step [`World::step`] takes, in s (1,000 s): a body at a speed limit of
+    /// 1e9 m/s (the largest velocity a host may set) then moves 1e12 m in a step, still far
+    /// from overflowing f32, whereas `dt = f32::MAX` moves every body to infinity.
+    pub const MAX_DT: f32 = 1.0e3;
+
     /// Advances the world by `dt` seconds (one fixed step; use the same `dt` every step).
+    /// `dt` must lie in [`World::MIN_DT`]`..=`[`World::MAX_DT`].
     // One stage a line: the step is the table of contents of the engine.
     #[rustfmt::skip]
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
-        if !dt.is_finite() || dt <= 0.0 {
-            return Err(Error::invalid("dt", "must be finite and positive"));
+        if !(Self::MIN_DT..=Self::MAX_DT).contains(&dt) {
+            return Err(Error::invalid("dt", "must be finite, in 1e-6..=1e3 s (World::MIN_DT..=World::MAX_DT)"));
         }
         zone!("Step");
         let start = Instant::now();

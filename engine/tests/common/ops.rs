@@ -415,11 +415,16 @@ pub struct Outcome {
 
 /// Checks that every live body is finite.
 fn check_finite(w: &World, op: &str) {
+    // `IMPETUS_FUZZ_TRACE=2` prints every body after every op.
+    let all = std::env::var("IMPETUS_FUZZ_TRACE").is_ok_and(|t| t == "2");
     for b in w.bodies() {
         let p = w.body_position(b).unwrap();
         let q = w.body_rotation(b).unwrap();
         let v = w.body_linear_velocity(b).unwrap();
         let a = w.body_angular_velocity(b).unwrap();
+        if all {
+            eprintln!("      {b:?} p {p} q {q} v {v} w {a}");
+        }
         assert!(
             p.is_finite() && q.is_finite() && v.is_finite() && a.is_finite(),
             "after {op}: body {b:?} is not finite: p {p} q {q} v {v} w {a}"
