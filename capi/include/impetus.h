@@ -34,7 +34,8 @@ enum ImpStatus
   IMP_ERR_BAD_DEF = -4,
   // The id is null or refers to a removed object (or world).
   IMP_ERR_STALE_ID = -5,
-  // The call is valid in general but not for this object (a plane on a dynamic body).
+  // The call is valid in general but not for this object (a motor speed for a joint
+  // without a motor, a stepper call on a world without a stepper).
   IMP_ERR_UNSUPPORTED = -6,
   // The caller's buffer is too small; the size it needs was written.
   IMP_ERR_BUFFER_TOO_SMALL = -7,
@@ -134,6 +135,16 @@ typedef struct ImpBodyId {
   uint32_t generation;
 } ImpBodyId;
 
+// A rigid transform: rotate by `q`, then translate by `p`.
+typedef struct ImpTransform {
+  // Translation, in m.
+  struct ImpVec3 p;
+  // Rotation.
+  struct ImpQuat q;
+} ImpTransform;
+// The identity transform.
+#define ImpTransform_IDENTITY (ImpTransform){ .p = (ImpVec3){ .x = 0.0, .y = 0.0, .z = 0.0 }, .q = (ImpQuat){ .x = 0.0, .y = 0.0, .z = 0.0, .w = 1.0 } }
+
 // A shape attached to a body. All zero is the null id, which no call accepts.
 typedef struct ImpShapeId {
   // Slot index.
@@ -202,16 +213,6 @@ typedef struct ImpContactHitView {
   // How many.
   uint32_t count;
 } ImpContactHitView;
-
-// A rigid transform: rotate by `q`, then translate by `p`.
-typedef struct ImpTransform {
-  // Translation, in m.
-  struct ImpVec3 p;
-  // Rotation.
-  struct ImpQuat q;
-} ImpTransform;
-// The identity transform.
-#define ImpTransform_IDENTITY (ImpTransform){ .p = (ImpVec3){ .x = 0.0, .y = 0.0, .z = 0.0 }, .q = (ImpQuat){ .x = 0.0, .y = 0.0, .z = 0.0, .w = 1.0 } }
 
 // A body the last step moved, with its new pose.
 typedef struct ImpBodyMove {
@@ -669,6 +670,102 @@ ImpStatus imp_body_destroy(struct ImpWorldId world, struct ImpBodyId body);
 
 // Whether `body` is a live body of `world` (false for a stale or null id, or a bad world).
 bool imp_body_is_valid(struct ImpWorldId world, struct ImpBodyId body);
+
+// Writes the body's type (`IMP_BODY_*`).
+ImpStatus imp_body_get_type(struct ImpWorldId world, struct ImpBodyId body, ImpBodyType *out);
+
+// Writes the body origin's world position, m.
+ImpStatus imp_body_get_position(struct ImpWorldId world,
+                                struct ImpBodyId body,
+                                struct ImpVec3 *out);
+
+// Writes the body's world orientation.
+ImpStatus imp_body_get_rotation(struct ImpWorldId world,
+                                struct ImpBodyId body,
+                                struct ImpQuat *out);
+
+// Writes the body's world transform.
+ImpStatus imp_body_get_transform(struct ImpWorldId world,
+                                 struct ImpBodyId body,
+                                 struct ImpTransform *out);
+
+// Writes the world position of the body's centre of mass, m.
+ImpStatus imp_body_get_center_of_mass(struct ImpWorldId world,
+                                      struct ImpBodyId body,
+                                      struct ImpVec3 *out);
+
+// Writes the body's linear velocity, m/s.
+ImpStatus imp_body_get_linear_velocity(struct ImpWorldId world,
+                                       struct ImpBodyId body,
+                                       struct ImpVec3 *out);
+
+// Writes the body's angular velocity, rad/s.
+ImpStatus imp_body_get_angular_velocity(struct ImpWorldId world,
+                                        struct ImpBodyId body,
+                                        struct ImpVec3 *out);
+
+// Writes the body's mass, kg (0 for static and kinematic bodies).
+ImpStatus imp_body_get_mass(struct ImpWorldId world, struct ImpBodyId body, float *out);
+
+// Writes the body's principal moments of inertia, kg·m².
+ImpStatus imp_body_get_inertia(struct ImpWorldId world, struct ImpBodyId body, struct ImpVec3 *out);
+
+// Writes whether the body is awake.
+ImpStatus imp_body_is_awake(struct ImpWorldId world, struct ImpBodyId body, bool *out);
+
+// Writes whether the body is a bullet.
+ImpStatus imp_body_is_bullet(struct ImpWorldId world, struct ImpBodyId body, bool *out);
+
+// Writes the body's user data.
+ImpStatus imp_body_get_user_data(struct ImpWorldId world, struct ImpBodyId body, uint64_t *out);
+
+// Writes the body's drag coefficient.
+ImpStatus imp_body_get_drag_coefficient(struct ImpWorldId world, struct ImpBodyId body, float *out);
+
+// Writes the number of shapes attached to the body.
+ImpStatus imp_body_get_shape_count(struct ImpWorldId world, struct ImpBodyId body, uint32_t *out);
+
+// Sets the body's linear velocity, m/s (wakes it).
+ImpStatus imp_body_set_linear_velocity(struct ImpWorldId world,
+                                       struct ImpBodyId body,
+                                       struct ImpVec3 v);
+
+// Sets the body's angular velocity, rad/s (wakes it).
+ImpStatus imp_body_set_angular_velocity(struct ImpWorldId world,
+                                        struct ImpBodyId body,
+                                        struct ImpVec3 v);
+
+// Adds a force through the centre of mass, N, for the next step.
+ImpStatus imp_body_apply_force_to_center(struct ImpWorldId world,
+                                         struct ImpBodyId body,
+                                         struct ImpVec3 force);
+
+// Adds a torque, N·m, for the next step.
+ImpStatus imp_body_apply_torque(struct ImpWorldId world,
+                                struct ImpBodyId body,
+                                struct ImpVec3 torque);
+
+// Applies an angular impulse, N·m·s.
+ImpStatus imp_body_apply_angular_impulse(struct ImpWorldId world,
+                                         struct ImpBodyId body,
+                                         struct ImpVec3 impulse);
+
+// Sets the multiplier on the world's gravity.
+ImpStatus imp_body_set_gravity_scale(struct ImpWorldId world, struct ImpBodyId body, float scale);
+
+// Wakes the body (true) or puts its island to sleep (false).
+ImpStatus imp_body_set_awake(struct ImpWorldId world, struct ImpBodyId body, bool awake);
+
+// Makes the body a bullet (swept against everything every step) or not.
+ImpStatus imp_body_set_bullet(struct ImpWorldId world, struct ImpBodyId body, bool bullet);
+
+// Sets the body's drag coefficient.
+ImpStatus imp_body_set_drag_coefficient(struct ImpWorldId world, struct ImpBodyId body, float cd);
+
+// Sets the pose a kinematic body reaches at the end of the next step.
+ImpStatus imp_body_set_target_transform(struct ImpWorldId world,
+                                        struct ImpBodyId body,
+                                        struct ImpTransform t);
 
 // Teleports the body to `position` with `rotation` (wakes it).
 ImpStatus imp_body_set_transform(struct ImpWorldId world,

@@ -159,138 +159,324 @@ pub extern "C" fn imp_body_is_valid(world: ImpWorldId, body: ImpBodyId) -> bool 
     }) == ImpStatus::IMP_OK
 }
 
-/// Defines a getter `imp_body_get_*` that writes one value.
-macro_rules! getter {
-    ($(#[$doc:meta])* $name:ident, $t:ty, |$w:ident, $b:ident| $e:expr) => {
-        $(#[$doc])*
-        #[no_mangle]
-        pub extern "C" fn $name(world: ImpWorldId, body: ImpBodyId, out: Option<&mut $t>) -> ImpStatus {
-            guard(|| {
-                let out = need(out, "out")?;
-                with_world(world, |$w| {
-                    let $b: engine::BodyId = body.into();
-                    *out = $e;
-                    Ok(())
-                })
-            })
-        }
-    };
+/// Writes the body's type (`IMP_BODY_*`).
+#[no_mangle]
+pub extern "C" fn imp_body_get_type(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut ImpBodyType>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = body_type_value(w.body_type(body.into())?);
+            Ok(())
+        })
+    })
+}
+/// Writes the body origin's world position, m.
+#[no_mangle]
+pub extern "C" fn imp_body_get_position(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut ImpVec3>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_position(body.into())?.into();
+            Ok(())
+        })
+    })
+}
+/// Writes the body's world orientation.
+#[no_mangle]
+pub extern "C" fn imp_body_get_rotation(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut ImpQuat>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_rotation(body.into())?.into();
+            Ok(())
+        })
+    })
+}
+/// Writes the body's world transform.
+#[no_mangle]
+pub extern "C" fn imp_body_get_transform(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut ImpTransform>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_transform(body.into())?.into();
+            Ok(())
+        })
+    })
+}
+/// Writes the world position of the body's centre of mass, m.
+#[no_mangle]
+pub extern "C" fn imp_body_get_center_of_mass(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut ImpVec3>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_center_of_mass(body.into())?.into();
+            Ok(())
+        })
+    })
+}
+/// Writes the body's linear velocity, m/s.
+#[no_mangle]
+pub extern "C" fn imp_body_get_linear_velocity(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut ImpVec3>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_linear_velocity(body.into())?.into();
+            Ok(())
+        })
+    })
+}
+/// Writes the body's angular velocity, rad/s.
+#[no_mangle]
+pub extern "C" fn imp_body_get_angular_velocity(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut ImpVec3>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_angular_velocity(body.into())?.into();
+            Ok(())
+        })
+    })
+}
+/// Writes the body's mass, kg (0 for static and kinematic bodies).
+#[no_mangle]
+pub extern "C" fn imp_body_get_mass(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut f32>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_mass_properties(body.into())?.mass;
+            Ok(())
+        })
+    })
+}
+/// Writes the body's principal moments of inertia, kg·m².
+#[no_mangle]
+pub extern "C" fn imp_body_get_inertia(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut ImpVec3>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_mass_properties(body.into())?.inertia.into();
+            Ok(())
+        })
+    })
+}
+/// Writes whether the body is awake.
+#[no_mangle]
+pub extern "C" fn imp_body_is_awake(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut bool>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_is_awake(body.into())?;
+            Ok(())
+        })
+    })
+}
+/// Writes whether the body is a bullet.
+#[no_mangle]
+pub extern "C" fn imp_body_is_bullet(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut bool>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.is_bullet(body.into())?;
+            Ok(())
+        })
+    })
+}
+/// Writes the body's user data.
+#[no_mangle]
+pub extern "C" fn imp_body_get_user_data(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut u64>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_user_data(body.into())?;
+            Ok(())
+        })
+    })
+}
+/// Writes the body's drag coefficient.
+#[no_mangle]
+pub extern "C" fn imp_body_get_drag_coefficient(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut f32>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_drag_coefficient(body.into())?;
+            Ok(())
+        })
+    })
+}
+/// Writes the number of shapes attached to the body.
+#[no_mangle]
+pub extern "C" fn imp_body_get_shape_count(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    out: Option<&mut u32>,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_world(world, |w| {
+            *out = w.body_shapes(body.into())?.len() as u32;
+            Ok(())
+        })
+    })
 }
 
-/// Defines a setter `imp_body_set_*`/`imp_body_apply_*` that takes one value.
-macro_rules! setter {
-    ($(#[$doc:meta])* $name:ident, $t:ty, |$w:ident, $b:ident, $v:ident| $e:expr) => {
-        $(#[$doc])*
-        #[no_mangle]
-        pub extern "C" fn $name(world: ImpWorldId, body: ImpBodyId, $v: $t) -> ImpStatus {
-            guard(|| {
-                with_world(world, |$w| {
-                    let $b: engine::BodyId = body.into();
-                    $e?;
-                    Ok(())
-                })
-            })
-        }
-    };
+/// Sets the body's linear velocity, m/s (wakes it).
+#[no_mangle]
+pub extern "C" fn imp_body_set_linear_velocity(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    v: ImpVec3,
+) -> ImpStatus {
+    guard(|| {
+        with_world(world, |w| {
+            Ok(w.set_body_linear_velocity(body.into(), v.into())?)
+        })
+    })
 }
-
-getter!(
-    /// Writes the body's type (`IMP_BODY_*`).
-    imp_body_get_type, ImpBodyType, |w, b| body_type_value(w.body_type(b)?)
-);
-getter!(
-    /// Writes the body origin's world position, m.
-    imp_body_get_position, ImpVec3, |w, b| w.body_position(b)?.into()
-);
-getter!(
-    /// Writes the body's world orientation.
-    imp_body_get_rotation, ImpQuat, |w, b| w.body_rotation(b)?.into()
-);
-getter!(
-    /// Writes the body's world transform.
-    imp_body_get_transform, ImpTransform, |w, b| w.body_transform(b)?.into()
-);
-getter!(
-    /// Writes the world position of the body's centre of mass, m.
-    imp_body_get_center_of_mass, ImpVec3, |w, b| w.body_center_of_mass(b)?.into()
-);
-getter!(
-    /// Writes the body's linear velocity, m/s.
-    imp_body_get_linear_velocity, ImpVec3, |w, b| w.body_linear_velocity(b)?.into()
-);
-getter!(
-    /// Writes the body's angular velocity, rad/s.
-    imp_body_get_angular_velocity, ImpVec3, |w, b| w.body_angular_velocity(b)?.into()
-);
-getter!(
-    /// Writes the body's mass, kg (0 for static and kinematic bodies).
-    imp_body_get_mass, f32, |w, b| w.body_mass_properties(b)?.mass
-);
-getter!(
-    /// Writes the body's principal moments of inertia, kg·m².
-    imp_body_get_inertia, ImpVec3, |w, b| w.body_mass_properties(b)?.inertia.into()
-);
-getter!(
-    /// Writes whether the body is awake.
-    imp_body_is_awake, bool, |w, b| w.body_is_awake(b)?
-);
-getter!(
-    /// Writes whether the body is a bullet.
-    imp_body_is_bullet, bool, |w, b| w.is_bullet(b)?
-);
-getter!(
-    /// Writes the body's user data.
-    imp_body_get_user_data, u64, |w, b| w.body_user_data(b)?
-);
-getter!(
-    /// Writes the body's drag coefficient.
-    imp_body_get_drag_coefficient, f32, |w, b| w.body_drag_coefficient(b)?
-);
-getter!(
-    /// Writes the number of shapes attached to the body.
-    imp_body_get_shape_count, u32, |w, b| w.body_shapes(b)?.len() as u32
-);
-
-setter!(
-    /// Sets the body's linear velocity, m/s (wakes it).
-    imp_body_set_linear_velocity, ImpVec3, |w, b, v| w.set_body_linear_velocity(b, v.into())
-);
-setter!(
-    /// Sets the body's angular velocity, rad/s (wakes it).
-    imp_body_set_angular_velocity, ImpVec3, |w, b, v| w.set_body_angular_velocity(b, v.into())
-);
-setter!(
-    /// Adds a force through the centre of mass, N, for the next step.
-    imp_body_apply_force_to_center, ImpVec3, |w, b, force| w.apply_force_to_center(b, force.into())
-);
-setter!(
-    /// Adds a torque, N·m, for the next step.
-    imp_body_apply_torque, ImpVec3, |w, b, torque| w.apply_torque(b, torque.into())
-);
-setter!(
-    /// Applies an angular impulse, N·m·s.
-    imp_body_apply_angular_impulse, ImpVec3, |w, b, impulse| w.apply_angular_impulse(b, impulse.into())
-);
-setter!(
-    /// Sets the multiplier on the world's gravity.
-    imp_body_set_gravity_scale, f32, |w, b, scale| w.set_body_gravity_scale(b, scale)
-);
-setter!(
-    /// Wakes the body (true) or puts its island to sleep (false).
-    imp_body_set_awake, bool, |w, b, awake| w.set_body_awake(b, awake)
-);
-setter!(
-    /// Makes the body a bullet (swept against everything every step) or not.
-    imp_body_set_bullet, bool, |w, b, bullet| w.set_bullet(b, bullet)
-);
-setter!(
-    /// Sets the body's drag coefficient.
-    imp_body_set_drag_coefficient, f32, |w, b, cd| w.set_body_drag_coefficient(b, cd)
-);
-setter!(
-    /// Sets the pose a kinematic body reaches at the end of the next step.
-    imp_body_set_target_transform, ImpTransform, |w, b, t| w.set_body_target_pose(b, t.into())
-);
+/// Sets the body's angular velocity, rad/s (wakes it).
+#[no_mangle]
+pub extern "C" fn imp_body_set_angular_velocity(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    v: ImpVec3,
+) -> ImpStatus {
+    guard(|| {
+        with_world(world, |w| {
+            Ok(w.set_body_angular_velocity(body.into(), v.into())?)
+        })
+    })
+}
+/// Adds a force through the centre of mass, N, for the next step.
+#[no_mangle]
+pub extern "C" fn imp_body_apply_force_to_center(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    force: ImpVec3,
+) -> ImpStatus {
+    guard(|| {
+        with_world(world, |w| {
+            Ok(w.apply_force_to_center(body.into(), force.into())?)
+        })
+    })
+}
+/// Adds a torque, N·m, for the next step.
+#[no_mangle]
+pub extern "C" fn imp_body_apply_torque(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    torque: ImpVec3,
+) -> ImpStatus {
+    guard(|| with_world(world, |w| Ok(w.apply_torque(body.into(), torque.into())?)))
+}
+/// Applies an angular impulse, N·m·s.
+#[no_mangle]
+pub extern "C" fn imp_body_apply_angular_impulse(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    impulse: ImpVec3,
+) -> ImpStatus {
+    guard(|| {
+        with_world(world, |w| {
+            Ok(w.apply_angular_impulse(body.into(), impulse.into())?)
+        })
+    })
+}
+/// Sets the multiplier on the world's gravity.
+#[no_mangle]
+pub extern "C" fn imp_body_set_gravity_scale(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    scale: f32,
+) -> ImpStatus {
+    guard(|| with_world(world, |w| Ok(w.set_body_gravity_scale(body.into(), scale)?)))
+}
+/// Wakes the body (true) or puts its island to sleep (false).
+#[no_mangle]
+pub extern "C" fn imp_body_set_awake(world: ImpWorldId, body: ImpBodyId, awake: bool) -> ImpStatus {
+    guard(|| with_world(world, |w| Ok(w.set_body_awake(body.into(), awake)?)))
+}
+/// Makes the body a bullet (swept against everything every step) or not.
+#[no_mangle]
+pub extern "C" fn imp_body_set_bullet(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    bullet: bool,
+) -> ImpStatus {
+    guard(|| with_world(world, |w| Ok(w.set_bullet(body.into(), bullet)?)))
+}
+/// Sets the body's drag coefficient.
+#[no_mangle]
+pub extern "C" fn imp_body_set_drag_coefficient(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    cd: f32,
+) -> ImpStatus {
+    guard(|| with_world(world, |w| Ok(w.set_body_drag_coefficient(body.into(), cd)?)))
+}
+/// Sets the pose a kinematic body reaches at the end of the next step.
+#[no_mangle]
+pub extern "C" fn imp_body_set_target_transform(
+    world: ImpWorldId,
+    body: ImpBodyId,
+    t: ImpTransform,
+) -> ImpStatus {
+    guard(|| {
+        with_world(
+            world,
+            |w| Ok(w.set_body_target_pose(body.into(), t.into())?),
+        )
+    })
+}
 
 /// Teleports the body to `position` with `rotation` (wakes it).
 #[no_mangle]

@@ -85,7 +85,8 @@ pub enum ImpStatus {
     IMP_ERR_BAD_DEF = -4,
     /// The id is null or refers to a removed object (or world).
     IMP_ERR_STALE_ID = -5,
-    /// The call is valid in general but not for this object (a plane on a dynamic body).
+    /// The call is valid in general but not for this object (a motor speed for a joint
+    /// without a motor, a stepper call on a world without a stepper).
     IMP_ERR_UNSUPPORTED = -6,
     /// The caller's buffer is too small; the size it needs was written.
     IMP_ERR_BUFFER_TOO_SMALL = -7,
