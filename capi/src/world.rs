@@ -801,10 +801,8 @@ mod tests {
         let def = imp_default_world_def();
         let mut id = ImpWorldId::default();
         // SAFETY: `def` is a valid definition.
-        assert_eq!(
-            unsafe { imp_world_create(&def, Some(&mut id)) },
-            ImpStatus::IMP_OK
-        );
+        let status = unsafe { imp_world_create(&def, Some(&mut id)) };
+        assert_eq!(status, ImpStatus::IMP_OK);
         assert_ne!(id, ImpWorldId::default());
         assert_eq!(imp_world_step(id, 1.0 / 60.0), ImpStatus::IMP_OK);
         assert_eq!(imp_world_destroy(id), ImpStatus::IMP_OK);

@@ -8,10 +8,8 @@ fn world() -> ImpWorldId {
     let def = imp_default_world_def();
     let mut id = ImpWorldId::default();
     // SAFETY: `def` is a valid definition from its default function.
-    assert_eq!(
-        unsafe { imp_world_create(&def, Some(&mut id)) },
-        ImpStatus::IMP_OK
-    );
+    let status = unsafe { imp_world_create(&def, Some(&mut id)) };
+    assert_eq!(status, ImpStatus::IMP_OK);
     id
 }
 
