@@ -322,8 +322,22 @@ pub extern "C" fn imp_world_destroy(world: ImpWorldId) -> ImpStatus {
         }
         let mut worlds = registry();
         let slot = &mut worlds[world.index as usize - 1];
-        let taken = slot.host.take();
+        // Another thread may have destroyed it since the look-up (and a new world may hold
+        // the slot now): take it only while it is still this world.
+        let taken = match &slot.host {
+            Some(h) if slot.generation == world.generation && Arc::ptr_eq(h, &host) => {
+                slot.host.take()
+            }
+            _ => None,
+        };
         drop(worlds);
+        if taken.is_none() {
+            return Err(Fail::new(
+                ImpStatus::IMP_ERR_STALE_ID,
+                "stale ImpWorldId: the world was destroyed",
+            ));
+        }
+        // The world is freed here, or by whichever thread still holds it, when it lets go.
         drop(host);
         drop(taken);
         Ok(())
@@ -756,7 +770,8 @@ pub extern "C" fn imp_world_set_contact_modifier(
                 Box::new(
                     move |info: &engine::ContactInfo<'_>, s: &mut ContactSettings| {
                         let ctx = ctx;
-                        let mut points = [ImpManifoldPoint::default(); 8];
+                        let mut points =
+                            [ImpManifoldPoint::default(); engine::collision::MAX_POINTS];
                         let n = info.points.len().min(points.len());
                         for (p, q) in points.iter_mut().zip(info.points) {
                             *p = ImpManifoldPoint {
