@@ -668,7 +668,8 @@ ImpStatus imp_body_create(struct ImpWorldId world,
 // Removes a body with its shapes and joints; their ids go stale.
 ImpStatus imp_body_destroy(struct ImpWorldId world, struct ImpBodyId body);
 
-// Whether `body` is a live body of `world` (false for a stale or null id, or a bad world).
+// Whether `body` is a live body of `world` (false for a stale or null id, or a world that
+// is stale, busy or poisoned). Leaves `imp_last_error()` as it was.
 bool imp_body_is_valid(struct ImpWorldId world, struct ImpBodyId body);
 
 // Writes the body's type (`IMP_BODY_*`).
@@ -1034,7 +1035,7 @@ ImpStatus imp_world_create_from_image(const uint8_t *bytes,
 // Works on a poisoned world too. `IMP_ERR_BUSY` while another thread uses it.
 ImpStatus imp_world_destroy(struct ImpWorldId world);
 
-// Whether `world` is the id of a live world.
+// Whether `world` is the id of a live world. Leaves `imp_last_error()` as it was.
 bool imp_world_is_valid(struct ImpWorldId world);
 
 // Advances the world by `dt` seconds (one step). Event views of the previous step become

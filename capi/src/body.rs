@@ -145,18 +145,14 @@ pub extern "C" fn imp_body_destroy(world: ImpWorldId, body: ImpBodyId) -> ImpSta
     guard(|| with_world(world, |w| Ok(w.remove_body(body.into())?)))
 }
 
-/// Whether `body` is a live body of `world` (false for a stale or null id, or a bad world).
+/// Whether `body` is a live body of `world` (false for a stale or null id, or a world that
+/// is stale, busy or poisoned). Leaves `imp_last_error()` as it was.
 #[no_mangle]
 pub extern "C" fn imp_body_is_valid(world: ImpWorldId, body: ImpBodyId) -> bool {
-    guard(|| {
-        with_world(world, |w| {
-            if w.contains_body(body.into()) {
-                Ok(())
-            } else {
-                Err(Fail::new(ImpStatus::IMP_ERR_STALE_ID, "stale ImpBodyId"))
-            }
-        })
-    }) == ImpStatus::IMP_OK
+    std::panic::catch_unwind(|| {
+        with_world(world, |w| Ok(w.contains_body(body.into()))).unwrap_or(false)
+    })
+    .unwrap_or(false)
 }
 
 /// Writes the body's type (`IMP_BODY_*`).

@@ -344,7 +344,7 @@ pub extern "C" fn imp_world_destroy(world: ImpWorldId) -> ImpStatus {
     })
 }
 
-/// Whether `world` is the id of a live world.
+/// Whether `world` is the id of a live world. Leaves `imp_last_error()` as it was.
 #[no_mangle]
 pub extern "C" fn imp_world_is_valid(world: ImpWorldId) -> bool {
     std::panic::catch_unwind(|| lookup(world).is_ok()).unwrap_or(false)

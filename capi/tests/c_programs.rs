@@ -4,8 +4,8 @@
 //! against the same pyramid built through the Rust API; and, when valgrind is installed,
 //! runs the programs under it (`--error-exitcode=1 --leak-check=full`).
 //!
-//! The static library is the one cargo built for this test run: `libimpetus.a` in the
-//! profile directory above this test's executable (`target/<profile>/deps/..`).
+//! The static library is the one cargo built for this test run, beside this test's
+//! executable in `target/<profile>/deps/`.
 
 use engine::{BodyDef, BodyType, ShapeDef, Vec3, World, WorldDef};
 use std::path::{Path, PathBuf};
@@ -15,20 +15,21 @@ fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `target/<profile>/libimpetus.a`, next to the `deps/` folder holding this test.
+/// The static library cargo built for this test run: `libimpetus.a` beside this test in
+/// `target/<profile>/deps/` (where cargo leaves it when it builds the library for the
+/// tests; `cargo build` also copies it up to `target/<profile>/`).
 fn static_lib() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps/<test>");
-    let lib = profile_dir.join("libimpetus.a");
-    assert!(
-        lib.exists(),
-        "{} is missing: cargo builds it with the impetus-capi library",
-        lib.display()
-    );
-    lib
+    let deps = exe.parent().expect("target/<profile>/deps");
+    let candidates = [
+        deps.join("libimpetus.a"),
+        deps.parent().map_or_else(PathBuf::new, |d| d.join("libimpetus.a")),
+    ];
+    candidates
+        .iter()
+        .find(|lib| lib.exists())
+        .cloned()
+        .unwrap_or_else(|| panic!("no libimpetus.a at {candidates:?}"))
 }
 
 fn out_dir() -> PathBuf {
