@@ -23,7 +23,8 @@ fn static_lib() -> PathBuf {
     let deps = exe.parent().expect("target/<profile>/deps");
     let candidates = [
         deps.join("libimpetus.a"),
-        deps.parent().map_or_else(PathBuf::new, |d| d.join("libimpetus.a")),
+        deps.parent()
+            .map_or_else(PathBuf::new, |d| d.join("libimpetus.a")),
     ];
     candidates
         .iter()
