@@ -865,6 +865,12 @@ ImpStatus imp_joint_set_motor_speed(struct ImpWorldId world, struct ImpJointId j
 // Writes the joint's type (`IMP_JOINT_*`).
 ImpStatus imp_joint_get_type(struct ImpWorldId world, struct ImpJointId joint, ImpJointType *out);
 
+// Writes the joint's two bodies (either pointer may be null).
+ImpStatus imp_joint_get_bodies(struct ImpWorldId world,
+                               struct ImpJointId joint,
+                               struct ImpBodyId *body_a,
+                               struct ImpBodyId *body_b);
+
 // Writes the force (N) the joint applied to body B in the last step.
 ImpStatus imp_joint_get_reaction_force(struct ImpWorldId world,
                                        struct ImpJointId joint,

@@ -387,6 +387,28 @@ pub extern "C" fn imp_joint_get_type(
     })
 }
 
+/// Writes the joint's two bodies (either pointer may be null).
+#[no_mangle]
+pub extern "C" fn imp_joint_get_bodies(
+    world: ImpWorldId,
+    joint: ImpJointId,
+    body_a: Option<&mut ImpBodyId>,
+    body_b: Option<&mut ImpBodyId>,
+) -> ImpStatus {
+    guard(|| {
+        with_world(world, |w| {
+            let d = w.joint_def(joint.into())?;
+            if let Some(a) = body_a {
+                *a = d.body_a.into();
+            }
+            if let Some(b) = body_b {
+                *b = d.body_b.into();
+            }
+            Ok(())
+        })
+    })
+}
+
 /// Writes the force (N) the joint applied to body B in the last step.
 #[no_mangle]
 pub extern "C" fn imp_joint_get_reaction_force(

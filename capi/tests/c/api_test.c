@@ -365,6 +365,10 @@ static void every_joint_kind(void) {
         }
         EXPECT(p.y > 2.5f && p.y < 5.0f);
     }
+    ImpBodyId a, b;
+    OK(imp_joint_get_bodies(world, joints[2], &a, &b));
+    EXPECT(b.index == hanging[2].index && b.generation == hanging[2].generation);
+    EXPECT(a.generation != 0);
     ImpVec3 force;
     OK(imp_joint_get_reaction_force(world, joints[0], &force));
     /* The ball joint carries the box's weight: 1000 kg/m^3, 1 m^3, 9.81 m/s^2. */
