@@ -53,7 +53,8 @@ pub struct ImpBodyDef {
     pub internal_value: u32,
 }
 
-impl Def for ImpBodyDef {
+// SAFETY: a repr(C) struct of numbers, bools and ids: all-zero bytes are valid.
+unsafe impl Def for ImpBodyDef {
     const COOKIE: u32 = 0x1e70_0002;
     const NAME: &'static str = "ImpBodyDef";
     fn cookie(p: *const Self) -> *const u32 {
@@ -65,6 +66,10 @@ impl Def for ImpBodyDef {
 /// A body definition with every default filled in.
 #[no_mangle]
 pub extern "C" fn imp_default_body_def() -> ImpBodyDef {
+    crate::or_refused(default_body_def)
+}
+
+fn default_body_def() -> ImpBodyDef {
     let d = BodyDef::default();
     ImpBodyDef {
         body_type: IMP_BODY_DYNAMIC,

@@ -116,7 +116,8 @@ pub struct ImpJointDef {
     pub internal_value: u32,
 }
 
-impl Def for ImpJointDef {
+// SAFETY: a repr(C) struct of numbers, bools and ids: all-zero bytes are valid.
+unsafe impl Def for ImpJointDef {
     const COOKIE: u32 = 0x1e70_0004;
     const NAME: &'static str = "ImpJointDef";
     fn cookie(p: *const Self) -> *const u32 {
@@ -140,6 +141,10 @@ fn default_spring() -> ImpSpring {
 /// bodies).
 #[no_mangle]
 pub extern "C" fn imp_default_joint_def() -> ImpJointDef {
+    crate::or_refused(default_joint_def)
+}
+
+fn default_joint_def() -> ImpJointDef {
     ImpJointDef {
         joint_type: IMP_JOINT_BALL,
         body_a: ImpBodyId::default(),

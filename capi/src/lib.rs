@@ -446,7 +446,11 @@ pub extern "C" fn imp_abi_check(
 
 /// Checks a definition's cookie through a raw pointer, before any other field is read (a
 /// field of an uninitialised struct may hold a value its type does not allow).
-pub(crate) trait Def {
+///
+/// # Safety
+/// Implement it only for `repr(C)` structs of numbers, bools and ids, for which all-zero
+/// bytes are a valid value.
+pub(crate) unsafe trait Def {
     /// The cookie `imp_default_*_def()` writes.
     const COOKIE: u32;
     /// The struct's name for messages.
@@ -481,6 +485,18 @@ pub(crate) unsafe fn def<'a, T: Def>(p: *const T, argument: &str) -> R<&'a T> {
     // then set by C assignments, which store valid values of their C types (a C `bool`
     // assignment stores 0 or 1; enumerations are plain integers checked later).
     Ok(unsafe { &*p })
+}
+
+/// Runs an `imp_default_*_def()` body under `catch_unwind`: should it ever panic, the
+/// caller gets an all-zero definition, whose missing cookie every create call refuses
+/// (`IMP_ERR_BAD_DEF`).
+pub(crate) fn or_refused<T: Def>(f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        set_last_error("panic inside an imp_default_*_def function");
+        // SAFETY: `T: Def`, whose implementors are plain C data for which all-zero bytes
+        // are a valid value (the trait's contract).
+        unsafe { std::mem::zeroed() }
+    })
 }
 
 /// Checks a `uint32_t` enumeration value against its count of values.

@@ -38,6 +38,7 @@ pub struct ImpQueryFilter {
 /// The default query filter: every category, no body excluded, no predicate.
 #[no_mangle]
 pub extern "C" fn imp_default_query_filter() -> ImpQueryFilter {
+    // Plain constants: nothing here can panic.
     ImpQueryFilter {
         mask: u64::MAX,
         exclude_body: ImpBodyId::default(),

@@ -95,7 +95,8 @@ pub struct ImpShapeDef {
     pub internal_value: u32,
 }
 
-impl Def for ImpShapeDef {
+// SAFETY: a repr(C) struct of numbers, bools and ids: all-zero bytes are valid.
+unsafe impl Def for ImpShapeDef {
     const COOKIE: u32 = 0x1e70_0003;
     const NAME: &'static str = "ImpShapeDef";
     fn cookie(p: *const Self) -> *const u32 {
@@ -107,6 +108,10 @@ impl Def for ImpShapeDef {
 /// A shape definition with every default filled in.
 #[no_mangle]
 pub extern "C" fn imp_default_shape_def() -> ImpShapeDef {
+    crate::or_refused(default_shape_def)
+}
+
+fn default_shape_def() -> ImpShapeDef {
     let d = ShapeDef::new(Shape::Sphere { radius: 1.0 });
     ImpShapeDef {
         density: d.density,

@@ -176,7 +176,8 @@ pub struct ImpWorldDef {
     pub internal_value: u32,
 }
 
-impl Def for ImpWorldDef {
+// SAFETY: a repr(C) struct of numbers, bools and ids: all-zero bytes are valid.
+unsafe impl Def for ImpWorldDef {
     const COOKIE: u32 = 0x1e70_0001;
     const NAME: &'static str = "ImpWorldDef";
     fn cookie(p: *const Self) -> *const u32 {
@@ -189,6 +190,10 @@ impl Def for ImpWorldDef {
 /// A world definition with every default filled in.
 #[no_mangle]
 pub extern "C" fn imp_default_world_def() -> ImpWorldDef {
+    crate::or_refused(default_world_def)
+}
+
+fn default_world_def() -> ImpWorldDef {
     let d = WorldDef::default();
     ImpWorldDef {
         gravity: d.gravity.into(),
@@ -356,8 +361,9 @@ pub extern "C" fn imp_world_is_valid(world: ImpWorldId) -> bool {
 pub extern "C" fn imp_world_step(world: ImpWorldId, dt: f32) -> ImpStatus {
     guard(|| {
         with_host(world, |h| {
-            h.events.clear();
             h.world_mut().step(dt)?;
+            // The last step's views go stale now (not on a refused step).
+            h.events.clear();
             Ok(())
         })
     })
@@ -520,11 +526,11 @@ pub unsafe extern "C" fn imp_world_restore_state(
             return Err(Fail::null("bytes"));
         }
         with_host(world, |h| {
-            h.events.clear();
             match &mut h.sim {
                 Sim::World(w) => w.restore_state(state)?,
                 Sim::Stepper(s) => s.restore_state(state)?,
             }
+            h.events.clear();
             Ok(())
         })
     })
