@@ -1,0 +1,28 @@
+//! Records one box falling onto the ground: the viewer's test fixture.
+//!
+//! `cargo run -p impetus-recorder --example fall -- OUT.impr [STEPS]` (default 120 steps).
+
+use impetus_recorder::{fall_world, RecordOptions, Recorder};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let out = args.next().ok_or("usage: fall OUT.impr [STEPS]")?;
+    let steps: u32 = match args.next() {
+        Some(s) => s.parse()?,
+        None => 120,
+    };
+    let mut world = fall_world()?;
+    let dt = 1.0 / 60.0;
+    let file = std::io::BufWriter::new(std::fs::File::create(&out)?);
+    let mut recorder = Recorder::new(file, &world, dt, RecordOptions::default())?;
+    for _ in 0..steps {
+        world.step(dt)?;
+        recorder.record(&world)?;
+    }
+    recorder.finish()?;
+    println!(
+        "wrote {out} ({} bytes, {steps} steps)",
+        std::fs::metadata(&out)?.len()
+    );
+    Ok(())
+}
