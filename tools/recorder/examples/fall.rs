@@ -1,8 +1,17 @@
-//! Records one box falling onto the ground: the viewer's test fixture.
+//! Records one box falling onto the ground: the viewer's test fixture (the box orange,
+//! 0xff6a00, so that the browser test tells it from the grey ground by colour).
 //!
 //! `cargo run -p impetus-recorder --example fall -- OUT.impr [STEPS]` (default 120 steps).
 
-use impetus_recorder::{fall_world, RecordOptions, Recorder};
+use impetus::{BodyId, BodyType};
+use impetus_recorder::{default_colour, fall_world, RecordOptions, Recorder};
+
+fn colour(id: BodyId, body_type: BodyType) -> u32 {
+    match body_type {
+        BodyType::Dynamic => 0xff_6a_00_ff,
+        t => default_colour(id, t),
+    }
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -14,7 +23,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut world = fall_world()?;
     let dt = 1.0 / 60.0;
     let file = std::io::BufWriter::new(std::fs::File::create(&out)?);
-    let mut recorder = Recorder::new(file, &world, dt, RecordOptions::default())?;
+    let mut recorder = Recorder::new(file, &world, dt, RecordOptions {
+        colour,
+        ..RecordOptions::default()
+    })?;
     for _ in 0..steps {
         world.step(dt)?;
         recorder.record(&world)?;
