@@ -7,7 +7,8 @@
 // is loaded) plus the frames after it, since a frame stores only the awake bodies.
 //
 // URL parameters: file=URL (a recording to load), compare=URL (a second one, compared
-// frame by frame), frame=N, contacts=1, camera=px,py,pz,tx,ty,tz.
+// frame by frame), frame=N, contacts=1, camera=px,py,pz,tx,ty,tz, aa=0 (no antialiasing:
+// much faster on software GL).
 // window.viewer is the page's handle for tests and the console (see the end of the file).
 
 import * as THREE from 'three';
@@ -19,7 +20,7 @@ const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 
 const canvas = $('view');
-const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, powerPreference: 'high-performance' });
+const renderer = new THREE.WebGLRenderer({ canvas, antialias: params.get('aa') !== '0', powerPreference: 'high-performance' });
 renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
 renderer.setClearColor(0x1b1f2a);
 const scene = new THREE.Scene();
@@ -504,16 +505,19 @@ function frameCamera() {
     camera.position.set(c[0], c[1], c[2]);
     controls.target.set(c[3], c[4], c[5]);
   } else {
-    // The non-plane bodies' positions at frame 0.
+    // The moving bodies' positions at frame 0 (all bodies' if none moves), seen from
+    // above at a slant, so that walls around them do not hide them.
     const box = new THREE.Box3();
+    const moving = rec.bodies.some((b) => b.type !== 'static');
     rec.bodies.forEach((b, i) => {
-      if (b.shapes.some((s) => rec.shapes[s.shape].kind === 'plane')) return;
+      if (moving ? b.type === 'static' : b.shapes.some((s) => rec.shapes[s.shape].kind === 'plane')) return;
       box.expandByPoint(new THREE.Vector3(cur[7 * i], cur[7 * i + 1], cur[7 * i + 2]));
     });
     if (box.isEmpty()) box.set(new THREE.Vector3(-5, 0, -5), new THREE.Vector3(5, 5, 5));
     const c = box.getCenter(new THREE.Vector3());
     const r = Math.max(2, box.getSize(new THREE.Vector3()).length() / 2);
-    camera.position.set(c.x + 1.1 * r, c.y + 0.9 * r, c.z + 1.6 * r);
+    const dir = new THREE.Vector3(0.35, 1.5, 0.7).normalize();
+    camera.position.copy(c).addScaledVector(dir, 2.6 * r);
     controls.target.copy(c);
   }
   camera.far = Math.max(2000, camera.position.distanceTo(controls.target) * 20);

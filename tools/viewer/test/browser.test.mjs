@@ -6,7 +6,8 @@
 // shows at frame 90 and not at frame 0. Screenshots: target/viewer/fall-0.png, fall-90.png.
 //
 // With PILE_FILE set (a recording of the pile), it also plays that file and prints the
-// frame time (target/viewer/pile.png, target/viewer/pile-frame-time.json).
+// frame time (target/viewer/pile.png, target/viewer/pile-frame-time.json): PILE_BENCH_FRAMES
+// frames (default 120), antialiased unless PILE_AA=0.
 //
 // Without Chromium (CHROMIUM, else /usr/bin/chromium) the test is skipped, saying so.
 import { test } from 'node:test';
@@ -189,7 +190,8 @@ test('the pile plays: frame time in headless Chromium (software GL)', { skip: (!
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`http://127.0.0.1:${server.address().port}/?file=/rec/pile.impr`);
+    const aa = process.env.PILE_AA === '0' ? '&aa=0' : '';
+    await page.goto(`http://127.0.0.1:${server.address().port}/?file=/rec/pile.impr${aa}`);
     await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 180000 });
     assert.equal(await page.evaluate(() => document.body.dataset.error || ''), '');
     const frames = Number(process.env.PILE_BENCH_FRAMES || 120);
@@ -202,7 +204,7 @@ test('the pile plays: frame time in headless Chromium (software GL)', { skip: (!
     await page.screenshot({ path: join(outDir, 'pile.png') });
     const text = JSON.stringify(result, null, 1);
     writeFileSync(join(outDir, 'pile-frame-time.json'), text + '\n');
-    console.log(`pile in headless Chromium (SwiftShader), 1280x720: ${text}`);
+    console.log(`pile in headless Chromium (SwiftShader), 1280x720${aa ? ', no antialiasing' : ''}: ${text}`);
     assert.ok(result.drawCalls <= 4, `one draw per shape (and the ground): ${result.drawCalls} draw calls`);
     assert.deepEqual(errors, []);
   } finally {
