@@ -23,10 +23,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut world = fall_world()?;
     let dt = 1.0 / 60.0;
     let file = std::io::BufWriter::new(std::fs::File::create(&out)?);
-    let mut recorder = Recorder::new(file, &world, dt, RecordOptions {
-        colour,
-        ..RecordOptions::default()
-    })?;
+    let mut recorder = Recorder::new(
+        file,
+        &world,
+        dt,
+        RecordOptions {
+            colour,
+            ..RecordOptions::default()
+        },
+    )?;
     for _ in 0..steps {
         world.step(dt)?;
         recorder.record(&world)?;

@@ -539,8 +539,8 @@ fn read_frame(
     let cols = r.planes(n, 8, &format!("{what} poses"))?;
     let mut poses = Vec::with_capacity(n);
     let mut body: i64 = -1;
-    for i in 0..n {
-        body += i64::from(cols[0][i]) + 1;
+    for (i, gap) in cols[0].iter().enumerate() {
+        body += i64::from(*gap) + 1;
         if body >= live.len() as i64 || !live[body as usize] {
             return Err(r.err(format!(
                 "{what}: a pose of body {body}, which is not in the world (the body table has {})",
@@ -549,9 +549,9 @@ fn read_frame(
         }
         let base = &mut last[body as usize];
         let mut pose = [0.0; 7];
-        for k in 0..7 {
-            base[k] ^= cols[k + 1][i];
-            pose[k] = f32::from_bits(base[k]);
+        for (k, (b, v)) in base.iter_mut().zip(&mut pose).enumerate() {
+            *b ^= cols[k + 1][i];
+            *v = f32::from_bits(*b);
         }
         poses.push((body as u32, pose));
     }

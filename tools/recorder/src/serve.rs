@@ -53,14 +53,12 @@ pub fn serve(options: &ServeOptions, ready: impl FnOnce(&str)) -> std::io::Resul
         }
     }
     ready(&url);
-    let mut served = 0;
-    for stream in listener.incoming() {
+    for (k, stream) in listener.incoming().enumerate() {
         if let Ok(stream) = stream {
             // A broken connection is the browser's business; serve the next.
             let _ = answer(stream, options);
         }
-        served += 1;
-        if options.max_requests.is_some_and(|m| served >= m) {
+        if options.max_requests.is_some_and(|m| k + 1 >= m) {
             break;
         }
     }

@@ -80,13 +80,12 @@ fn mixed_world() -> World {
     w
 }
 
+/// A frame as the world had it: the state hash, the awake non-static bodies' poses.
+type Truth = (u64, Vec<[f32; 7]>);
+
 /// Steps `world` `steps` times under a recorder, returning the file and each frame's
 /// (state hash, the awake non-static bodies' poses in slot order).
-fn record(
-    mut world: World,
-    steps: u32,
-    options: RecordOptions,
-) -> (Vec<u8>, Vec<(u64, Vec<[f32; 7]>)>) {
+fn record(mut world: World, steps: u32, options: RecordOptions) -> (Vec<u8>, Vec<Truth>) {
     let snapshot = |w: &World| {
         let poses = w
             .bodies()
