@@ -514,8 +514,16 @@ function frameCamera() {
       box.expandByPoint(new THREE.Vector3(cur[7 * i], cur[7 * i + 1], cur[7 * i + 2]));
     });
     if (box.isEmpty()) box.set(new THREE.Vector3(-5, 0, -5), new THREE.Vector3(5, 5, 5));
+    // With the static bodies (but planes) near them: the ground under a lone box.
+    const near = box.getCenter(new THREE.Vector3());
+    const reach = Math.max(3, box.getSize(new THREE.Vector3()).length());
+    rec.bodies.forEach((b, i) => {
+      if (b.type !== 'static' || b.shapes.some((s) => rec.shapes[s.shape].kind === 'plane')) return;
+      const p = new THREE.Vector3(cur[7 * i], cur[7 * i + 1], cur[7 * i + 2]);
+      if (p.distanceTo(near) < reach) box.expandByPoint(p);
+    });
     const c = box.getCenter(new THREE.Vector3());
-    const r = Math.max(2, box.getSize(new THREE.Vector3()).length() / 2);
+    const r = Math.max(3, box.getSize(new THREE.Vector3()).length() / 2);
     const dir = new THREE.Vector3(0.35, 1.5, 0.7).normalize();
     camera.position.copy(c).addScaledVector(dir, 2.6 * r);
     controls.target.copy(c);

@@ -4,6 +4,9 @@
 // face (so that face is a horizontal line on screen), and checks pixels: the box (orange)
 // moves down and stops above the ground line (grey); the contact overlay (magenta points)
 // shows at frame 90 and not at frame 0. Screenshots: target/viewer/fall-0.png, fall-90.png.
+// Then the comparison of fall.impr with fall-nudged-45.impr (the same scene with a 1 mN·s
+// nudge before step 45: `cargo run -p impetus-recorder --example fall --
+// tools/viewer/test/fixtures/fall-nudged-45.impr 120 45`): the first difference is frame 45.
 //
 // With PILE_FILE set (a recording of the pile), it also plays that file and prints the
 // frame time (target/viewer/pile.png, target/viewer/pile-frame-time.json): PILE_BENCH_FRAMES
@@ -176,6 +179,29 @@ test('a box falls onto the ground: frames 0 and 90 on screen', { skip: !haveChro
     assert.match(pick, /velocity/);
     assert.match(pick, /box half extents 0\.5 × 0\.5 × 0\.5/);
     assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+test('two recordings: the page names the first frame where they differ', { skip: !haveChromium && `no Chromium at ${chromium}`, timeout: 120000 }, async () => {
+  const fixtures = join(viewerDir, 'test', 'fixtures');
+  const server = await serve({ 'fall.impr': join(fixtures, 'fall.impr'), 'nudged.impr': join(fixtures, 'fall-nudged-45.impr') });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    const port = server.address().port;
+    await page.goto(`http://127.0.0.1:${port}/?file=/rec/fall.impr&compare=/rec/fall.impr`);
+    await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000 });
+    assert.match(await page.textContent('#compare'), /agree on all 121 frames/);
+    await page.goto(`http://127.0.0.1:${port}/?file=/rec/fall.impr&compare=/rec/nudged.impr`);
+    await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000 });
+    assert.match(await page.textContent('#compare'), /first difference at frame 45/);
+    await page.click('#jump');
+    assert.equal(await page.evaluate(() => window.viewer.frame), 45);
+    assert.match(await page.textContent('#compare'), /\(differs\)/);
+    await page.screenshot({ path: join(outDir, 'compare-45.png') });
   } finally {
     await browser.close();
     server.close();
