@@ -184,7 +184,6 @@ function build() {
     world.add(mesh);
   }
   instances = list;
-  // Sort instances by mesh then slot so the per-frame pass walks each array in order.
   // Contacts: points and normals, buffers sized for the busiest frame.
   let maxP = 1;
   for (const f of rec.frames) maxP = Math.max(maxP, f.contactPoints.length / 5);
@@ -238,15 +237,19 @@ function seekPoses(f) {
   while (at < f) applyFrame(++at);
 }
 
-/** Writes instance `i`'s matrix (body pose times local pose) into its mesh's array. */
+/**
+ * Writes every instance's matrix (body pose times local pose) into its mesh's array, in
+ * place: no allocation per body (a body not in the world at this frame gets a zero matrix).
+ */
 function writeMatrices() {
-  const alive = (b) => rec.bodies[b].firstFrame <= at && (rec.bodies[b].removedAt === null || at < rec.bodies[b].removedAt);
+  const bodies = rec.bodies;
   for (let i = 0; i < instances.length; i++) {
     const inst = instances[i];
     const m = meshes[inst.mesh].instanceMatrix.array;
     const o = 16 * inst.slot;
     const b = 7 * inst.body;
-    if (!alive(inst.body)) {
+    const rb = bodies[inst.body];
+    if (rb.firstFrame > at || (rb.removedAt !== null && at >= rb.removedAt)) {
       m.fill(0, o, o + 16);
       continue;
     }
@@ -255,12 +258,12 @@ function writeMatrices() {
     if (!inst.identity) {
       const l = inst.local;
       // p += q * lp; q = q * lq.
-      const [lx, ly, lz] = [l[0], l[1], l[2]];
+      const lx = l[0], ly = l[1], lz = l[2];
       const tx = 2 * (y * lz - z * ly), ty = 2 * (z * lx - x * lz), tz = 2 * (x * ly - y * lx);
       px += lx + w * tx + (y * tz - z * ty);
       py += ly + w * ty + (z * tx - x * tz);
       pz += lz + w * tz + (x * ty - y * tx);
-      const [qx, qy, qz, qw] = [l[3], l[4], l[5], l[6]];
+      const qx = l[3], qy = l[4], qz = l[5], qw = l[6];
       const nx = w * qx + x * qw + y * qz - z * qy;
       const ny = w * qy - x * qz + y * qw + z * qx;
       const nz = w * qz + x * qy - y * qx + z * qw;

@@ -58,8 +58,9 @@ pub struct RecordOptions {
     /// The file then holds, and its pose hash covers, the rounded poses; a field changes
     /// between frames only when the body moves by more than a grid step, so resting and
     /// slowly moving bodies cost next to nothing after gzip. `Some(10)`: steps of
-    /// 0.98 mm and 0.00024, which no one sees. The state hash is the world's, exact
-    /// either way.
+    /// 0.98 mm and 0.00024, which no one sees. Recorded contacts are rounded too (points
+    /// and separations to 2^-e m, normals to 2^-(e+2), impulses to 2^-e N·s). The state
+    /// hash is the world's, exact either way.
     pub grid: Option<i32>,
     /// A body's colour (0xRRGGBBAA) from its id and type; default [`default_colour`].
     pub colour: fn(BodyId, BodyType) -> u32,
@@ -155,11 +156,18 @@ fn bits(pose: &Pose) -> [u32; 7] {
 /// step anyway) and non-finite ones are kept.
 fn round_to_grid(pose: &mut Pose, e: i32) {
     for (k, v) in pose.iter_mut().enumerate() {
-        let step = 2f32.powi(if k < 3 { -e } else { -(e + 2) });
-        let q = *v / step;
-        if q.is_finite() && q.abs() < 16_777_216.0 && step.is_normal() {
-            *v = q.round() * step;
-        }
+        *v = round_to_step(*v, if k < 3 { e } else { e + 2 });
+    }
+}
+
+/// `v` rounded to the nearest multiple of 2^-e (kept when out of the grid's range).
+fn round_to_step(v: f32, e: i32) -> f32 {
+    let step = 2f32.powi(-e);
+    let q = v / step;
+    if q.is_finite() && q.abs() < 16_777_216.0 && step.is_normal() {
+        q.round() * step
+    } else {
+        v
     }
 }
 
@@ -389,6 +397,11 @@ impl<W: Write> Recorder<W> {
         }
         self.counts.clear();
         if self.options.contacts {
+            // On the grid, contacts are rounded too: points and separations like
+            // positions, normals like quaternion components, impulses to 2^-e N·s.
+            let grid = self.options.grid;
+            let fine = |v: f32| grid.map_or(v, |e| round_to_step(v, e + 2));
+            let coarse = |v: f32| grid.map_or(v, |e| round_to_step(v, e));
             for c in world.contacts() {
                 let (a, b) = (
                     self.numbers.get(&c.body_a).copied().unwrap_or(UNKNOWN_BODY),
@@ -398,16 +411,16 @@ impl<W: Write> Recorder<W> {
                 let cc = &mut self.contact_columns;
                 cc[0].push(a);
                 cc[1].push(b);
-                cc[2].push(c.normal.x.to_bits());
-                cc[3].push(c.normal.y.to_bits());
-                cc[4].push(c.normal.z.to_bits());
+                cc[2].push(fine(c.normal.x).to_bits());
+                cc[3].push(fine(c.normal.y).to_bits());
+                cc[4].push(fine(c.normal.z).to_bits());
                 for q in c.points {
                     let pc = &mut self.point_columns;
-                    pc[0].push(q.point.x.to_bits());
-                    pc[1].push(q.point.y.to_bits());
-                    pc[2].push(q.point.z.to_bits());
-                    pc[3].push(q.separation.to_bits());
-                    pc[4].push(q.normal_impulse.to_bits());
+                    pc[0].push(coarse(q.point.x).to_bits());
+                    pc[1].push(coarse(q.point.y).to_bits());
+                    pc[2].push(coarse(q.point.z).to_bits());
+                    pc[3].push(coarse(q.separation).to_bits());
+                    pc[4].push(coarse(q.normal_impulse).to_bits());
                 }
             }
         }

@@ -222,6 +222,18 @@ fn grid_rounds_the_poses_and_keeps_the_state_hash() {
             }
         }
     }
+    let mut points = 0;
+    for f in &b.frames {
+        for c in &f.contacts {
+            for (p, sep, _) in &c.points {
+                points += 1;
+                for v in p.iter().chain([sep]) {
+                    assert_eq!((v * 1024.0).fract(), 0.0, "contact value {v} on the grid");
+                }
+            }
+        }
+    }
+    assert!(points > 0);
     // Same world, same state hashes; the pose hashes differ (the rounded poses are hashed).
     assert_eq!(first_difference(&a, &b), Some(0));
     assert!(a
