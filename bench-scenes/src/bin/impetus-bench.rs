@@ -14,6 +14,9 @@
 //! impetus-bench report [--threads 1,2] [--scenes S,S] [--engines E,E] [--steps N] [--reps R]
 //!                      [--out DIR]
 //! impetus-bench soak [--minutes M] [--threads T] [--seed S]
+//! impetus-bench record <scene> --out FILE.impr [--steps N] [--threads T] [--sleep]
+//!                      [--no-contacts] [--grid E]
+//! impetus-bench view FILE.impr [OTHER.impr] [--port P]
 //! ```
 
 use impetus_scenes::chart::{bar_chart, grouped_bar_chart, scaling_chart, BarSeries, Series};
@@ -36,6 +39,9 @@ const USAGE: &str = "usage:
   impetus-bench report [--threads 1,2] [--scenes S,S] [--engines E,E] [--steps N] [--reps R]
                        [--out DIR]
   impetus-bench soak [--minutes M] [--threads T] [--seed S]
+  impetus-bench record <scene> --out FILE.impr [--steps N] [--threads T] [--sleep]
+                       [--no-contacts] [--grid E]
+  impetus-bench view FILE.impr [OTHER.impr] [--port P]
 
   --steps N      steps to run (default: the scene's, 600 for the standard scenes)
   --threads T    worker threads (default 1; 0 = all cores); sweep, report: a list, e.g. 1,2
@@ -58,7 +64,16 @@ const USAGE: &str = "usage:
                  rotates small scenes under random spawns, removals, impulses and joint
                  breaks with sleep on, checks finite state, ground, energy, memory and
                  1-vs-2-thread replays, and exits non-zero naming a failed check
-  --seed S       soak: seed of the random operations (decimal or 0x hex)";
+  --seed S       soak: seed of the random operations (decimal or 0x hex)
+  --out FILE     record: the recording to write (.impr, see tools/recorder); frame 0 is
+                 the scene as built, then one frame per step (--steps default: the scene's)
+  --no-contacts  record: leave the contact points out (smaller files)
+  --grid E       record: round positions to multiples of 2^-E m and quaternion components
+                 to 2^-(E+2) (default: exact poses); --grid 10 (about 1 mm) makes files
+                 several times smaller
+  --port P       view: the port on 127.0.0.1 (default 8024; 0: any free port); the
+                 viewer (tools/viewer) and the recordings are served until interrupted,
+                 and a second recording is compared with the first frame by frame";
 
 fn main() -> ExitCode {
     impetus_profiling::start();
@@ -86,6 +101,8 @@ fn main() -> ExitCode {
         Some("sweep") => sweep(&args[1..]),
         Some("report") => report(&args[1..]),
         Some("soak") => soak(&args[1..]),
+        Some("record") => record(&args[1..]),
+        Some("view") => view(&args[1..]),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -175,6 +192,130 @@ mod counting {
 
 #[global_allocator]
 static GLOBAL: counting::Counting = counting::Counting;
+
+/// `record <scene> --out FILE [--steps N] [--threads T] [--sleep] [--no-contacts]`: builds
+/// the scene, attaches a recorder and steps it, a frame per step.
+fn record(args: &[String]) -> Result<(), String> {
+    let mut scene = None;
+    let mut out = None;
+    let mut steps = None;
+    let mut threads = 1;
+    let mut options = impetus_recorder::RecordOptions::default();
+    let mut sleep = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{a} needs a value\n{USAGE}"))
+        };
+        match a.as_str() {
+            "--out" => out = Some(value()?),
+            "--steps" => {
+                let v = value()?;
+                steps = Some(
+                    v.parse::<u32>()
+                        .map_err(|e| format!("--steps {v:?}: {e}"))?,
+                );
+            }
+            "--threads" => {
+                let v = value()?;
+                threads = v.parse().map_err(|e| format!("--threads {v:?}: {e}"))?;
+            }
+            "--sleep" => sleep = true,
+            "--no-contacts" => options.contacts = false,
+            "--grid" => {
+                let v = value()?;
+                options.grid = Some(
+                    v.parse::<i32>()
+                        .ok()
+                        .filter(|e| (0..=40).contains(e))
+                        .ok_or_else(|| format!("--grid: not 0 to 40: {v:?}"))?,
+                );
+            }
+            s if s.starts_with("--") => return Err(format!("record: unknown option {s}\n{USAGE}")),
+            s => scene = Some(scene_named(s)?),
+        }
+    }
+    let scene = scene.ok_or(format!("record needs a scene\n{USAGE}"))?;
+    let out = out.ok_or(format!("record needs --out FILE\n{USAGE}"))?;
+    let steps = steps.unwrap_or(scene.default_steps as u32);
+    let mut world = impetus::World::new(impetus::WorldDef {
+        enable_sleep: sleep,
+        ..world_def(threads)
+    })
+    .map_err(|e| e.to_string())?;
+    scene
+        .build(&mut world, &impetus_scenes::Params::default())
+        .map_err(|e| e.to_string())?;
+    let file = std::fs::File::create(&out).map_err(|e| format!("creating {out}: {e}"))?;
+    let started = Instant::now();
+    let fail = |e: impetus_recorder::RecordError| format!("{out}: {e}");
+    let mut recorder = impetus_recorder::Recorder::new(
+        std::io::BufWriter::new(file),
+        &world,
+        impetus_scenes::DT,
+        options,
+    )
+    .map_err(fail)?;
+    let mut progress = progress_line(scene.name, steps as usize);
+    for step in 1..=steps {
+        let t = Instant::now();
+        world.step(impetus_scenes::DT).map_err(|e| e.to_string())?;
+        recorder.record(&world).map_err(fail)?;
+        progress(step as usize, t.elapsed().as_secs_f64() * 1000.0);
+    }
+    eprintln!();
+    recorder
+        .finish()
+        .map_err(fail)?
+        .flush()
+        .map_err(|e| format!("writing {out}: {e}"))?;
+    let bytes = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "wrote {out}: {} frames of {} ({} bodies), {bytes} bytes, {:.1} s; state hash {:016x}",
+        steps + 1,
+        scene.name,
+        world.body_count(),
+        started.elapsed().as_secs_f64(),
+        world.state_hash()
+    );
+    Ok(())
+}
+
+/// `view FILE [OTHER] [--port P]`: serves the viewer and the recordings on 127.0.0.1.
+fn view(args: &[String]) -> Result<(), String> {
+    let mut recordings = Vec::new();
+    let mut port = 8024;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--port" => {
+                let v = it.next().ok_or(format!("--port needs a value\n{USAGE}"))?;
+                port = v.parse().map_err(|e| format!("--port {v:?}: {e}"))?;
+            }
+            s if s.starts_with("--") => return Err(format!("view: unknown option {s}\n{USAGE}")),
+            s => recordings.push(std::path::PathBuf::from(s)),
+        }
+    }
+    if recordings.is_empty() || recordings.len() > 2 {
+        return Err(format!("view takes one or two recordings\n{USAGE}"));
+    }
+    for r in &recordings {
+        // Read it here first, so that a bad file is named now, not in the browser.
+        impetus_recorder::Recording::read(r).map_err(|e| format!("{}: {e}", r.display()))?;
+    }
+    let options = impetus_recorder::serve::ServeOptions {
+        viewer_dir: impetus_recorder::serve::default_viewer_dir(),
+        recordings,
+        port,
+        max_requests: None,
+    };
+    impetus_recorder::serve::serve(&options, |url| {
+        println!("viewer: {url}  (Ctrl-C stops)");
+    })
+    .map_err(|e| format!("serving the viewer: {e}"))
+}
 
 /// `soak --minutes M [--threads T] [--seed S]`.
 fn soak(args: &[String]) -> Result<(), String> {

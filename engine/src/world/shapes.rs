@@ -190,6 +190,21 @@ impl World {
         Ok(self.shapes.data[s].shape.clone())
     }
 
+    /// Where a shape sits on its body: its pose in the body's frame, as given by
+    /// [`ShapeDef::local_pose`] (rotation normalized). What a renderer or a recorder needs
+    /// to draw a compound body's shapes.
+    pub fn shape_local_pose(&self, id: ShapeId) -> Result<Transform, Error> {
+        let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
+        Ok(self.shapes.data[s].local_pose)
+    }
+
+    /// Whether a shape is a sensor ([`ShapeDef::sensor`]): it reports overlaps and
+    /// makes no contacts.
+    pub fn shape_is_sensor(&self, id: ShapeId) -> Result<bool, Error> {
+        let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
+        Ok(self.shapes.data[s].is_sensor)
+    }
+
     /// The body a shape is attached to.
     pub fn shape_body(&self, id: ShapeId) -> Result<BodyId, Error> {
         let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;

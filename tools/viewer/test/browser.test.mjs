@@ -1,0 +1,240 @@
+// The viewer in a real browser: headless Chromium (Debian's `chromium`, software GL through
+// SwiftShader) driven by playwright-core. It loads fixtures/fall.impr (one box falling onto
+// a ground box), screenshots frames 0 and 90 from a camera level with the ground's top
+// face (so that face is a horizontal line on screen), and checks pixels: the box (orange)
+// moves down and stops above the ground line (grey); the contact overlay (magenta points)
+// shows at frame 90 and not at frame 0. Screenshots: target/viewer/fall-0.png, fall-90.png.
+// Then the comparison of fall.impr with fall-nudged-45.impr (the same scene with a 1 mN·s
+// nudge before step 45: `cargo run -p impetus-recorder --example fall --
+// tools/viewer/test/fixtures/fall-nudged-45.impr 120 45`): the first difference is frame 45.
+//
+// With PILE_FILE set (a recording of the pile), it also plays that file and prints the
+// frame time (target/viewer/pile.png, target/viewer/pile-frame-time.json): PILE_BENCH_FRAMES
+// frames (default 120), antialiased unless PILE_AA=0.
+//
+// Without Chromium (CHROMIUM, else /usr/bin/chromium) the test is skipped, saying so.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inflateSync } from 'node:zlib';
+
+const viewerDir = fileURLToPath(new URL('..', import.meta.url));
+const repo = join(viewerDir, '..', '..');
+const outDir = join(repo, 'target', 'viewer');
+const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
+const haveChromium = existsSync(chromium);
+if (!haveChromium) {
+  console.log(`\n*** BROWSER TEST SKIPPED: no Chromium at ${chromium} (apt-get install chromium) ***\n`);
+}
+
+/** Serves the viewer's folder, and /rec/NAME from `files`, on 127.0.0.1. */
+function serve(files) {
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = null;
+    if (path.startsWith('/rec/')) file = files[path.slice(5)];
+    else if (!path.includes('..')) file = join(viewerDir, normalize(path === '/' ? 'index.html' : path));
+    if (!file || !existsSync(file)) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** A minimal PNG decoder (8-bit RGB or RGBA, non-interlaced): what Chromium writes. */
+function decodePng(buf) {
+  let at = 8;
+  let width = 0, height = 0, channels = 0;
+  const idat = [];
+  while (at < buf.length) {
+    const len = buf.readUInt32BE(at);
+    const type = buf.toString('ascii', at + 4, at + 8);
+    const data = buf.subarray(at + 8, at + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      assert.equal(data[8], 8, 'bit depth 8');
+      channels = { 2: 3, 6: 4 }[data[9]];
+      assert.ok(channels, `colour type ${data[9]}`);
+      assert.equal(data[12], 0, 'not interlaced');
+    } else if (type === 'IDAT') idat.push(data);
+    at += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const px = new Uint8Array(width * height * 4);
+  const prev = new Uint8Array(stride);
+  const line = new Uint8Array(stride);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (stride + 1)];
+    const src = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? line[i - channels] : 0;
+      const b = prev[i];
+      const c = i >= channels ? prev[i - channels] : 0;
+      let v = src[i];
+      if (f === 1) v += a;
+      else if (f === 2) v += b;
+      else if (f === 3) v += (a + b) >> 1;
+      else if (f === 4) {
+        const p = a + b - c;
+        const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+        v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      line[i] = v & 255;
+    }
+    for (let x = 0; x < width; x++) {
+      for (let k = 0; k < 3; k++) px[4 * (y * width + x) + k] = line[x * channels + k];
+      px[4 * (y * width + x) + 3] = 255;
+    }
+    prev.set(line);
+  }
+  return { width, height, px };
+}
+
+/** Pixel classes: the box (orange, 0xff6a00 shaded), the ground (grey), the contact points (magenta). */
+function analyse({ width, height, px }) {
+  let boxN = 0, boxY = 0, boxMaxY = -1, magenta = 0;
+  let groundTop = height;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = 4 * (y * width + x);
+      const [r, g, b] = [px[o], px[o + 1], px[o + 2]];
+      if (r > 90 && r - b > 70 && r - g > 35) {
+        boxN++;
+        boxY += y;
+        boxMaxY = Math.max(boxMaxY, y);
+      } else if (r > 200 && b > 200 && g < 90) {
+        magenta++;
+      } else if (Math.abs(r - g) < 12 && Math.abs(g - b) < 12 && r > 90 && x > width * 0.3 && x < width * 0.7) {
+        groundTop = Math.min(groundTop, y);
+      }
+    }
+  }
+  return { boxN, centroidY: boxN ? boxY / boxN : NaN, boxBottom: boxMaxY, groundTop, magenta };
+}
+
+async function launch() {
+  const { chromium: pw } = await import('playwright-core');
+  return pw.launch({
+    executablePath: chromium,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+    ],
+  });
+}
+
+test('a box falls onto the ground: frames 0 and 90 on screen', { skip: !haveChromium && `no Chromium at ${chromium}`, timeout: 120000 }, async () => {
+  mkdirSync(outDir, { recursive: true });
+  const server = await serve({ 'fall.impr': join(viewerDir, 'test', 'fixtures', 'fall.impr') });
+  // launch() makes a fresh profile in a temporary user data dir, removed on close.
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    const port = server.address().port;
+    // The camera sits at the height of the ground's top face (y = 0), looking along -z.
+    await page.goto(`http://127.0.0.1:${port}/?file=/rec/fall.impr&contacts=1&camera=0,0,14,0,0,0`);
+    await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.error || ''), '', 'the page reports no error');
+    const info = await page.evaluate(() => {
+      const r = window.viewer.recording;
+      return { frames: r.frames.length, bodies: r.bodies.length, gl: !!document.getElementById('view').getContext('webgl2') };
+    });
+    assert.equal(info.frames, 121);
+    const shots = {};
+    for (const f of [0, 90]) {
+      await page.evaluate((f) => window.viewer.seek(f), f);
+      const hud = await page.textContent('#frame');
+      assert.match(hud, new RegExp(`frame ${f} /`));
+      const png = await page.screenshot({ path: join(outDir, `fall-${f}.png`) });
+      shots[f] = analyse(decodePng(png));
+    }
+    const [a, b] = [shots[0], shots[90]];
+    console.log('frame 0:', JSON.stringify(a), '\nframe 90:', JSON.stringify(b), `\nscreenshots: ${outDir}/fall-0.png, fall-90.png`);
+    assert.ok(a.boxN > 200 && b.boxN > 200, `the box shows in both frames (${a.boxN}, ${b.boxN} pixels)`);
+    assert.ok(b.centroidY > a.centroidY + 50, `the box moves down: centroid row ${a.centroidY.toFixed(1)} -> ${b.centroidY.toFixed(1)}`);
+    assert.ok(b.groundTop < 600, 'the ground shows');
+    assert.ok(b.centroidY < b.groundTop, `the box's centroid (row ${b.centroidY.toFixed(1)}) is above the ground line (row ${b.groundTop})`);
+    assert.ok(b.boxBottom <= b.groundTop + 2, `the box stops on the ground line: bottom row ${b.boxBottom}, ground row ${b.groundTop}`);
+    assert.equal(a.magenta, 0, 'no contact overlay at frame 0 (nothing touches)');
+    assert.ok(b.magenta > 10, `the contact overlay shows at frame 90 (${b.magenta} magenta pixels)`);
+    // The HUD shows the hashes; picking the box shows its id and velocity.
+    assert.match(await page.textContent('#hashes'), /state hash [0-9a-f]{16}\s+pose hash [0-9a-f]{16} \(matches/);
+    await page.evaluate(() => window.viewer.pick(1));
+    const pick = await page.textContent('#pick');
+    assert.match(pick, /body 1 .*dynamic/);
+    assert.match(pick, /velocity/);
+    assert.match(pick, /box half extents 0\.5 × 0\.5 × 0\.5/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+test('two recordings: the page names the first frame where they differ', { skip: !haveChromium && `no Chromium at ${chromium}`, timeout: 120000 }, async () => {
+  const fixtures = join(viewerDir, 'test', 'fixtures');
+  const server = await serve({ 'fall.impr': join(fixtures, 'fall.impr'), 'nudged.impr': join(fixtures, 'fall-nudged-45.impr') });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    const port = server.address().port;
+    await page.goto(`http://127.0.0.1:${port}/?file=/rec/fall.impr&compare=/rec/fall.impr`);
+    await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000 });
+    assert.match(await page.textContent('#compare'), /agree on all 121 frames/);
+    await page.goto(`http://127.0.0.1:${port}/?file=/rec/fall.impr&compare=/rec/nudged.impr`);
+    await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000 });
+    assert.match(await page.textContent('#compare'), /first difference at frame 45/);
+    await page.click('#jump');
+    assert.equal(await page.evaluate(() => window.viewer.frame), 45);
+    assert.match(await page.textContent('#compare'), /\(differs\)/);
+    await page.screenshot({ path: join(outDir, 'compare-45.png') });
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+test('the pile plays: frame time in headless Chromium (software GL)', { skip: (!haveChromium && `no Chromium at ${chromium}`) || (!process.env.PILE_FILE && 'PILE_FILE not set'), timeout: 240000 }, async () => {
+  mkdirSync(outDir, { recursive: true });
+  const server = await serve({ 'pile.impr': process.env.PILE_FILE });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    const aa = process.env.PILE_AA === '0' ? '&aa=0' : '';
+    await page.goto(`http://127.0.0.1:${server.address().port}/?file=/rec/pile.impr${aa}`);
+    await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 180000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.error || ''), '');
+    const frames = Number(process.env.PILE_BENCH_FRAMES || 120);
+    const result = await page.evaluate(async (n) => {
+      await window.viewer.benchmark(10); // warm-up
+      const r = await window.viewer.benchmark(n);
+      return { ...r, drawCalls: window.viewer.drawCalls, loadMs: window.viewer.loadMs, bodies: window.viewer.recording.bodies.length };
+    }, frames);
+    await page.evaluate(() => window.viewer.seek(window.viewer.recording.frames.length - 1));
+    await page.screenshot({ path: join(outDir, 'pile.png') });
+    const text = JSON.stringify(result, null, 1);
+    writeFileSync(join(outDir, 'pile-frame-time.json'), text + '\n');
+    console.log(`pile in headless Chromium (SwiftShader), 1280x720${aa ? ', no antialiasing' : ''}: ${text}`);
+    assert.ok(result.drawCalls <= 4, `one draw per shape (and the ground): ${result.drawCalls} draw calls`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
