@@ -91,7 +91,7 @@ impl ConvexHull {
     /// Builds the convex hull of `points` (m). See the module documentation for the method.
     ///
     /// Errors (field `ConvexHull::points`): fewer than 4 points; a non-finite point; a
-    /// coordinate beyond [`MAX_LENGTH`](crate::MAX_LENGTH); all points coincident, collinear
+    /// coordinate beyond [`MAX_LENGTH`]; all points coincident, collinear
     /// or coplanar (zero volume); more than [`MAX_HULL_VERTICES`] hull vertices.
     pub fn new(points: &[Vec3]) -> Result<ConvexHull, Error> {
         if points.len() < 4 {

@@ -111,7 +111,7 @@ impl PartialEq for Node {
 impl TriMesh {
     /// Builds a mesh from vertices (m, mesh frame) and triangles (three vertex indices each).
     /// Errors name the field: non-finite vertices or coordinates beyond
-    /// [`MAX_LENGTH`](crate::MAX_LENGTH), indices out of range, triangles of zero
+    /// [`MAX_LENGTH`], indices out of range, triangles of zero
     /// area, an empty mesh, or more than 2³¹ triangles.
     ///
     /// # Example

@@ -28,7 +28,7 @@ impl HeightField {
     /// Builds a height field. Errors name the field: fewer than two rows or columns, a
     /// height count other than `rows × cols` (or over 2²⁹), non-finite heights, a scale
     /// that is not finite and positive on every axis, a scaled field reaching beyond
-    /// [`MAX_LENGTH`](crate::MAX_LENGTH).
+    /// [`MAX_LENGTH`].
     ///
     /// # Example
     /// ```
