@@ -8,7 +8,7 @@ use crate::world::with_host;
 use crate::{
     guard, need, ImpBodyId, ImpJointId, ImpShapeId, ImpStatus, ImpTransform, ImpVec3, ImpWorldId,
 };
-use engine::{ContactTouch, SensorEvent};
+use engine::{BodyMove, ContactHit, ContactTouch, JointBreak, SensorEvent, World};
 
 /// Two shapes that began or stopped touching. The contact normal points from A to B.
 #[repr(C)]
@@ -75,6 +75,17 @@ pub struct ImpContactHit {
     pub approach_speed: f32,
 }
 
+impl From<ContactHit> for ImpContactHit {
+    fn from(e: ContactHit) -> Self {
+        ImpContactHit {
+            touch: e.touch.into(),
+            point: e.point.into(),
+            normal: e.normal.into(),
+            approach_speed: e.approach_speed,
+        }
+    }
+}
+
 /// A body the last step moved, with its new pose.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,6 +96,16 @@ pub struct ImpBodyMove {
     pub transform: ImpTransform,
     /// It fell asleep at the end of the step.
     pub fell_asleep: bool,
+}
+
+impl From<BodyMove> for ImpBodyMove {
+    fn from(e: BodyMove) -> Self {
+        ImpBodyMove {
+            body: e.body.into(),
+            transform: e.transform.into(),
+            fell_asleep: e.fell_asleep,
+        }
+    }
 }
 
 /// A joint that broke in the last step (its id is stale now).
@@ -101,6 +122,18 @@ pub struct ImpJointBreak {
     pub impulse: f32,
     /// The angular impulse it applied in the step it broke, N·m·s.
     pub angular_impulse: f32,
+}
+
+impl From<JointBreak> for ImpJointBreak {
+    fn from(e: JointBreak) -> Self {
+        ImpJointBreak {
+            joint: e.joint.into(),
+            body_a: e.body_a.into(),
+            body_b: e.body_b.into(),
+            impulse: e.impulse,
+            angular_impulse: e.angular_impulse,
+        }
+    }
 }
 
 /// Contact begin or end events: `count` records at `items`, valid until the next step.
@@ -172,12 +205,30 @@ impl EventCache {
     }
 }
 
-fn view<T>(items: &[T]) -> (*const T, u32) {
-    if items.is_empty() {
-        (std::ptr::null(), 0)
-    } else {
-        (items.as_ptr(), items.len() as u32)
-    }
+/// Writes to `out` the view of one kind of the last step's events: `slot` picks its buffer
+/// in the host's cache, filled on the first read after a step with the world's events
+/// (`events`) converted; `make` builds the view from the pointer and count.
+fn write_view<E: Copy, T: From<E>, V>(
+    world: ImpWorldId,
+    out: Option<&mut V>,
+    slot: fn(&mut EventCache) -> &mut Option<Vec<T>>,
+    events: fn(&World) -> &[E],
+    make: fn(*const T, u32) -> V,
+) -> ImpStatus {
+    guard(|| {
+        let out = need(out, "out")?;
+        with_host(world, |h| {
+            let (w, cache) = h.parts();
+            let items =
+                slot(cache).get_or_insert_with(|| events(w).iter().map(|&e| T::from(e)).collect());
+            *out = if items.is_empty() {
+                make(std::ptr::null(), 0)
+            } else {
+                make(items.as_ptr(), items.len() as u32)
+            };
+            Ok(())
+        })
+    })
 }
 
 /// Writes the view of the last step's contact begin events (shapes with contact events
@@ -187,18 +238,13 @@ pub extern "C" fn imp_world_get_contact_begin_events(
     world: ImpWorldId,
     out: Option<&mut ImpContactTouchView>,
 ) -> ImpStatus {
-    guard(|| {
-        let out = need(out, "out")?;
-        with_host(world, |h| {
-            let (w, ev) = h.parts();
-            let events = ev.begins.get_or_insert_with(|| {
-                w.contact_begin_events().iter().map(|&e| e.into()).collect()
-            });
-            let (items, count) = view(events);
-            *out = ImpContactTouchView { items, count };
-            Ok(())
-        })
-    })
+    write_view(
+        world,
+        out,
+        |c| &mut c.begins,
+        World::contact_begin_events,
+        |items, count| ImpContactTouchView { items, count },
+    )
 }
 
 /// Writes the view of the last step's contact end events to `out`.
@@ -207,18 +253,13 @@ pub extern "C" fn imp_world_get_contact_end_events(
     world: ImpWorldId,
     out: Option<&mut ImpContactTouchView>,
 ) -> ImpStatus {
-    guard(|| {
-        let out = need(out, "out")?;
-        with_host(world, |h| {
-            let (w, ev) = h.parts();
-            let events = ev
-                .ends
-                .get_or_insert_with(|| w.contact_end_events().iter().map(|&e| e.into()).collect());
-            let (items, count) = view(events);
-            *out = ImpContactTouchView { items, count };
-            Ok(())
-        })
-    })
+    write_view(
+        world,
+        out,
+        |c| &mut c.ends,
+        World::contact_end_events,
+        |items, count| ImpContactTouchView { items, count },
+    )
 }
 
 /// Writes the view of the last step's sensor begin events to `out`.
@@ -227,18 +268,13 @@ pub extern "C" fn imp_world_get_sensor_begin_events(
     world: ImpWorldId,
     out: Option<&mut ImpSensorEventView>,
 ) -> ImpStatus {
-    guard(|| {
-        let out = need(out, "out")?;
-        with_host(world, |h| {
-            let (w, ev) = h.parts();
-            let events = ev
-                .sensor_begins
-                .get_or_insert_with(|| w.sensor_begin_events().iter().map(|&e| e.into()).collect());
-            let (items, count) = view(events);
-            *out = ImpSensorEventView { items, count };
-            Ok(())
-        })
-    })
+    write_view(
+        world,
+        out,
+        |c| &mut c.sensor_begins,
+        World::sensor_begin_events,
+        |items, count| ImpSensorEventView { items, count },
+    )
 }
 
 /// Writes the view of the last step's sensor end events to `out`.
@@ -247,18 +283,13 @@ pub extern "C" fn imp_world_get_sensor_end_events(
     world: ImpWorldId,
     out: Option<&mut ImpSensorEventView>,
 ) -> ImpStatus {
-    guard(|| {
-        let out = need(out, "out")?;
-        with_host(world, |h| {
-            let (w, ev) = h.parts();
-            let events = ev
-                .sensor_ends
-                .get_or_insert_with(|| w.sensor_end_events().iter().map(|&e| e.into()).collect());
-            let (items, count) = view(events);
-            *out = ImpSensorEventView { items, count };
-            Ok(())
-        })
-    })
+    write_view(
+        world,
+        out,
+        |c| &mut c.sensor_ends,
+        World::sensor_end_events,
+        |items, count| ImpSensorEventView { items, count },
+    )
 }
 
 /// Writes the view of the last step's hit events (shapes with hit events on) to `out`.
@@ -267,28 +298,13 @@ pub extern "C" fn imp_world_get_contact_hit_events(
     world: ImpWorldId,
     out: Option<&mut ImpContactHitView>,
 ) -> ImpStatus {
-    guard(|| {
-        let out = need(out, "out")?;
-        with_host(world, |h| {
-            let (w, ev) = h.parts();
-            if ev.hits.is_none() {
-                let hits = w
-                    .contact_hit_events()
-                    .iter()
-                    .map(|e| ImpContactHit {
-                        touch: e.touch.into(),
-                        point: e.point.into(),
-                        normal: e.normal.into(),
-                        approach_speed: e.approach_speed,
-                    })
-                    .collect();
-                ev.hits = Some(hits);
-            }
-            let (items, count) = view(ev.hits.as_deref().unwrap_or(&[]));
-            *out = ImpContactHitView { items, count };
-            Ok(())
-        })
-    })
+    write_view(
+        world,
+        out,
+        |c| &mut c.hits,
+        World::contact_hit_events,
+        |items, count| ImpContactHitView { items, count },
+    )
 }
 
 /// Writes the view of the bodies the last step moved, with their new poses, to `out`.
@@ -297,27 +313,13 @@ pub extern "C" fn imp_world_get_body_move_events(
     world: ImpWorldId,
     out: Option<&mut ImpBodyMoveView>,
 ) -> ImpStatus {
-    guard(|| {
-        let out = need(out, "out")?;
-        with_host(world, |h| {
-            let (w, ev) = h.parts();
-            if ev.moves.is_none() {
-                let moves = w
-                    .body_move_events()
-                    .iter()
-                    .map(|e| ImpBodyMove {
-                        body: e.body.into(),
-                        transform: e.transform.into(),
-                        fell_asleep: e.fell_asleep,
-                    })
-                    .collect();
-                ev.moves = Some(moves);
-            }
-            let (items, count) = view(ev.moves.as_deref().unwrap_or(&[]));
-            *out = ImpBodyMoveView { items, count };
-            Ok(())
-        })
-    })
+    write_view(
+        world,
+        out,
+        |c| &mut c.moves,
+        World::body_move_events,
+        |items, count| ImpBodyMoveView { items, count },
+    )
 }
 
 /// Writes the view of the joints that broke in the last step to `out`.
@@ -326,27 +328,11 @@ pub extern "C" fn imp_world_get_joint_break_events(
     world: ImpWorldId,
     out: Option<&mut ImpJointBreakView>,
 ) -> ImpStatus {
-    guard(|| {
-        let out = need(out, "out")?;
-        with_host(world, |h| {
-            let (w, ev) = h.parts();
-            if ev.breaks.is_none() {
-                let breaks = w
-                    .joint_break_events()
-                    .iter()
-                    .map(|e| ImpJointBreak {
-                        joint: e.joint.into(),
-                        body_a: e.body_a.into(),
-                        body_b: e.body_b.into(),
-                        impulse: e.impulse,
-                        angular_impulse: e.angular_impulse,
-                    })
-                    .collect();
-                ev.breaks = Some(breaks);
-            }
-            let (items, count) = view(ev.breaks.as_deref().unwrap_or(&[]));
-            *out = ImpJointBreakView { items, count };
-            Ok(())
-        })
-    })
+    write_view(
+        world,
+        out,
+        |c| &mut c.breaks,
+        World::joint_break_events,
+        |items, count| ImpJointBreakView { items, count },
+    )
 }
