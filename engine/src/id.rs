@@ -44,7 +44,21 @@ define_id!(
     /// A joint between two bodies.
     JointId
 );
-id_field!(BodyId, ShapeId, JointId);
+define_id!(
+    /// A particle (a point mass with a radius, see [`ParticleDef`](crate::ParticleDef)).
+    ParticleId
+);
+define_id!(
+    /// A spring or distance constraint between particles, or between a particle and a
+    /// body or a fixed point (see [`SpringDef`](crate::SpringDef)).
+    SpringId
+);
+define_id!(
+    /// A soft body (see [`SoftBodyDef`](crate::SoftBodyDef)): its particles, springs,
+    /// volume constraints and pressure.
+    SoftBodyId
+);
+id_field!(BodyId, ShapeId, JointId, ParticleId, SpringId, SoftBodyId);
 
 /// Slot bookkeeping: generations, and a free list of removed slots (reused lowest-last, LIFO,
 /// so reuse order depends only on the order of API calls).

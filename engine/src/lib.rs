@@ -78,6 +78,7 @@ pub mod joint;
 mod math;
 pub mod mesh;
 mod parallel;
+pub mod particle;
 pub mod profile;
 pub mod shape;
 mod solver;
@@ -90,10 +91,13 @@ pub use error::Error;
 pub use forces::{Fluid, FluidId, Submersion};
 pub use glam::{Mat3, Quat, Vec3};
 pub use hull::ConvexHull;
-pub use id::{BodyId, JointId, ShapeId};
+pub use id::{BodyId, JointId, ParticleId, ShapeId, SoftBodyId, SpringId};
 pub use joint::{JointBreak, JointDef, JointKind, Limits, Motor, Spring, SpringStiffness};
 pub use math::{Aabb, StateHasher, Transform, MAX_LENGTH};
 pub use mesh::{HeightField, TriMesh, Triangle, Triangles};
+pub use particle::{
+    Cloth, ClothDef, ClothPin, ParticleDef, SoftBody, SoftBodyDef, SpringDef, SpringEnd,
+};
 pub use profile::Profile;
 pub use shape::{MassProperties, Shape, ShapeKind};
 pub use stepper::thread::{Frame, FrameReader, PendingBody, PhysicsCommands, PhysicsThread};

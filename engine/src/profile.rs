@@ -36,6 +36,16 @@ pub struct Profile {
     pub continuous: f64,
     /// Rest times, islands falling asleep, island splits.
     pub sleep: f64,
+    /// Particles: their contacts with the shapes found for the step.
+    pub particle_collide: f64,
+    /// Particles: predict, springs, volumes, bodies and velocities, summed over substeps.
+    pub particle_solve: f64,
+    /// Live particles.
+    pub particles: usize,
+    /// Particle contacts found for the step.
+    pub particle_contacts: usize,
+    /// Colours the particle springs use.
+    pub particle_colors: usize,
     /// Bodies the solver moved: awake dynamic bodies and kinematic bodies.
     pub awake_bodies: usize,
     /// Broadphase pairs (overlapping fat boxes).
@@ -67,18 +77,20 @@ pub struct Profile {
 impl Profile {
     /// The stages as (name, ms) pairs, in step order; the names are the ones the
     /// benchmark prints and writes to JSON.
-    pub fn stages(&self) -> [(&'static str, f64); 15] {
+    pub fn stages(&self) -> [(&'static str, f64); 17] {
         [
             ("forces", self.forces),
             ("kinematic", self.kinematic),
             ("broadphase", self.broadphase),
             ("narrowphase", self.narrowphase),
+            ("particle_collide", self.particle_collide),
             ("prepare", self.prepare),
             ("integrate_velocities", self.integrate_velocities),
             ("warm_start", self.warm_start),
             ("solve", self.solve),
             ("integrate_positions", self.integrate_positions),
             ("relax", self.relax),
+            ("particle_solve", self.particle_solve),
             ("restitution", self.restitution),
             ("store_impulses", self.store_impulses),
             ("finalize", self.finalize),

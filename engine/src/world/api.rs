@@ -146,6 +146,7 @@ impl World {
                 [q.x, q.y, q.z, q.w],
             );
         }
+        self.hash_particles(&mut h);
         h.finish()
     }
 }

@@ -48,6 +48,7 @@ impl World {
         while let Some(&j) = self.joints.of_body.get(i).and_then(|l| l.last()) {
             self.remove_joint_slot(j as usize);
         }
+        self.remove_body_springs(i);
         let shapes = std::mem::take(&mut self.bodies.shapes[i]);
         for s in shapes {
             self.detach_shape(s.index);

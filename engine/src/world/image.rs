@@ -35,6 +35,12 @@
 //!   definition in the bodies' mass frames, reactions) and each body's joint list; the
 //!   ball-joint trees and the solver's joint lists are derived, rebuilt by the next step;
 //! - `FLUI`: the fluid slot pool and the fluids;
+//! - `PRTC` (only in a world that has had particles; a later minor version, so an image
+//!   without it loads with no particles): the particle slot pool and columns (mass,
+//!   inverse mass, radius, filter, drag, friction, restitution, gravity scale, tethers,
+//!   spring lists), the spring slot pool and springs, the soft body slot pool and soft
+//!   bodies, the tetrahedra and the wind (the colouring is derived, rebuilt by the next
+//!   step);
 //! - `STAT`: the world's state, the bytes [`World::save_state`] writes (its own header
 //!   and checksum inside).
 //!
@@ -64,13 +70,16 @@ use std::collections::HashMap;
 const MAGIC: &[u8; 4] = b"IMPI";
 /// Format version: a reader accepts its major version and any minor one.
 const MAJOR: u16 = 1;
-const MINOR: u16 = 0;
+const MINOR: u16 = 1;
 /// What errors name.
 const WHAT: &str = "image";
 /// The sections a reader needs, in the order they are written.
 const TAGS: [&[u8; 4]; 7] = [
     b"WRLD", b"GEOM", b"BODY", b"SHAP", b"JOIN", b"FLUI", b"STAT",
 ];
+
+/// The optional section of the particles.
+const PARTICLES: &[u8; 4] = b"PRTC";
 
 fn invalid(reason: &'static str) -> Error {
     Error::invalid(WHAT, reason)
@@ -90,7 +99,8 @@ impl World {
         w.put(&MAJOR);
         w.put(&MINOR);
         w.put(&0u32); // flags
-        w.put(&(TAGS.len() as u32));
+        let particles = self.particles.pool.capacity() > 0;
+        w.put(&(TAGS.len() as u32 + particles as u32));
         section(&mut w, b"WRLD", |w| {
             w.put(&self.def);
             w.put(&self.structure);
@@ -114,6 +124,9 @@ impl World {
             w.put(&self.joints.of_body);
         });
         section(&mut w, b"FLUI", |w| w.put(&self.fluids));
+        if particles {
+            section(&mut w, b"PRTC", |w| w.put(&self.particles));
+        }
         section(&mut w, b"STAT", |w| w.bytes(&state));
         let sum = checksum(w.since(0));
         w.put(&sum);
@@ -136,6 +149,10 @@ impl World {
     fn load_image(image: &[u8], workers: Option<usize>) -> Result<World, Error> {
         let sections = image_sections(image)?;
         let [wrld, geom, body, shap, join, flui, stat] = TAGS.map(|t| sections[&t]);
+        let particles = match sections.get(PARTICLES) {
+            Some(bytes) => read(bytes, |r| r.get())?,
+            None => crate::particle::store::ParticleStore::default(),
+        };
         let (mut def, structure): (crate::WorldDef, u64) = read(wrld, |r| r.get())?;
         def.validate()
             .map_err(|_| invalid("holds invalid world settings"))?;
@@ -173,6 +190,7 @@ impl World {
         check_bodies(&body_pool, &bodies, &shapes)?;
         check_shapes(&body_pool, &bodies, &shapes)?;
         check_joints(&body_pool, &bodies, &joints)?;
+        particles.check(body_pool.capacity()).map_err(invalid)?;
         if fluids.fluids.len() != fluids.pool.capacity()
             || (0..fluids.fluids.len())
                 .any(|i| fluids.pool.is_alive(i) && fluids.fluids[i].validate().is_err())
@@ -186,6 +204,7 @@ impl World {
         world.shapes = shapes;
         world.joints = joints;
         world.fluids = fluids;
+        world.particles = particles;
         // `restore_state` checks the state's broadphase against the world's: take it from
         // the state first (the state replaces it whole).
         world.broadphase = world.decode_state(stat)?.broadphase;
@@ -229,7 +248,7 @@ fn image_sections(image: &[u8]) -> Result<HashMap<&'static [u8; 4], &[u8]>, Erro
         let len = r.get::<u32>()? as usize;
         let payload = r.take(len)?;
         // A section of a later minor version is skipped.
-        if let Some(known) = TAGS.iter().find(|t| ***t == tag) {
+        if let Some(known) = TAGS.iter().chain([&PARTICLES]).find(|t| ***t == tag) {
             if sections.insert(*known, payload).is_some() {
                 return Err(invalid("repeats a section"));
             }
@@ -238,7 +257,7 @@ fn image_sections(image: &[u8]) -> Result<HashMap<&'static [u8; 4], &[u8]>, Erro
     if !r.is_empty() {
         return Err(invalid("has bytes after its sections"));
     }
-    if sections.len() != TAGS.len() {
+    if TAGS.iter().any(|t| !sections.contains_key(t)) {
         return Err(invalid("lacks a section"));
     }
     Ok(sections)

@@ -13,6 +13,7 @@ mod deprecated;
 mod joints;
 pub(crate) mod midphase;
 mod narrow;
+mod particles;
 mod shapes;
 mod snapshot;
 mod solve;
@@ -77,6 +78,8 @@ pub struct World {
     pub(crate) islands: sleep::Islands,
     /// Fluid volumes (buoyancy and drag, see `forces`).
     pub(crate) fluids: forces::FluidStore,
+    /// Particles, springs, cloth and soft bodies (see `particle`).
+    pub(crate) particles: crate::particle::store::ParticleStore,
     /// Kinematic targets set since the last step (see `kinematic`).
     pub(crate) kinematic_targets: kinematic::KinematicTargets,
     /// The touching contacts of the step, as the narrow phase lists them for the solver.
@@ -217,6 +220,7 @@ impl World {
             joints: JointStore::default(),
             islands: Default::default(),
             fluids: Default::default(),
+            particles: Default::default(),
             kinematic_targets: Default::default(),
             touching: Touching::default(),
             solver: SolverBodies::default(),

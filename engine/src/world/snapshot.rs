@@ -17,7 +17,9 @@
 //!   pairs and their children;
 //! - `ISLE`: the islands; `COLR`: the colours of the constraint graph;
 //! - `JOIN`: every live joint's impulses, reaction and colour, and the driven list;
-//! - `KINE`: the kinematic targets set since the last step.
+//! - `KINE`: the kinematic targets set since the last step;
+//! - `PART` (only in a world that has had particles): the particle slots, then every live
+//!   particle's position and velocity.
 //!
 //! The format (`codec`): magic `IMPS`, version 1.0, flags, a section table, an FNV-1a 64
 //! checksum. Unknown sections are skipped. Restoring decodes and checks everything first; a
@@ -106,6 +108,8 @@ pub(super) struct Decoded {
     joints: Vec<JointState>,
     driven: Vec<u32>,
     kinematic: super::kinematic::KinematicTargets,
+    /// The particle slots and the live particles' positions and velocities, if saved.
+    particles: Option<(SlotPool, Vec<(Vec3, Vec3)>)>,
 }
 
 /// Writes section `tag`: its header, then what `body` writes, then its length.
@@ -134,7 +138,8 @@ impl World {
         w.put(&MAJOR);
         w.put(&MINOR);
         w.put(&0u32); // flags
-        w.put(&10u32); // sections
+        let particles = self.particles.pool.capacity() > 0;
+        w.put(&(10u32 + particles as u32)); // sections
         section(&mut w, b"HEAD", |w| {
             w.put(&self.structure);
             w.put(&self.steps);
@@ -195,6 +200,16 @@ impl World {
             w.put(&self.joints.driven);
         });
         section(&mut w, b"KINE", |w| w.put(&self.kinematic_targets));
+        if particles {
+            section(&mut w, b"PART", |w| {
+                let p = &self.particles;
+                w.put(&p.pool);
+                w.put(&(p.pool.live() as u32));
+                for i in p.live() {
+                    w.put(&(p.position[i], p.velocity[i]));
+                }
+            });
+        }
         let sum = checksum(w.since(start));
         w.put(&sum);
     }
@@ -257,6 +272,7 @@ impl World {
             joints: Vec::new(),
             driven: Vec::new(),
             kinematic: Default::default(),
+            particles: None,
         };
         let mut seen = 0u32;
         for _ in 0..count {
@@ -304,6 +320,14 @@ impl World {
                     d.kinematic = s.get()?;
                     512
                 }
+                b"PART" => {
+                    if d.particles.is_some() {
+                        return Err(Error::invalid(WHAT, "repeats a section"));
+                    }
+                    d.particles = Some((s.get()?, s.get()?));
+                    // Optional: a world without particles writes none.
+                    1024
+                }
                 _ => 0, // a section of a later minor version: skipped
             };
             if known != 0 && !s.is_empty() {
@@ -317,7 +341,7 @@ impl World {
         if !r.is_empty() {
             return Err(Error::invalid(WHAT, "has bytes after its sections"));
         }
-        if seen != 1023 {
+        if seen & 1023 != 1023 {
             return Err(Error::invalid(WHAT, "lacks a section"));
         }
         Ok(d)
@@ -419,6 +443,27 @@ impl World {
                 "holds another number of broadphase proxies",
             ));
         }
+        let p = &self.particles;
+        match &d.particles {
+            None if p.pool.capacity() > 0 => {
+                return Err(Error::invalid(
+                    WHAT,
+                    "was saved without the world's particles",
+                ))
+            }
+            Some((pool, list)) => {
+                if !pool.same_slots(&p.pool) {
+                    return Err(Error::invalid(WHAT, "was saved with other particles"));
+                }
+                if list.len() != p.pool.live() {
+                    return Err(Error::invalid(WHAT, "holds another number of particles"));
+                }
+                if list.iter().any(|(x, v)| !(x.is_finite() && v.is_finite())) {
+                    return Err(Error::invalid(WHAT, "holds a particle that is not finite"));
+                }
+            }
+            None => {}
+        }
         if d.coloring.body_count() > (bodies as usize).div_ceil(64) * 64 {
             return Err(Error::invalid(
                 WHAT,
@@ -469,6 +514,15 @@ impl World {
         self.joints.trees_dirty = true;
         self.joints.lists_dirty = true;
         self.kinematic_targets = d.kinematic;
+        if let Some((_, list)) = d.particles {
+            let p = &mut self.particles;
+            let live: Vec<usize> = p.live().collect();
+            for (i, (x, v)) in live.into_iter().zip(list) {
+                p.position[i] = x;
+                p.velocity[i] = v;
+            }
+            p.reaction.iter_mut().for_each(|r| *r = Vec3::ZERO);
+        }
         self.events = Default::default();
         self.touching.clear();
     }

@@ -129,7 +129,8 @@ impl World {
             p.solve,
             p.integrate_positions,
             p.relax,
-        ) = (0.0, 0.0, 0.0, 0.0, 0.0);
+            p.particle_solve,
+        ) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
         // Without joints, substeps after the first carry their warm start per body.
         let carry = !self.graph.has_joints();
         for substep in 0..self.def.substeps {
@@ -261,6 +262,13 @@ impl World {
                 .solve(&mut self.solver.states, ctx, false, parallel);
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
+        stage_sum!(
+            self,
+            particle_solve,
+            "Particle Solve",
+            SOLVE,
+            self.particle_substep(ctx, carry, parallel)
+        );
     }
 
     /// Keeps the impulses of the contacts and joints for the next step's warm start (and

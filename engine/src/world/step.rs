@@ -73,6 +73,7 @@ impl World {
         stage!(self, kinematic, "Kinematic Aim", FORCES, self.aim_kinematic_targets(dt));
         stage!(self, broadphase, "Broadphase", BROADPHASE, self.update_broadphase());
         stage!(self, narrowphase, "Narrow Phase", NARROW_PHASE, self.collide(dt));
+        stage!(self, particle_collide, "Particle Collide", NARROW_PHASE, self.collide_particles(dt));
         let ctx = self.step_context(dt);
         let parallel = self.solve_in_parallel();
         self.on_workers(parallel, |w| {
@@ -96,8 +97,10 @@ impl World {
     /// work count is this step's constraints plus last step's movable bodies; the result
     /// does not depend on the choice.
     fn solve_in_parallel(&self) -> bool {
-        let work =
-            self.touching.contacts.len() + self.joints.pool.live() + self.solver.states.len();
+        let work = self.touching.contacts.len()
+            + self.joints.pool.live()
+            + self.solver.states.len()
+            + self.particles.pool.live();
         self.pool.is_some() && work >= PARALLEL_SOLVE
     }
 
