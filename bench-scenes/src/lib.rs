@@ -24,8 +24,9 @@ pub use measure::{run_scene, run_scene_with, RunResult, Stability};
 #[cfg(feature = "rapier")]
 pub use rapier::{rapier_version, run_rapier};
 pub use scenes::{
-    build_impetus, build_joints_impetus, find, tower_x, BodySpec, JointSpec, JointSpecKind, Params,
-    Recipe, Scene, ShapeSpec, Terrain, SCENES, TOWER_HEIGHTS,
+    build_impetus, build_joints_impetus, build_particles_impetus, find, tower_x, BodySpec,
+    JointSpec, JointSpecKind, Params, ParticleSpec, Recipe, Scene, ShapeSpec, Terrain, SCENES,
+    TOWER_HEIGHTS,
 };
 
 use impetus::{Vec3, WorldDef};

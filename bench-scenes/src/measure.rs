@@ -123,6 +123,9 @@ pub struct RunResult {
     pub points: usize,
     /// Joints at the end.
     pub joints: usize,
+    /// Particles, their contacts with shapes in the last step, and the colours of their
+    /// springs (impetus; zero for the peers).
+    pub particles: [usize; 3],
     /// Median ms/step over the measured steps.
     pub median: f64,
     /// Mean ms/step over the measured steps.
@@ -292,6 +295,7 @@ pub fn run_scene_world(
     let recipe = (scene.recipe)(&Params::default());
     let ids = build_impetus(&mut world, &recipe.bodies)?;
     build_joints_impetus(&mut world, &ids, &recipe.joints)?;
+    crate::scenes::build_particles_impetus(&mut world, &recipe.particles)?;
     let column: Vec<BodyId> = recipe.column.iter().map(|&i| ids[i]).collect();
     let result = run_world(&mut world, scene.name, &column, steps, progress)?;
     Ok((result, world))
@@ -338,6 +342,11 @@ pub fn run_world(
         contacts: profile.manifolds,
         points: profile.points,
         joints: world.joint_count(),
+        particles: [
+            profile.particles,
+            profile.particle_contacts,
+            profile.particle_colors,
+        ],
         median: median_ms,
         mean,
         p95,
@@ -372,6 +381,9 @@ impl RunResult {
             "contacts": self.contacts,
             "points": self.points,
             "joints": self.joints,
+            "particles": self.particles[0],
+            "particle_contacts": self.particles[1],
+            "particle_colors": self.particles[2],
             "ms_per_step": { "median": self.median, "mean": self.mean, "p95": self.p95, "last_tenth": self.tail },
             "stages": stages,
             "stability": {
@@ -403,6 +415,14 @@ impl RunResult {
         );
         if self.joints > 0 {
             line(&mut s, "joints", self.joints.to_string());
+        }
+        if self.particles[0] > 0 {
+            let [n, contacts, colors] = self.particles;
+            line(
+                &mut s,
+                "particles",
+                format!("{n} ({contacts} contacts, springs in {colors} colours)"),
+            );
         }
         line(
             &mut s,

@@ -316,6 +316,7 @@ pub fn run_peer(
         contacts: figures.contacts,
         points: figures.points,
         joints: recipe.joints.len(),
+        particles: [0; 3],
         median: median_ms,
         mean,
         p95,
@@ -330,6 +331,10 @@ pub fn run_peer(
     })
 }
 
+/// Why a peer adapter skips a scene with particles.
+pub const PARTICLES_UNSUPPORTED: &str =
+    "particles, cloth and soft bodies (the peer adapters build rigid bodies only)";
+
 /// The recipe's joints and shapes that a peer cannot build, as the message that skips the
 /// scene for it: `None` when it can build them all. `has` answers per joint kind and shape.
 pub fn unsupported(
@@ -343,6 +348,7 @@ pub fn unsupported(
         .iter()
         .filter_map(|j| joint(&j.kind))
         .chain(recipe.bodies.iter().filter_map(|b| shape(&b.shape)))
+        .chain((!recipe.particles.is_empty()).then_some(PARTICLES_UNSUPPORTED))
         .collect();
     missing.sort_unstable();
     missing.dedup();

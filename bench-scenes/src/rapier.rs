@@ -419,6 +419,7 @@ pub fn run_rapier(
         contacts,
         points,
         joints: rs.world.impulse_joints.len(),
+        particles: [0; 3],
         median,
         mean,
         tail,

@@ -2,16 +2,18 @@
 
 use crate::Rng;
 use impetus::{
-    BodyDef, BodyId, BodyType, Error, HeightField, JointDef, JointId, JointKind, Limits, Motor,
-    Quat, ShapeDef, Transform, Vec3, World,
+    BodyDef, BodyId, BodyType, ClothDef, Error, HeightField, JointDef, JointId, JointKind, Limits,
+    Motor, Quat, ShapeDef, SoftBodyDef, Transform, Vec3, World,
 };
 
 mod jointed;
+mod particles;
 mod stiff;
 pub use jointed::{
     door, ragdolls, ragdolls_n, tumbler, tumbler_n, DOOR_LIMITS, RAGDOLL_BONES, TUMBLER_CENTRE,
     TUMBLER_HALF, TUMBLER_SPEED,
 };
+pub use particles::{cloth_drape, flag, soft_pile, FLAG_WIND};
 pub use stiff::{
     capsule_volume, heavy_chain, mass_ratio, BRIDGE_PLANKS, BRIDGE_PLANK_MASS, BRIDGE_ROD,
     CHAIN_BALL_MASS, CHAIN_LINKS, CHAIN_LINK_MASS, MASS_RATIO_STACKS,
@@ -184,6 +186,30 @@ pub const SCENES: &[Scene] = &[
         joints: 1,
         default_steps: 600,
         recipe: door,
+    },
+    Scene {
+        name: "cloth_drape",
+        description: "a 64 x 64 cloth (4,096 particles) falling on a sphere and a box",
+        bodies: 1,
+        joints: 0,
+        default_steps: 600,
+        recipe: cloth_drape,
+    },
+    Scene {
+        name: "flag",
+        description: "a 48 x 32 cloth pinned to a pole in a gusty wind",
+        bodies: 0,
+        joints: 0,
+        default_steps: 600,
+        recipe: flag,
+    },
+    Scene {
+        name: "soft_pile",
+        description: "16 soft balls and blocks (1,808 particles) on the ground, 16 boxes on top",
+        bodies: 16,
+        joints: 0,
+        default_steps: 600,
+        recipe: soft_pile,
     },
     Scene {
         name: "tumbler",
@@ -473,6 +499,54 @@ pub struct Recipe {
     /// `bodies`; empty when the scene has none. Its compression is a stability figure
     /// ([`Stability::column_compression`](crate::Stability::column_compression)).
     pub column: Vec<usize>,
+    /// Cloth, soft bodies and wind (impetus only: a peer adapter skips a scene that has
+    /// any).
+    pub particles: ParticleSpec,
+}
+
+/// The particles of a recipe: cloths, soft bodies and the wind, built after the bodies.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ParticleSpec {
+    /// The cloths (their pins fixed: recipes pin nothing to bodies).
+    pub cloths: Vec<ClothDef>,
+    /// The soft bodies.
+    pub soft_bodies: Vec<SoftBodyDef>,
+    /// The wind, in m/s.
+    pub wind: Vec3,
+}
+
+impl ParticleSpec {
+    /// Whether the recipe has no particles.
+    pub fn is_empty(&self) -> bool {
+        self.cloths.is_empty() && self.soft_bodies.is_empty()
+    }
+
+    /// The particles it makes.
+    pub fn count(&self) -> usize {
+        self.cloths
+            .iter()
+            .map(|c| (c.nx * c.ny) as usize)
+            .sum::<usize>()
+            + self
+                .soft_bodies
+                .iter()
+                .map(|s| s.vertices.len())
+                .sum::<usize>()
+    }
+}
+
+/// Builds a recipe's particles into an impetus world (after its bodies).
+pub fn build_particles_impetus(world: &mut World, spec: &ParticleSpec) -> Result<(), Error> {
+    for c in &spec.cloths {
+        world.create_cloth(c)?;
+    }
+    for s in &spec.soft_bodies {
+        world.create_soft_body(s)?;
+    }
+    if spec.wind != Vec3::ZERO {
+        world.set_wind(spec.wind)?;
+    }
+    Ok(())
 }
 
 impl From<Vec<BodySpec>> for Recipe {
@@ -481,6 +555,7 @@ impl From<Vec<BodySpec>> for Recipe {
             bodies,
             joints: Vec::new(),
             column: Vec::new(),
+            particles: ParticleSpec::default(),
         }
     }
 }
@@ -490,6 +565,7 @@ impl Recipe {
     pub fn build_impetus(&self, world: &mut World) -> Result<(), Error> {
         let bodies = build_impetus(world, &self.bodies)?;
         build_joints_impetus(world, &bodies, &self.joints)?;
+        build_particles_impetus(world, &self.particles)?;
         Ok(())
     }
 }

@@ -66,6 +66,12 @@ const GOLDEN: &[(&str, usize, u64)] = &[
     ("ragdolls", 2, 0x7586e6c9547df09a),
     ("door", 1, 0xf0372dcc56f13e1f),
     ("door", 2, 0xf0372dcc56f13e1f),
+    ("cloth_drape", 1, 0xdab732eb59e890ab),
+    ("cloth_drape", 2, 0xdab732eb59e890ab),
+    ("flag", 1, 0x9fcce90fa6d7fcae),
+    ("flag", 2, 0x9fcce90fa6d7fcae),
+    ("soft_pile", 1, 0xf3a122bb3d0b0b01),
+    ("soft_pile", 2, 0xf3a122bb3d0b0b01),
     ("tumbler", 1, 0x26a3899f4f30e469),
     ("tumbler", 2, 0x26a3899f4f30e469),
 ];
@@ -105,6 +111,9 @@ const SLEEP_GOLDEN: &[(&str, Option<usize>, u64)] = &[
     ("heavy_chain", None, 0xe2c9c9c6213c1693),
     ("ragdolls", None, 0x3e707d3218aed815),
     ("door", Some(402), 0x098385f0edc7edb9),
+    ("cloth_drape", None, 0x138d034b82623282),
+    ("flag", Some(1), 0x8e6d517cea71f366),
+    ("soft_pile", None, 0xeb1f9da34d04c9e1),
     ("tumbler", None, 0x0aab709bf46518d6),
 ];
 
@@ -276,7 +285,7 @@ fn golden_table() {
 
 /// The test groups, each one `#[test]` below, balanced for two cores: in a debug build
 /// many_pyramids takes about a third of the time, each other group a sixth to a quarter.
-const GROUPS: [&[&str]; 4] = [STACKS, MANY_PYRAMIDS, PILES, JOINTS];
+const GROUPS: [&[&str]; 5] = [STACKS, MANY_PYRAMIDS, PILES, JOINTS, PARTICLES];
 
 const STACKS: &[&str] = &["pyramid", "large_pyramid", "towers", "mass_ratio"];
 const MANY_PYRAMIDS: &[&str] = &["many_pyramids"];
@@ -290,6 +299,7 @@ const JOINTS: &[&str] = &[
     "door",
     "tumbler",
 ];
+const PARTICLES: &[&str] = &["cloth_drape", "flag", "soft_pile"];
 
 #[test]
 fn stacks() {
@@ -309,4 +319,9 @@ fn piles() {
 #[test]
 fn joints() {
     check(JOINTS);
+}
+
+#[test]
+fn particles() {
+    check(PARTICLES);
 }

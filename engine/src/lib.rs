@@ -40,23 +40,27 @@
 //!
 //! 1. **forces** (`world/forces.rs`): drag and buoyancy into the force accumulators;
 //! 2. **kinematic aim** (`world/kinematic.rs`): velocities that reach the target poses;
-//! 3. **broadphase** (`world/contacts.rs`, `broadphase`): pairs whose fat boxes began or
+//! 3. **particle collide** (`world/particles.rs`, [`particle`]): each particle's contacts
+//!    with the shapes for the step;
+//! 4. **broadphase** (`world/contacts.rs`, `broadphase`): pairs whose fat boxes began or
 //!    stopped overlapping make and destroy contacts; the midphase (`world/midphase.rs`)
 //!    gives mesh pairs one child contact per touched triangle;
-//! 4. **narrow phase** (`world/narrow.rs`, `contact.rs`, [`collision`]): the manifold of
+//! 5. **narrow phase** (`world/narrow.rs`, `contact.rs`, [`collision`]): the manifold of
 //!    every contact whose bodies moved, and the touching list, events and island links;
-//! 5. **solve** (`world/solve.rs`, `solver/`): bodies gathered, constraints coloured into
+//! 6. **solve** (`world/solve.rs`, `solver/`): bodies gathered, constraints coloured into
 //!    the constraint graph, bouncy impacts, then per substep: integrate velocities, warm
-//!    start, solve, integrate positions, relax; impulses stored for the next step;
-//! 6. **finalize, continuous, bounds** (`world/solve.rs`, `world/continuous.rs`,
+//!    start, solve, integrate positions, relax, then the particles' substep (`particle`);
+//!    impulses stored for the next step;
+//! 7. **finalize, continuous, bounds** (`world/solve.rs`, `world/continuous.rs`,
 //!    `world/bounds.rs`): poses written back, fast bodies swept to their time of impact,
 //!    bounds refit, move events;
-//! 7. **sleep** (`world/sleep.rs`): islands that rested long enough fall asleep;
-//! 8. **kinematic land**: kinematic bodies placed exactly on their targets.
+//! 8. **sleep** (`world/sleep.rs`): islands that rested long enough fall asleep;
+//! 9. **kinematic land**: kinematic bodies placed exactly on their targets.
 //!
 //! # Modules
 //!
 //! Public: [`collision`] (the pair functions and manifolds), [`hull`] ([`ConvexHull`]),
+//! [`particle`] (particles, springs, cloth, soft bodies),
 //! [`mesh`] ([`TriMesh`], [`HeightField`]), [`shape`], [`joint`], [`forces`] (the closed
 //! forms of drag and buoyancy), [`query`], [`profile`], [`stepper`], [`error`].
 //! Internal: `world/` (the [`World`], a file per concern), `solver/` (integrators, the

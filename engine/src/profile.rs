@@ -81,9 +81,9 @@ impl Profile {
         [
             ("forces", self.forces),
             ("kinematic", self.kinematic),
+            ("particle_collide", self.particle_collide),
             ("broadphase", self.broadphase),
             ("narrowphase", self.narrowphase),
-            ("particle_collide", self.particle_collide),
             ("prepare", self.prepare),
             ("integrate_velocities", self.integrate_velocities),
             ("warm_start", self.warm_start),

@@ -442,6 +442,12 @@ impl Engine {
     /// `None` when it can.
     fn skips(self, scene: &Scene) -> Option<String> {
         let recipe = || (scene.recipe)(&impetus_scenes::Params::default());
+        if self == Engine::Rapier && !recipe().particles.is_empty() {
+            return Some(format!(
+                "rapier cannot build {}",
+                impetus_scenes::peer::PARTICLES_UNSUPPORTED
+            ));
+        }
         match self {
             #[cfg(feature = "box3d")]
             Engine::Box3d => impetus_scenes::box3d::box3d_skips(&recipe()),

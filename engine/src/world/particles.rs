@@ -630,6 +630,28 @@ impl World {
             Some(pool) if many => pool.install(|| run(p, true)),
             _ => run(p, false),
         }
+        // A particle that strikes a sleeping body faster than the body's sleep threshold
+        // wakes it (one resting on it does not): asleep, the body would not give way.
+        if self.def.enable_sleep {
+            let mut wake = Vec::new();
+            let b = &self.bodies;
+            for i in p.live() {
+                let speed = p.velocity[i].length();
+                for c in &p.contacts[i][..p.contact_count[i] as usize] {
+                    let k = c.body as usize;
+                    if b.body_type[k] == crate::body::BodyType::Dynamic
+                        && !b.awake[k]
+                        && speed > b.sleep_threshold[k]
+                    {
+                        wake.push(k);
+                    }
+                }
+            }
+            for k in wake {
+                self.wake_body(k);
+            }
+        }
+        let p = &mut self.particles;
         self.profile.particles = p.pool.live();
         self.profile.particle_contacts = p.contact_count.iter().map(|&c| c as usize).sum();
         self.profile.particle_colors = p.colors_used();

@@ -71,9 +71,9 @@ impl World {
         self.events.begin_step();
         stage!(self, forces, "Forces", FORCES, self.apply_environment_forces(dt));
         stage!(self, kinematic, "Kinematic Aim", FORCES, self.aim_kinematic_targets(dt));
+        stage!(self, particle_collide, "Particle Collide", NARROW_PHASE, self.collide_particles(dt));
         stage!(self, broadphase, "Broadphase", BROADPHASE, self.update_broadphase());
         stage!(self, narrowphase, "Narrow Phase", NARROW_PHASE, self.collide(dt));
-        stage!(self, particle_collide, "Particle Collide", NARROW_PHASE, self.collide_particles(dt));
         let ctx = self.step_context(dt);
         let parallel = self.solve_in_parallel();
         self.on_workers(parallel, |w| {
