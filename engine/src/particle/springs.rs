@@ -24,9 +24,9 @@ pub(crate) fn solve_springs(store: &mut ParticleStore, h: f32, parallel: bool) {
         let (size, par) = if color == COLORS {
             (1, false)
         } else {
-            (W, parallel && rods.len() >= 4 * CHUNK)
+            (W, parallel && rods.len() >= CHUNK)
         };
-        for_each_chunk_maybe_par(rods, size, par, CHUNK / W, |_, batch| {
+        for_each_chunk_maybe_par(rods, size, par, CHUNK / (4 * W), |_, batch| {
             solve_rods(batch, x, inv_mass, h)
         });
     }
@@ -104,9 +104,9 @@ pub(crate) fn damp_springs(store: &mut ParticleStore, h: f32, parallel: bool) {
         let (size, par) = if color == COLORS {
             (1, false)
         } else {
-            (W, parallel && rods.len() >= 4 * CHUNK)
+            (W, parallel && rods.len() >= CHUNK)
         };
-        for_each_chunk_maybe_par(rods, size, par, CHUNK / W, |_, batch| {
+        for_each_chunk_maybe_par(rods, size, par, CHUNK / (4 * W), |_, batch| {
             damp_rods(batch, x, v, inv_mass, h)
         });
     }
@@ -138,19 +138,19 @@ fn damp_rods(batch: &[Rod], x: &[Vec3], v: DisjointPtr<Vec3>, w: &[f32], h: f32)
     let (ma, mb) = (FloatW::new(wa), FloatW::new(wb));
     let zero = FloatW::ZERO;
     let one = FloatW::splat(1.0);
-    let len = d.dot(d).sqrt();
-    let inv_len = len
-        .simd_gt(FloatW::splat(1.0e-12))
-        .select(one / len.max(FloatW::splat(1.0e-12)), zero);
-    let n = inv_len * d;
     let sum = ma + mb;
     let k = FloatW::new(beta) * sum;
-    // The impulse that removes the fraction k / (1 + k) of the relative speed.
-    let impulse =
-        (k / (one + k)) * n.dot(Vec3W::gather(&dv)) / sum.max(FloatW::splat(f32::MIN_POSITIVE));
+    // The impulse (per unit of d, so that no square root is needed: `n = d / |d|`) that
+    // removes the fraction k / (1 + k) of the relative speed along the spring; none for
+    // a spring of zero length, which has no direction.
+    let den = (one + k) * sum * d.dot(d);
+    let impulse = den.simd_gt(zero).select(
+        k * d.dot(Vec3W::gather(&dv)) / den.max(FloatW::splat(f32::MIN_POSITIVE)),
+        zero,
+    );
     let (va, vb) = (
-        (Vec3W::gather(&va) + (ma * impulse) * n).scatter(),
-        (Vec3W::gather(&vb) - (mb * impulse) * n).scatter(),
+        (Vec3W::gather(&va) + (ma * impulse) * d).scatter(),
+        (Vec3W::gather(&vb) - (mb * impulse) * d).scatter(),
     );
     for (l, r) in batch.iter().enumerate() {
         *v.get_mut(r.a) = va[l];
