@@ -35,6 +35,8 @@ export async function loadImpr(bytes) {
 }
 
 const FNV_PRIME_LO = 0x1b3; // 0x100000001b3 = 2^40 + 0x1b3
+/** The FNV-1a 64 offset basis: the pose or particle hash of nothing. */
+export const EMPTY_HASH = 0xcbf29ce484222325n;
 
 /**
  * The pose hash of the format: FNV-1a 64 over, per pose, the body number (u32) and the 7
@@ -43,6 +45,19 @@ const FNV_PRIME_LO = 0x1b3; // 0x100000001b3 = 2^40 + 0x1b3
  * intermediate stays below 2^53), then joined.
  */
 export function poseHash(bodies, bits) {
+  return fnvRecords(bodies, bits, 7);
+}
+
+/**
+ * The particle hash: the same over, per particle, its number (u32) and the 3 f32 bits of
+ * its position. `particles`: Uint32Array(n); `bits`: Uint32Array(3n).
+ */
+export function particleHash(particles, bits) {
+  return fnvRecords(particles, bits, 3);
+}
+
+/** FNV-1a 64 over records of `ids[i]` then `bits[k * i .. k * i + k]`, as u32 LE. */
+function fnvRecords(ids, bits, k) {
   let hi = 0xcbf29ce4;
   let lo = 0x84222325;
   const mixWord = (w) => {
@@ -54,15 +69,15 @@ export function poseHash(bodies, bits) {
       lo = t >>> 0;
     }
   };
-  for (let i = 0; i < bodies.length; i++) {
-    mixWord(bodies[i]);
-    for (let k = 0; k < 7; k++) mixWord(bits[7 * i + k]);
+  for (let i = 0; i < ids.length; i++) {
+    mixWord(ids[i]);
+    for (let j = 0; j < k; j++) mixWord(bits[k * i + j]);
   }
   return (BigInt(hi) << 32n) | BigInt(lo);
 }
 
 /** The same hash, byte by byte in BigInt: slow, the reference the tests compare with. */
-export function poseHashBigInt(bodies, bits) {
+export function poseHashBigInt(bodies, bits, k = 7) {
   const mask = (1n << 64n) - 1n;
   let h = 0xcbf29ce484222325n;
   const mix = (w) => {
@@ -73,18 +88,18 @@ export function poseHashBigInt(bodies, bits) {
   };
   for (let i = 0; i < bodies.length; i++) {
     mix(bodies[i]);
-    for (let k = 0; k < 7; k++) mix(bits[7 * i + k]);
+    for (let j = 0; j < k; j++) mix(bits[k * i + j]);
   }
   return h;
 }
 
-/** The first frame at which two recordings' state or pose hashes differ, or null. */
+/** The first frame at which two recordings' state, pose or particle hashes differ, or null. */
 export function firstDifference(a, b) {
   const n = Math.min(a.frames.length, b.frames.length);
   for (let i = 0; i < n; i++) {
     const x = a.frames[i];
     const y = b.frames[i];
-    if (x.stateHash !== y.stateHash || x.poseHash !== y.poseHash) return x.frame;
+    if (x.stateHash !== y.stateHash || x.poseHash !== y.poseHash || x.particleHash !== y.particleHash) return x.frame;
   }
   return null;
 }
@@ -352,15 +367,108 @@ function readFrame(r, rec, last, live) {
     contactNormals: normals,
     contactPoints: points,
     events,
+    particles: NO_PARTICLES,
+    particlePositions: NO_POSITIONS,
+    particleHash: EMPTY_HASH,
+    computedParticleHash: EMPTY_HASH,
   };
 }
 
+const NO_PARTICLES = new Uint32Array(0);
+const NO_POSITIONS = new Float32Array(0);
+
+/** Tag 5: new particles into the table. */
+function readParticlesAdded(r, rec, ps) {
+  const what = `particles added before frame ${rec.frames.length}`;
+  const n = r.count(12, what);
+  const cols = r.planes(n, 3, what);
+  const radii = new Float32Array(cols.buffer, 8 * n, n);
+  const total = rec.particles.length + n;
+  if (total > 0xffffffff) throw r.fail(`${what}: over 2^32 - 1 particles`);
+  if (3 * total > ps.last.length) {
+    const grown = new Uint32Array(Math.max(2 * ps.last.length, 3 * total));
+    grown.set(ps.last);
+    ps.last = grown;
+    const seen = new Float64Array(Math.max(2 * ps.seen.length, total)).fill(-1);
+    seen.set(ps.seen);
+    ps.seen = seen;
+  }
+  for (let i = 0; i < n; i++) {
+    rec.particles.push({ idIndex: cols[i], idGeneration: cols[n + i], radius: radii[i], firstFrame: rec.frames.length, removedAt: null });
+  }
+  ps.added += n;
+}
+
+/** Tag 6: the particles of the next frame, decoded and held until its frame record. */
+function readParticleFrame(r, rec, ps) {
+  const start = r.at;
+  const expected = rec.frames.length;
+  const frame = r.u32("a particle frame's number");
+  if (frame !== expected) throw r.fail(`the particles of frame ${frame} where those of frame ${expected} belong`);
+  if (ps.pending) throw r.fail(`a second particle frame for frame ${frame}`);
+  const what = `frame ${frame} particles`;
+  const hashInFile = r.u64(what);
+  const n = r.count(16, what);
+  const cols = r.planes(n, 4, what);
+  const numbers = new Uint32Array(n);
+  const bits = new Uint32Array(3 * n);
+  let number = -1;
+  for (let i = 0; i < n; i++) {
+    number += cols[i] + 1;
+    if (number >= rec.particles.length) {
+      throw r.fail(`${what}: particle ${number}, but the particle table has ${rec.particles.length}`);
+    }
+    const removed = rec.particles[number].removedAt;
+    if (removed !== null) throw r.fail(`${what}: particle ${number}, which left the world at frame ${removed}`);
+    numbers[i] = number;
+    for (let k = 0; k < 3; k++) {
+      const v = (ps.last[3 * number + k] ^ cols[(k + 1) * n + i]) >>> 0;
+      ps.last[3 * number + k] = v;
+      bits[3 * i + k] = v;
+    }
+  }
+  const computed = particleHash(numbers, bits);
+  if (computed !== hashInFile) {
+    throw r.fail(`${what}: the particles decode to particle hash ${hex64(computed)}, the file says ${hex64(hashInFile)}`);
+  }
+  ps.pending = { numbers, positions: new Float32Array(bits.buffer), hash: hashInFile, computed };
+  ps.pendingAt = start;
+}
+
 /**
- * Reads the decompressed stream. Returns { dt, substeps, gravity, shapes, bodies, frames };
- * a frame has frame, stateHash, poseHash (BigInt), bodies (Uint32Array of body numbers),
- * poses (Float32Array, 7 per body: position, quaternion x y z w), contactCounts (Uint8Array),
- * contactBodies (Uint32Array, A and B per contact), contactNormals (Float32Array, 3 per
- * contact), contactPoints (Float32Array, 5 per point: x y z separation impulse), events.
+ * At a frame record: its particles (the pending particle frame, or none); the particles
+ * that were in the frame before, or added since, and are not in this one left the world.
+ */
+function endParticleFrame(f, rec, ps) {
+  const p = ps.pending;
+  ps.pending = null;
+  if (p) {
+    f.particles = p.numbers;
+    f.particlePositions = p.positions;
+    f.particleHash = p.hash;
+    f.computedParticleHash = p.computed;
+  }
+  const n = f.particles.length;
+  if (n !== ps.live + ps.added) {
+    for (let i = 0; i < n; i++) ps.seen[f.particles[i]] = f.frame;
+    rec.particles.forEach((q, k) => {
+      if (q.removedAt === null && ps.seen[k] !== f.frame) q.removedAt = f.frame;
+    });
+  }
+  ps.live = n;
+  ps.added = 0;
+}
+
+/**
+ * Reads the decompressed stream. Returns { dt, substeps, gravity, shapes, bodies, particles,
+ * frames }; particles is the particle table ({ idIndex, idGeneration, radius, firstFrame,
+ * removedAt }); a frame has frame, stateHash, poseHash (BigInt), bodies (Uint32Array of
+ * body numbers), poses (Float32Array, 7 per body: position, quaternion x y z w),
+ * contactCounts (Uint8Array), contactBodies (Uint32Array, A and B per contact),
+ * contactNormals (Float32Array, 3 per contact), contactPoints (Float32Array, 5 per point:
+ * x y z separation impulse), events, particles (Uint32Array of the live particles'
+ * numbers, ascending), particlePositions (Float32Array, x y z per particle) and
+ * particleHash (BigInt; EMPTY_HASH for a frame without particles).
  */
 export function parseImpr(raw) {
   const c = new Cursor(raw, 0, raw.length);
@@ -376,11 +484,15 @@ export function parseImpr(raw) {
     gravity: c.vec3('gravity'),
     shapes: [],
     bodies: [],
+    particles: [],
     frames: [],
   };
   if (!(rec.dt > 0 && Number.isFinite(rec.dt))) throw c.fail(`dt ${rec.dt} is not a positive time step`);
   let last = new Uint32Array(7 * 64);
   const live = [];
+  // The particles between records: per number the last position's bits (the XOR base)
+  // and the last frame that had it; the particles of the last frame and added since.
+  const ps = { last: new Uint32Array(3 * 64), seen: new Float64Array(64).fill(-1), live: 0, added: 0, pending: null, pendingAt: 0 };
   const f32bits = new Uint32Array(1);
   const f32view = new Float32Array(f32bits.buffer);
   while (c.at < raw.length) {
@@ -406,7 +518,13 @@ export function parseImpr(raw) {
       live.push(true);
       rec.bodies.push(b);
     } else if (tag === 3) {
-      rec.frames.push(readFrame(r, rec, last, live));
+      const f = readFrame(r, rec, last, live);
+      endParticleFrame(f, rec, ps);
+      rec.frames.push(f);
+    } else if (tag === 5) {
+      readParticlesAdded(r, rec, ps);
+    } else if (tag === 6) {
+      readParticleFrame(r, rec, ps);
     } else if (tag === 4) {
       const n = r.u32('a removed body');
       if (!live[n]) throw r.fail(`removal of body ${n}, which is not in the world`);
@@ -419,5 +537,9 @@ export function parseImpr(raw) {
     c.at = end;
   }
   if (rec.frames.length === 0) throw c.fail('no frame (the file ends before frame 0)');
+  if (ps.pending) {
+    c.at = ps.pendingAt;
+    throw c.fail(`the particles of frame ${rec.frames.length} and then no frame (the file ends)`);
+  }
   return rec;
 }

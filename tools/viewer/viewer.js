@@ -5,10 +5,13 @@
 // place into the meshes' Float32Arrays, with no allocation per body. Seeking: the poses are
 // rebuilt from keyframes (a copy of every body's pose each KEY frames, made when the file
 // is loaded) plus the frames after it, since a frame stores only the awake bodies.
+// Particles (cloth, soft bodies): one more InstancedMesh, of small spheres scaled to each
+// particle's radius, whose first `count` instances are the frame's particles (every frame
+// stores all of them, so seeking needs no keyframes for them).
 //
 // URL parameters: file=URL (a recording to load), compare=URL (a second one, compared
-// frame by frame), frame=N, contacts=1, camera=px,py,pz,tx,ty,tz, aa=0 (no antialiasing:
-// much faster on software GL).
+// frame by frame), frame=N, contacts=1, particles=0 (hide them), camera=px,py,pz,tx,ty,tz,
+// aa=0 (no antialiasing: much faster on software GL).
 // window.viewer is the page's handle for tests and the console (see the end of the file).
 
 import * as THREE from 'three';
@@ -16,6 +19,8 @@ import { OrbitControls } from './vendor/three/OrbitControls.js';
 import { loadImpr, firstDifference, hex64 } from './impr.js';
 
 const KEY = 30;
+/** The particles' colour (chartreuse: no body colour and no overlay is near it). */
+const PARTICLE_COLOUR = 0xc8f040;
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 
@@ -44,6 +49,8 @@ let instances = null; // per instance: body, mesh, slot, local pose (7 floats), 
 let world = null; // THREE.Group of the recording
 let contactPoints = null;
 let contactLines = null;
+let particleMesh = null; // InstancedMesh of the particles, null for a recording without
+let particleRadii = null; // Float32Array: per particle number, its radius
 let playing = false;
 let speed = 1;
 let picked = -1;
@@ -199,6 +206,24 @@ function build() {
     o.visible = $('contacts').checked;
     world.add(o);
   }
+  // Particles: one InstancedMesh of unit spheres, sized for the frame with the most.
+  particleMesh = null;
+  particleRadii = Float32Array.from(rec.particles, (p) => p.radius);
+  let maxParticles = 0;
+  for (const f of rec.frames) maxParticles = Math.max(maxParticles, f.particles.length);
+  if (maxParticles > 0) {
+    particleMesh = new THREE.InstancedMesh(
+      new THREE.SphereGeometry(1, 10, 7),
+      new THREE.MeshLambertMaterial({ color: new THREE.Color().setHex(PARTICLE_COLOUR, THREE.SRGBColorSpace) }),
+      maxParticles,
+    );
+    particleMesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
+    particleMesh.frustumCulled = false;
+    particleMesh.count = 0;
+    particleMesh.visible = $('particles').checked;
+    world.add(particleMesh);
+  }
+  $('particlesRow').hidden = !particleMesh;
   // Poses and keyframes.
   cur = new Float32Array(7 * rec.bodies.length);
   rec.bodies.forEach((b, i) => cur.set(b.pose, 7 * i));
@@ -285,6 +310,28 @@ function writeMatrices() {
   }
 }
 
+/** The frame's particles into the particle mesh's first instances, in place. */
+function writeParticles() {
+  const fr = rec.frames[at];
+  const n = fr.particles.length;
+  const attr = particleMesh.instanceMatrix;
+  const m = attr.array;
+  const pos = fr.particlePositions;
+  for (let i = 0; i < n; i++) {
+    const r = particleRadii[fr.particles[i]];
+    const o = 16 * i;
+    m[o] = r; m[o + 1] = 0; m[o + 2] = 0; m[o + 3] = 0;
+    m[o + 4] = 0; m[o + 5] = r; m[o + 6] = 0; m[o + 7] = 0;
+    m[o + 8] = 0; m[o + 9] = 0; m[o + 10] = r; m[o + 11] = 0;
+    m[o + 12] = pos[3 * i]; m[o + 13] = pos[3 * i + 1]; m[o + 14] = pos[3 * i + 2]; m[o + 15] = 1;
+  }
+  particleMesh.count = n;
+  attr.clearUpdateRanges();
+  attr.addUpdateRange(0, 16 * n);
+  attr.needsUpdate = true;
+  particleMesh.boundingSphere = null;
+}
+
 function writeContacts() {
   const fr = rec.frames[at];
   const np = fr.contactPoints.length / 5;
@@ -321,6 +368,7 @@ function seek(f) {
   seekPoses(f);
   writeMatrices();
   if (contactPoints.visible) writeContacts();
+  if (particleMesh && particleMesh.visible) writeParticles();
   updateHud();
   requestRender();
 }
@@ -334,13 +382,17 @@ function updateHud() {
     ['begin', ev.contactBegin.length], ['end', ev.contactEnd.length], ['hits', ev.hits.length],
     ['sensor', ev.sensorBegin.length + ev.sensorEnd.length], ['broken joints', ev.jointBreaks.length],
   ].filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+  const particles = rec.particles.length
+    ? `\nparticles ${fr.particles.length} (${rec.particles.length} in the recording)   particle hash ${hex64(fr.particleHash)} (${fr.computedParticleHash === fr.particleHash ? 'matches the particles read' : 'MISMATCH'})`
+    : '';
   $('hashes').textContent =
     `state hash ${hex64(fr.stateHash)}   pose hash ${hex64(fr.poseHash)} (${fr.computedPoseHash === fr.poseHash ? 'matches the poses read' : 'MISMATCH'})\n` +
-    `awake ${fr.bodies.length} of ${rec.bodies.length} bodies   contacts ${fr.contactCounts.length} (${fr.contactPoints.length / 5} points)   events: ${events}`;
+    `awake ${fr.bodies.length} of ${rec.bodies.length} bodies   contacts ${fr.contactCounts.length} (${fr.contactPoints.length / 5} points)   events: ${events}` +
+    particles;
   $('hashes').style.whiteSpace = 'pre';
   if (other) {
     const o = other.frames[at];
-    const same = o && o.stateHash === fr.stateHash && o.poseHash === fr.poseHash;
+    const same = o && o.stateHash === fr.stateHash && o.poseHash === fr.poseHash && o.particleHash === fr.particleHash;
     const head = diffFrame === null
       ? `<span class="same">the recordings agree on all ${Math.min(rec.frames.length, other.frames.length)} frames they share</span>`
       : `<span class="diff">first difference at frame ${diffFrame}</span> <button id="jump">go there</button>`;
@@ -481,12 +533,14 @@ $('fwd').onclick = () => { pause(); seek(at + 1); };
 $('scrub').oninput = (e) => { pause(); seek(+e.target.value); };
 $('speed').onchange = (e) => (speed = +e.target.value);
 $('contacts').onchange = (e) => setContacts(e.target.checked);
+$('particles').onchange = (e) => setParticles(e.target.checked);
 window.addEventListener('keydown', (e) => {
   if (!rec || e.target.tagName === 'INPUT' && e.target.type !== 'range' && e.target.type !== 'checkbox') return;
   if (e.key === ' ') { e.preventDefault(); playing ? pause() : play(); }
   else if (e.key === 'ArrowRight') { pause(); seek(at + (e.shiftKey ? 10 : 1)); }
   else if (e.key === 'ArrowLeft') { pause(); seek(at - (e.shiftKey ? 10 : 1)); }
   else if (e.key === 'c' || e.key === 'C') { $('contacts').checked = !$('contacts').checked; setContacts($('contacts').checked); }
+  else if (e.key === 'p' || e.key === 'P') setParticles(!$('particles').checked);
 });
 
 function setContacts(on) {
@@ -495,6 +549,14 @@ function setContacts(on) {
   contactPoints.visible = on;
   contactLines.visible = on;
   if (on) writeContacts();
+  requestRender();
+}
+
+function setParticles(on) {
+  $('particles').checked = on;
+  if (!particleMesh) return;
+  particleMesh.visible = on;
+  if (on) writeParticles();
   requestRender();
 }
 
@@ -508,14 +570,16 @@ function frameCamera() {
     camera.position.set(c[0], c[1], c[2]);
     controls.target.set(c[3], c[4], c[5]);
   } else {
-    // The moving bodies' positions at frame 0 (all bodies' if none moves), seen from
-    // above at a slant, so that walls around them do not hide them.
+    // The moving bodies' and the particles' positions at frame 0 (all bodies' if nothing
+    // moves), seen from above at a slant, so that walls around them do not hide them.
     const box = new THREE.Box3();
-    const moving = rec.bodies.some((b) => b.type !== 'static');
+    const p0 = rec.frames[0].particlePositions;
+    const moving = rec.bodies.some((b) => b.type !== 'static') || p0.length > 0;
     rec.bodies.forEach((b, i) => {
       if (moving ? b.type === 'static' : b.shapes.some((s) => rec.shapes[s.shape].kind === 'plane')) return;
       box.expandByPoint(new THREE.Vector3(cur[7 * i], cur[7 * i + 1], cur[7 * i + 2]));
     });
+    for (let i = 0; i < p0.length; i += 3) box.expandByPoint(new THREE.Vector3(p0[i], p0[i + 1], p0[i + 2]));
     if (box.isEmpty()) box.set(new THREE.Vector3(-5, 0, -5), new THREE.Vector3(5, 5, 5));
     // With the static bodies (but planes) near them: the ground under a lone box.
     const near = box.getCenter(new THREE.Vector3());
@@ -621,6 +685,7 @@ function benchmark(n) {
       const w0 = performance.now();
       seekPoses((at + 1) % rec.frames.length);
       writeMatrices();
+      if (particleMesh && particleMesh.visible) writeParticles();
       renderer.render(scene, camera);
       work.push(performance.now() - w0);
       if (++i < n) requestAnimationFrame(tick);
@@ -648,6 +713,7 @@ const viewer = {
   pause,
   pick,
   setContacts,
+  setParticles,
   benchmark,
   get frame() { return at; },
   get recording() { return rec; },
@@ -666,6 +732,7 @@ viewer.ready = (async () => {
       await open(await fetchBytes(file), cmp ? await fetchBytes(cmp) : null);
       if (params.has('frame')) seek(+params.get('frame'));
       if (params.get('contacts') === '1') setContacts(true);
+      if (params.get('particles') === '0') setParticles(false);
       renderer.render(scene, camera);
     }
     document.body.dataset.ready = '1';

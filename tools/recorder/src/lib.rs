@@ -27,6 +27,12 @@
 //!
 //! # The `.impr` format, version 1
 //!
+//! Version 1 with particles: the particle table and the particle frames are records of
+//! their own (tags 5 and 6, below), which a reader written before them skips as it skips
+//! any tag it does not know. So the header still says version 1: a file without particles
+//! is byte for byte what it was, an older reader reads a file with particles (without the
+//! particles), and this reader reads older files (with no particles in any frame).
+//!
 //! The whole file is one gzip stream (RFC 1952; browsers decompress it with
 //! `DecompressionStream('gzip')`). Inside, every number is little-endian; `f32` values are
 //! stored as their exact bits (lossless). Names below: `u8`, `u16`, `u32`, `u64`, `f32`;
@@ -90,6 +96,20 @@
 //!     (`sensor_body: u32`, `visitor_body: u32`), broken joints (`joint_index: u32`,
 //!     `body_a`, `body_b`, `impulse: f32`, `angular_impulse: f32`). A body number of
 //!     `0xFFFFFFFF` is a body the recording does not know (removed before it was seen).
+//! - **5, particles added** (the particle table: particles numbered from 0 in order of
+//!   appearance; a slot reused by a new particle, with a new generation, is a new number),
+//!   before the particle frame of the first frame that has them: `count: u32`, then 3
+//!   columns of `count` `u32` (4 byte planes each): `id_index`, `id_generation` (the
+//!   engine's `ParticleId`), `radius` (`f32` bits, m, exact).
+//! - **6, particle frame**, just before the frame record (tag 3) it belongs to, when the
+//!   world has particles after that step: `frame: u32` (the number of that frame),
+//!   `particle_hash: u64` (below), `n: u32`, then 4 columns of `n` `u32` (4 byte planes
+//!   each): the particle numbers as gaps (as the bodies' numbers), then position x, y, z,
+//!   each the `f32` bits XOR the bits of the same particle's position in the last frame
+//!   that had it (0 for the frame it first appears in). Every live particle is in it, in
+//!   ascending number (`World::particles`, positions rounded like the bodies' with
+//!   [`RecordOptions::grid`]). A frame with no particle frame before it has no particles;
+//!   a particle missing from a frame was removed before that frame and never comes back.
 //!
 //! ## The pose hash
 //!
@@ -97,6 +117,12 @@
 //! pose of the frame in order, the 32 bytes `body: u32` then the 7 pose fields' `f32`
 //! bits, little-endian: what the frame's reader decodes must hash to `pose_hash`, so a
 //! reader proves it decoded the poses bit for bit. [`pose_hash`] computes it.
+//!
+//! The particle hash is the same over, for each particle of the particle frame in order,
+//! the 16 bytes `particle: u32` then x, y, z (`f32` bits): [`particle_hash`]. A frame
+//! without particles has the hash of nothing, the offset basis. It is a field of its own,
+//! not part of the pose hash, so that readers which skip the particle records still find
+//! every frame's pose hash right.
 
 #![warn(missing_docs)]
 
@@ -106,7 +132,7 @@ mod write;
 
 pub use read::{
     first_difference, BodyRecord, ContactRecord, Events, FrameRecord, HitRecord, JointBreakRecord,
-    ReadError, Recording, ShapeRecord,
+    ParticleRecord, ReadError, Recording, ShapeRecord,
 };
 pub use write::{default_colour, RecordError, RecordOptions, Recorder};
 
@@ -123,6 +149,8 @@ pub(crate) mod tag {
     pub const BODY: u8 = 2;
     pub const FRAME: u8 = 3;
     pub const REMOVED: u8 = 4;
+    pub const PARTICLES_ADDED: u8 = 5;
+    pub const PARTICLE_FRAME: u8 = 6;
 }
 
 /// Shape kinds of the shape table.
@@ -166,6 +194,26 @@ pub fn pose_hash<'a>(poses: impl IntoIterator<Item = (u32, &'a Pose)>) -> u64 {
     h
 }
 
+/// The particle hash of a frame's particles (see the module documentation): FNV-1a 64 over
+/// `particle: u32` and the 3 `f32` bits of each position, little-endian, in order; the
+/// offset basis for none.
+pub fn particle_hash<'a>(particles: impl IntoIterator<Item = (u32, &'a [f32; 3])>) -> u64 {
+    let mut h = FNV_OFFSET;
+    let mut mix = |bytes: [u8; 4]| {
+        for b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(FNV_PRIME);
+        }
+    };
+    for (particle, position) in particles {
+        mix(particle.to_le_bytes());
+        for v in position {
+            mix(v.to_bits().to_le_bytes());
+        }
+    }
+    h
+}
+
 /// Appends `columns` (each of the same length) to `out` as byte planes: for each column,
 /// its lowest bytes, then its second bytes, and so on.
 pub(crate) fn put_planes(out: &mut Vec<u8>, columns: &[&[u32]]) {
@@ -199,5 +247,42 @@ pub fn fall_world() -> Result<impetus::World, impetus::Error> {
         ..Default::default()
     })?;
     world.add_shape(b, &ShapeDef::cuboid(Vec3::splat(0.5)))?;
+    Ok(world)
+}
+
+/// The particles' test scene: a static sphere (radius 0.5 m, centre at y = 0.5) on a
+/// static ground box (half extents 8 × 0.5 × 8 m, top at y = 0), and a 16 × 16 cloth
+/// ([`impetus::ClothDef`]: 8 cm between particles of radius 2 cm, 0.5 kg) held flat 1.6 m
+/// above the ground, centred over the sphere; gravity −10 m/s², one worker. The cloth
+/// falls onto the sphere and drapes over it.
+pub fn cloth_world() -> Result<impetus::World, impetus::Error> {
+    use impetus::{BodyDef, BodyType, ClothDef, ShapeDef, Vec3, World, WorldDef};
+    let mut world = World::new(WorldDef {
+        gravity: Vec3::new(0.0, -10.0, 0.0),
+        worker_count: 1,
+        ..WorldDef::default()
+    })?;
+    let ground = world.create_body(&BodyDef {
+        body_type: BodyType::Static,
+        position: Vec3::new(0.0, -0.5, 0.0),
+        ..Default::default()
+    })?;
+    world.add_shape(ground, &ShapeDef::cuboid(Vec3::new(8.0, 0.5, 8.0)))?;
+    let ball = world.create_body(&BodyDef {
+        body_type: BodyType::Static,
+        position: Vec3::new(0.0, 0.5, 0.0),
+        ..Default::default()
+    })?;
+    world.add_shape(ball, &ShapeDef::sphere(0.5))?;
+    let (n, spacing) = (16u32, 0.08f32);
+    let half = 0.5 * spacing * (n - 1) as f32;
+    world.create_cloth(&ClothDef {
+        origin: Vec3::new(-half, 1.6, -half),
+        nx: n,
+        ny: n,
+        spacing,
+        thickness: 0.02,
+        ..ClothDef::default()
+    })?;
     Ok(world)
 }

@@ -97,6 +97,21 @@ pub struct BodyRecord {
     pub removed_at: Option<u32>,
 }
 
+/// A particle of the particle table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParticleRecord {
+    /// The engine's `ParticleId` slot.
+    pub id_index: u32,
+    /// The engine's `ParticleId` generation.
+    pub id_generation: u32,
+    /// m.
+    pub radius: f32,
+    /// The first frame that has the particle.
+    pub first_frame: u32,
+    /// The first frame without it, if it was removed.
+    pub removed_at: Option<u32>,
+}
+
 /// A touching contact of a frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContactRecord {
@@ -172,6 +187,11 @@ pub struct FrameRecord {
     pub contacts: Vec<ContactRecord>,
     /// The events.
     pub events: Events,
+    /// The live particles' positions (m), by ascending particle number, decoded.
+    pub particles: Vec<(u32, [f32; 3])>,
+    /// The particle hash (checked against the decoded particles; the hash of nothing,
+    /// the FNV offset basis, for a frame without particles).
+    pub particle_hash: u64,
 }
 
 /// A whole recording, read and checked.
@@ -189,16 +209,42 @@ pub struct Recording {
     pub bodies: Vec<BodyRecord>,
     /// The frames, frame 0 first.
     pub frames: Vec<FrameRecord>,
+    /// The particle table.
+    pub particles: Vec<ParticleRecord>,
 }
 
-/// The first frame at which two recordings differ (state hash or pose hash), comparing
-/// the frames both have; `None` when they agree on all of them.
+/// The first frame at which two recordings differ (state hash, pose hash or particle
+/// hash), comparing the frames both have; `None` when they agree on all of them.
 pub fn first_difference(a: &Recording, b: &Recording) -> Option<u32> {
     a.frames
         .iter()
         .zip(&b.frames)
-        .find(|(x, y)| x.state_hash != y.state_hash || x.pose_hash != y.pose_hash)
+        .find(|(x, y)| {
+            x.state_hash != y.state_hash
+                || x.pose_hash != y.pose_hash
+                || x.particle_hash != y.particle_hash
+        })
         .map(|(x, _)| x.frame)
+}
+
+/// A frame's particles: number, position.
+type Particles = Vec<(u32, [f32; 3])>;
+
+/// The reader's particle state between records.
+#[derive(Default)]
+struct ParticleState {
+    /// Per particle number: its last position's bits (the XOR base).
+    last: Vec<[u32; 3]>,
+    /// Per particle number: the frame that last had it (`u32::MAX`: none yet).
+    seen: Vec<u32>,
+    /// Particles in the last frame, and added to the table since: the ones the next frame
+    /// may have (it has them all unless some left the world).
+    live: usize,
+    added: usize,
+    /// The particle frame read for the next frame (tag 6 before its tag 3).
+    pending: Option<(Particles, u64)>,
+    /// Where the pending particle frame starts, for the error if no frame follows.
+    pending_at: usize,
 }
 
 struct Cursor<'a> {
@@ -365,6 +411,7 @@ impl Recording {
             shapes: Vec::new(),
             bodies: Vec::new(),
             frames: Vec::new(),
+            particles: Vec::new(),
         };
         if !(rec.dt.is_finite() && rec.dt > 0.0) {
             return Err(c.err(format!("dt {} is not a positive time step", rec.dt)));
@@ -372,6 +419,7 @@ impl Recording {
         // Per body: its current pose bits (the XOR base) and whether it is in the world.
         let mut last: Vec<[u32; 7]> = Vec::new();
         let mut live: Vec<bool> = Vec::new();
+        let mut ps = ParticleState::default();
         while c.at < raw.len() {
             let t = c.u8("a record's tag")?;
             let len = c.u32("a record's length")? as usize;
@@ -404,9 +452,12 @@ impl Recording {
                     rec.bodies[n as usize].removed_at = Some(rec.frames.len() as u32);
                 }
                 tag::FRAME => {
-                    let f = read_frame(&mut r, &rec, &mut last, &live)?;
+                    let mut f = read_frame(&mut r, &rec, &mut last, &live)?;
+                    end_particle_frame(&mut f, &mut rec, &mut ps);
                     rec.frames.push(f);
                 }
+                tag::PARTICLES_ADDED => read_particles_added(&mut r, &mut rec, &mut ps)?,
+                tag::PARTICLE_FRAME => read_particle_frame(&mut r, &mut rec, &mut ps)?,
                 _ => r.at = end, // A later version's record: skipped.
             }
             if r.at != end {
@@ -420,8 +471,126 @@ impl Recording {
         if rec.frames.is_empty() {
             return Err(c.err("no frame (the file ends before frame 0)"));
         }
+        if ps.pending.is_some() {
+            return Err(ReadError {
+                offset: Some(ps.pending_at),
+                what: format!(
+                    "the particles of frame {} and then no frame (the file ends)",
+                    rec.frames.len()
+                ),
+            });
+        }
         Ok(rec)
     }
+}
+
+/// Tag 5: new particles into the table.
+fn read_particles_added(
+    r: &mut Cursor,
+    rec: &mut Recording,
+    ps: &mut ParticleState,
+) -> Result<(), ReadError> {
+    let what = format!("particles added before frame {}", rec.frames.len());
+    let n = r.count(12, &what)?;
+    if rec.particles.len() + n > u32::MAX as usize {
+        return Err(r.err(format!("{what}: over 2^32 - 1 particles")));
+    }
+    let cols = r.planes(n, 3, &what)?;
+    let first_frame = rec.frames.len() as u32;
+    for ((&id_index, &id_generation), &radius) in cols[0].iter().zip(&cols[1]).zip(&cols[2]) {
+        rec.particles.push(ParticleRecord {
+            id_index,
+            id_generation,
+            radius: f32::from_bits(radius),
+            first_frame,
+            removed_at: None,
+        });
+        ps.last.push([0; 3]);
+        ps.seen.push(u32::MAX);
+    }
+    ps.added += n;
+    Ok(())
+}
+
+/// Tag 6: the particles of the next frame, decoded and held until its frame record.
+fn read_particle_frame(
+    r: &mut Cursor,
+    rec: &mut Recording,
+    ps: &mut ParticleState,
+) -> Result<(), ReadError> {
+    let start = r.at;
+    let expected = rec.frames.len() as u32;
+    let frame = r.u32("a particle frame's number")?;
+    if frame != expected {
+        return Err(r.err(format!(
+            "the particles of frame {frame} where those of frame {expected} belong"
+        )));
+    }
+    if ps.pending.is_some() {
+        return Err(r.err(format!("a second particle frame for frame {frame}")));
+    }
+    let what = format!("frame {frame} particles");
+    let hash = r.u64(&what)?;
+    let n = r.count(16, &what)?;
+    let cols = r.planes(n, 4, &what)?;
+    let mut particles = Vec::with_capacity(n);
+    let mut number: i64 = -1;
+    for (i, gap) in cols[0].iter().enumerate() {
+        number += i64::from(*gap) + 1;
+        let k = number as usize;
+        if number >= rec.particles.len() as i64 {
+            return Err(r.err(format!(
+                "{what}: particle {number}, but the particle table has {}",
+                rec.particles.len()
+            )));
+        }
+        if let Some(f) = rec.particles[k].removed_at {
+            return Err(r.err(format!(
+                "{what}: particle {number}, which left the world at frame {f}"
+            )));
+        }
+        let base = &mut ps.last[k];
+        let mut position = [0.0; 3];
+        for (c, (b, v)) in base.iter_mut().zip(&mut position).enumerate() {
+            *b ^= cols[c + 1][i];
+            *v = f32::from_bits(*b);
+        }
+        particles.push((number as u32, position));
+    }
+    let computed = crate::particle_hash(particles.iter().map(|(n, p)| (*n, p)));
+    if computed != hash {
+        return Err(r.err(format!(
+            "{what}: the particles decode to particle hash {computed:016x}, the file says {hash:016x}"
+        )));
+    }
+    ps.pending = Some((particles, hash));
+    ps.pending_at = start;
+    Ok(())
+}
+
+/// At a frame record: its particles (the pending particle frame, or none), and the
+/// particles that were in the frame before and are not in this one leave the world.
+fn end_particle_frame(f: &mut FrameRecord, rec: &mut Recording, ps: &mut ParticleState) {
+    let (particles, hash) = ps
+        .pending
+        .take()
+        .unwrap_or_else(|| (Vec::new(), crate::particle_hash([])));
+    // The frame's particles are distinct ones of the candidates (in the table, not
+    // removed): when it has fewer, the missing ones left the world.
+    if particles.len() != ps.live + ps.added {
+        for (n, _) in &particles {
+            ps.seen[*n as usize] = f.frame;
+        }
+        for (k, p) in rec.particles.iter_mut().enumerate() {
+            if p.removed_at.is_none() && ps.seen[k] != f.frame {
+                p.removed_at = Some(f.frame);
+            }
+        }
+    }
+    ps.live = particles.len();
+    ps.added = 0;
+    f.particles = particles;
+    f.particle_hash = hash;
 }
 
 fn read_shape(r: &mut Cursor, n: usize) -> Result<ShapeRecord, ReadError> {
@@ -659,5 +828,7 @@ fn read_frame(
         poses,
         contacts,
         events,
+        particles: Vec::new(),
+        particle_hash: crate::particle_hash([]),
     })
 }

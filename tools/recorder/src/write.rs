@@ -1,6 +1,8 @@
 //! The writer: [`Recorder`], attached to a world, writes a frame after each step.
 
-use crate::{kind, pose_hash, pose_of, put_planes, tag, Pose, MAGIC, UNKNOWN_BODY, VERSION};
+use crate::{
+    kind, particle_hash, pose_hash, pose_of, put_planes, tag, Pose, MAGIC, UNKNOWN_BODY, VERSION,
+};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use impetus::{BodyId, BodyType, Shape, World};
@@ -55,9 +57,11 @@ pub struct RecordOptions {
     /// Record the poses exactly (`None`, the default: lossless), or rounded to a grid:
     /// `Some(e)` rounds each position coordinate to a multiple of 2^-e m and each
     /// quaternion component to a multiple of 2^-(e+2), to nearest (ties away from zero).
-    /// The file then holds, and its pose hash covers, the rounded poses; a field changes
-    /// between frames only when the body moves by more than a grid step, so resting and
-    /// slowly moving bodies cost next to nothing after gzip. `Some(10)`: steps of
+    /// Particle positions are rounded like body positions (their radii are kept exact).
+    /// The file then holds, and its pose and particle hashes cover, the rounded values; a
+    /// field changes between frames only when the body (or particle) moves by more than a
+    /// grid step, so resting and slowly moving things cost next to nothing after gzip
+    /// (a 16 × 16 cloth, 120 steps: 43 kB instead of 169 kB). `Some(10)`: steps of
     /// 0.98 mm and 0.00024, which no one sees. Recorded contacts are rounded too (points
     /// and separations to 2^-e m, normals to 2^-(e+2), impulses to 2^-e N·s). The state
     /// hash is the world's, exact either way.
@@ -105,8 +109,9 @@ pub fn default_colour(id: BodyId, body_type: BodyType) -> u32 {
 /// [`Recorder::new`] writes the header, the shapes and bodies the world has, and frame 0;
 /// call [`Recorder::record`] after each [`World::step`], then [`Recorder::finish`]. Bodies
 /// created later are added to the body table when they first show up (with the shapes
-/// they have then); removed ones get a removal record. Buffers are reused from frame to
-/// frame.
+/// they have then); removed ones get a removal record. Particles are recorded in every
+/// frame that has any, each one's id and radius once in the particle table when it first
+/// shows up. Buffers are reused from frame to frame.
 pub struct Recorder<W: Write> {
     out: GzEncoder<W>,
     options: RecordOptions,
@@ -130,6 +135,21 @@ pub struct Recorder<W: Write> {
     contact_columns: [Vec<u32>; 5],
     point_columns: [Vec<u32>; 5],
     counts: Vec<u8>,
+    particles: Particles,
+}
+
+/// The particle table as the writer keeps it, and its scratch.
+#[derive(Default)]
+struct Particles {
+    /// Per engine slot: the generation and the particle number of the particle last seen in
+    /// it (generation 0: none; a live id's generation is never 0).
+    by_slot: Vec<(u32, u32)>,
+    /// Per particle number: its last recorded position's bits (the XOR base).
+    last: Vec<[u32; 3]>,
+    // Scratch, reused every frame.
+    recorded: Vec<(u32, [f32; 3])>,
+    added: [Vec<u32>; 3],
+    columns: [Vec<u32>; 4],
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -198,6 +218,7 @@ impl<W: Write> Recorder<W> {
             contact_columns: Default::default(),
             point_columns: Default::default(),
             counts: Vec::new(),
+            particles: Particles::default(),
         };
         let g = world.gravity();
         let mut header = Vec::with_capacity(28);
@@ -341,8 +362,90 @@ impl<W: Write> Recorder<W> {
         self.numbers.get(&id).copied().unwrap_or(UNKNOWN_BODY)
     }
 
+    /// The particles of this frame: the table record of the new ones, then the particle
+    /// frame (none when the world has no particles).
+    fn write_particles(&mut self, world: &World) -> Result<(), RecordError> {
+        let ps = &mut self.particles;
+        ps.recorded.clear();
+        for c in &mut ps.added {
+            c.clear();
+        }
+        if world.particle_count() == 0 {
+            return Ok(());
+        }
+        for (id, position) in world.particles() {
+            let slot = id.index as usize;
+            if ps.by_slot.len() <= slot {
+                ps.by_slot.resize(slot + 1, (0, 0));
+            }
+            let number = match ps.by_slot[slot] {
+                (g, n) if g == id.generation => n,
+                _ => {
+                    let n = u32::try_from(ps.last.len())
+                        .ok()
+                        .filter(|&n| n != u32::MAX)
+                        .ok_or_else(|| {
+                            RecordError::Unsupported("over 2^32 - 1 particles".into())
+                        })?;
+                    ps.by_slot[slot] = (id.generation, n);
+                    ps.last.push([0; 3]);
+                    ps.added[0].push(id.index);
+                    ps.added[1].push(id.generation);
+                    ps.added[2].push(world.particle_radius(id)?.to_bits());
+                    n
+                }
+            };
+            let mut p = position.to_array();
+            if let Some(e) = self.options.grid {
+                for v in &mut p {
+                    *v = round_to_step(*v, e);
+                }
+            }
+            ps.recorded.push((number, p));
+        }
+        if !ps.recorded.is_sorted_by_key(|r| r.0) {
+            ps.recorded.sort_unstable_by_key(|r| r.0);
+        }
+
+        // The new particles' table record.
+        if !ps.added[0].is_empty() {
+            self.payload.clear();
+            put_u32(&mut self.payload, ps.added[0].len() as u32);
+            let cols: Vec<&[u32]> = ps.added.iter().map(Vec::as_slice).collect();
+            put_planes(&mut self.payload, &cols);
+            self.record_out(tag::PARTICLES_ADDED)?;
+        }
+
+        // The particle frame: gaps, then x, y, z XOR the last position, as byte planes.
+        let ps = &mut self.particles;
+        let hash = particle_hash(ps.recorded.iter().map(|(n, p)| (*n, p)));
+        for c in &mut ps.columns {
+            c.clear();
+        }
+        let mut previous: i64 = -1;
+        for (n, position) in &ps.recorded {
+            ps.columns[0].push((i64::from(*n) - previous - 1) as u32);
+            previous = i64::from(*n);
+            let last = &mut ps.last[*n as usize];
+            for k in 0..3 {
+                let now = position[k].to_bits();
+                ps.columns[k + 1].push(now ^ last[k]);
+                last[k] = now;
+            }
+        }
+        let p = &mut self.payload;
+        p.clear();
+        put_u32(p, self.frame);
+        p.extend_from_slice(&hash.to_le_bytes());
+        put_u32(p, ps.recorded.len() as u32);
+        let cols: Vec<&[u32]> = ps.columns.iter().map(Vec::as_slice).collect();
+        put_planes(p, &cols);
+        self.record_out(tag::PARTICLE_FRAME)
+    }
+
     fn write_frame(&mut self, world: &World) -> Result<(), RecordError> {
         self.sync_bodies(world)?;
+        self.write_particles(world)?;
 
         // The awake non-static bodies, by number.
         self.recorded.clear();

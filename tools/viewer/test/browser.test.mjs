@@ -7,6 +7,9 @@
 // Then the comparison of fall.impr with fall-nudged-45.impr (the same scene with a 1 mN·s
 // nudge before step 45: `cargo run -p impetus-recorder --example fall --
 // tools/viewer/test/fixtures/fall-nudged-45.impr 120 45`): the first difference is frame 45.
+// Then particles: fixtures/cloth.impr (a 16 x 16 cloth falling onto a grey sphere, see
+// reader.test.mjs) at frames 0 and 120: the particles (chartreuse) show, move down, are
+// one draw call, and hide with the toggle (target/viewer/cloth-0.png, cloth-120.png).
 //
 // With PILE_FILE set (a recording of the pile), it also plays that file and prints the
 // frame time (target/viewer/pile.png, target/viewer/pile-frame-time.json): PILE_BENCH_FRAMES
@@ -122,6 +125,22 @@ function analyse({ width, height, px }) {
   return { boxN, centroidY: boxN ? boxY / boxN : NaN, boxBottom: boxMaxY, groundTop, magenta };
 }
 
+/** Pixels of the particles' colour (chartreuse 0xc8f040, shaded): green above red above blue. */
+function particlePixels({ width, height, px }) {
+  let n = 0, sumY = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = 4 * (y * width + x);
+      const [r, g, b] = [px[o], px[o + 1], px[o + 2]];
+      if (g > 80 && r > 0.5 * g && r < 0.95 * g && b < 0.5 * g) {
+        n++;
+        sumY += y;
+      }
+    }
+  }
+  return { n, centroidY: n ? sumY / n : NaN };
+}
+
 async function launch() {
   const { chromium: pw } = await import('playwright-core');
   return pw.launch({
@@ -202,6 +221,49 @@ test('two recordings: the page names the first frame where they differ', { skip:
     assert.equal(await page.evaluate(() => window.viewer.frame), 45);
     assert.match(await page.textContent('#compare'), /\(differs\)/);
     await page.screenshot({ path: join(outDir, 'compare-45.png') });
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+test('particles: a cloth falls onto a sphere, one draw call, toggled off and on', { skip: !haveChromium && `no Chromium at ${chromium}`, timeout: 120000 }, async () => {
+  mkdirSync(outDir, { recursive: true });
+  const server = await serve({ 'cloth.impr': join(viewerDir, 'test', 'fixtures', 'cloth.impr') });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    // From the side and a little above, the sphere in the middle.
+    await page.goto(`http://127.0.0.1:${server.address().port}/?file=/rec/cloth.impr&camera=0,1.6,3.4,0,0.8,0`);
+    await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.error || ''), '', 'the page reports no error');
+    const shots = {};
+    for (const f of [0, 120]) {
+      await page.evaluate((f) => window.viewer.seek(f), f);
+      const png = await page.screenshot({ path: join(outDir, `cloth-${f}.png`) });
+      shots[f] = { ...particlePixels(decodePng(png)), drawCalls: await page.evaluate(() => window.viewer.drawCalls) };
+    }
+    console.log('cloth frame 0:', JSON.stringify(shots[0]), '\ncloth frame 120:', JSON.stringify(shots[120]), `\nscreenshots: ${outDir}/cloth-0.png, cloth-120.png`);
+    assert.ok(shots[0].n > 100, `the particles show at frame 0 (${shots[0].n} pixels)`);
+    assert.ok(shots[120].n > 100, `the particles show at frame 120 (${shots[120].n} pixels)`);
+    assert.ok(shots[120].centroidY > shots[0].centroidY + 20, `they move down: row ${shots[0].centroidY.toFixed(1)} -> ${shots[120].centroidY.toFixed(1)}`);
+    assert.equal(shots[120].drawCalls, 3, 'the ground, the sphere and one for all the particles');
+    const hud = await page.textContent('#hashes');
+    assert.match(hud, /particles 243 \(259 in the recording\)\s+particle hash [0-9a-f]{16} \(matches the particles read\)/);
+    assert.equal(await page.isVisible('#particles'), true, 'the toggle shows');
+    // The toggle (P) hides them: no particle pixels, one draw call less; and back.
+    await page.keyboard.press('p');
+    await page.evaluate(() => window.viewer.seek(120));
+    const off = particlePixels(decodePng(await page.screenshot()));
+    assert.equal(off.n, 0, 'hidden');
+    assert.equal(await page.evaluate(() => window.viewer.drawCalls), 2);
+    await page.click('#particles');
+    await page.evaluate(() => window.viewer.seek(120));
+    assert.equal(particlePixels(decodePng(await page.screenshot())).n, shots[120].n, 'shown again, the same pixels');
+    assert.deepEqual(errors, []);
   } finally {
     await browser.close();
     server.close();

@@ -1,14 +1,19 @@
 // The viewer's reader (impr.js) on a recorded fixture: `node --test tools/viewer/test/`.
 // fixtures/fall.impr is `cargo run -p impetus-recorder --example fall --
-// tools/viewer/test/fixtures/fall.impr` (one box falling onto a ground box, 120 steps).
-// With IMPR_FILE set (CI: the pile recording), that file is read and checked too.
+// tools/viewer/test/fixtures/fall.impr` (one box falling onto a ground box, 120 steps),
+// written before the format had particles. fixtures/cloth.impr is `cargo run -p
+// impetus-recorder --example cloth -- tools/viewer/test/fixtures/cloth.impr 120 --grid 10
+// --churn` (a 16 x 16 cloth falling onto a sphere; its last row removed before step 40,
+// three loose particles added in the freed slots before step 50; positions on a 2^-10 m
+// grid). With IMPR_FILE set (CI: the pile recording), that file is read and checked too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { gunzip, loadImpr, parseImpr, poseHash, poseHashBigInt, firstDifference, ImprError } from '../impr.js';
+import { gunzip, loadImpr, parseImpr, poseHash, poseHashBigInt, particleHash, firstDifference, ImprError, EMPTY_HASH } from '../impr.js';
 
 const fixture = readFileSync(fileURLToPath(new URL('./fixtures/fall.impr', import.meta.url)));
+const clothFixture = readFileSync(fileURLToPath(new URL('./fixtures/cloth.impr', import.meta.url)));
 
 test('the fixture reads: header, tables, 121 frames', async () => {
   const rec = await loadImpr(fixture);
@@ -115,6 +120,138 @@ test('bad files throw an ImprError naming the fault, never anything else', async
   }
   flippedPose[at + 5 + 20 + 4 + 4 + 2] ^= 0x10; // a low byte of the first pose field
   await assert.rejects(loadImpr(await gzip(flippedPose)), /frame 60: the poses decode to pose hash/);
+});
+
+test('a file from before particles reads, with none', async () => {
+  const rec = await loadImpr(fixture);
+  assert.deepEqual(rec.particles, []);
+  for (const f of rec.frames) {
+    assert.equal(f.particles.length, 0);
+    assert.equal(f.particlePositions.length, 0);
+    assert.equal(f.particleHash, EMPTY_HASH);
+  }
+});
+
+test('the cloth fixture: the particle table, ids, radii, comings and goings', async () => {
+  const rec = await loadImpr(clothFixture);
+  assert.equal(rec.frames.length, 121);
+  assert.equal(rec.particles.length, 259, '256 of the cloth and 3 loose ones');
+  rec.particles.slice(0, 256).forEach((p, k) => {
+    assert.deepEqual(p, { idIndex: k, idGeneration: 1, radius: Math.fround(0.02), firstFrame: 0, removedAt: k >= 240 ? 40 : null });
+  });
+  // The loose particles reuse the freed slots, with a new generation.
+  for (const p of rec.particles.slice(256)) {
+    assert.ok(p.idIndex >= 240 && p.idIndex < 256 && p.idGeneration === 2, JSON.stringify(p));
+    assert.equal(p.radius, Math.fround(0.05));
+    assert.equal(p.firstFrame, 50);
+    assert.equal(p.removedAt, null);
+  }
+  const counts = rec.frames.map((f) => f.particles.length);
+  assert.deepEqual([counts[0], counts[39], counts[40], counts[49], counts[50], counts[120]], [256, 256, 240, 240, 243, 243]);
+  assert.deepEqual([...rec.frames[50].particles.slice(-4)], [239, 256, 257, 258], 'ascending numbers');
+});
+
+test('the cloth fixture: particle hashes match, positions on the grid, the cloth falls onto the sphere', async () => {
+  const rec = await loadImpr(clothFixture);
+  for (const f of rec.frames) {
+    assert.equal(f.computedParticleHash, f.particleHash, `frame ${f.frame}`);
+    const bits = new Uint32Array(f.particlePositions.buffer, f.particlePositions.byteOffset, f.particlePositions.length);
+    assert.equal(poseHashBigInt(f.particles, bits, 3), f.particleHash, `frame ${f.frame} (BigInt reference)`);
+    assert.equal(particleHash(f.particles, bits), f.particleHash);
+    for (const v of f.particlePositions) assert.ok(Number.isInteger(v * 1024), `frame ${f.frame}: ${v} on the 2^-10 grid`);
+  }
+  const ys = (f) => [...rec.frames[f].particlePositions.filter((_, i) => i % 3 === 1)];
+  assert.ok(ys(0).every((y) => Math.abs(y - 1.6) < 1e-3), 'flat at 1.6 m');
+  const top = Math.max(...ys(120).slice(0, 240));
+  const low = Math.min(...ys(120));
+  assert.ok(top > 1.0 && top < 1.1, `the cloth lies on the sphere (top at ${top})`);
+  assert.ok(low < 0.8, `its rim hangs down (to ${low})`);
+  // The state hash covers the particles: it changes every frame while the cloth falls.
+  assert.notEqual(rec.frames[10].stateHash, rec.frames[11].stateHash);
+});
+
+test('two cloth recordings: a particle hash difference is a difference', async () => {
+  const a = await loadImpr(clothFixture);
+  const b = await loadImpr(clothFixture);
+  assert.equal(firstDifference(a, b), null);
+  b.frames[77] = { ...b.frames[77], particleHash: b.frames[77].particleHash ^ 1n };
+  assert.equal(firstDifference(a, b), 77);
+});
+
+/** The records of a decompressed stream: { at, tag, len }. */
+function records(raw) {
+  const out = [];
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  for (let at = 28; at < raw.length; ) {
+    const len = view.getUint32(at + 1, true);
+    out.push({ at, tag: raw[at], len });
+    at += 5 + len;
+  }
+  return out;
+}
+
+test('bad files with particles throw an ImprError naming the fault', async () => {
+  const raw = await gunzip(new Uint8Array(clothFixture));
+  await assert.rejects(loadImpr(clothFixture.subarray(0, clothFixture.length - 20)), (e) => e instanceof ImprError && /cut short or corrupt/.test(e.message));
+  const cleanly = (bytes, what) => {
+    try {
+      return parseImpr(bytes);
+    } catch (e) {
+      assert.ok(e instanceof ImprError, `${what}: ${e}`);
+      assert.match(e.message, /at byte \d+ \(decompressed\)/, what);
+      return null;
+    }
+  };
+  // Truncations: every byte up to the end of frame 1, and at and just after the start of
+  // every particle record and in the middle of it.
+  const recs = records(raw);
+  const frame1 = recs.filter((r) => r.tag === 3)[1];
+  for (let n = 0; n <= frame1.at + 5 + frame1.len; n++) {
+    const rec = cleanly(raw.subarray(0, n), `cut at ${n}`);
+    if (rec) assert.ok(rec.frames.length <= 2, `cut at ${n}`);
+  }
+  for (const r of recs.filter((r) => r.tag === 5 || r.tag === 6)) {
+    for (const n of [r.at, r.at + 1, r.at + 5, r.at + 5 + (r.len >> 1), r.at + 5 + r.len - 1]) {
+      const rec = cleanly(raw.subarray(0, n), `cut at ${n}`);
+      if (rec) assert.ok(rec.frames.length < 121 && n === r.at, `cut at ${n}`);
+    }
+  }
+  // Cut right after a particle frame: its frame is missing.
+  const p60 = recs.filter((r) => r.tag === 6)[60];
+  assert.throws(() => parseImpr(raw.subarray(0, p60.at + 5 + p60.len)), (e) => e instanceof ImprError && e.message.includes(`at byte ${p60.at + 5} `) && /the particles of frame 60 and then no frame/.test(e.message));
+  // Flipped bits anywhere, and in the particle records especially.
+  let s = 7;
+  const rand = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0);
+  const particleBytes = recs.filter((r) => r.tag === 5 || r.tag === 6);
+  for (let k = 0; k < 80; k++) {
+    const flipped = raw.slice();
+    const r = particleBytes[rand() % particleBytes.length];
+    const at = k % 2 ? rand() % raw.length : r.at + (rand() % (5 + r.len));
+    flipped[at] ^= 1 << (rand() >>> 29);
+    cleanly(flipped, `flip ${k} at ${at}`);
+  }
+  // A flipped position bit in frame 60's particles (tag, length, frame, hash, n: 21 bytes,
+  // then the gaps' 4 planes): the particle hash check names the frame.
+  const n60 = new DataView(raw.buffer, raw.byteOffset + p60.at + 17, 4).getUint32(0, true);
+  const bad = raw.slice();
+  bad[p60.at + 21 + 4 * n60 + 2] ^= 0x10;
+  await assert.rejects(loadImpr(await gzip(bad)), /frame 60 particles: the particles decode to particle hash/);
+  // A particle frame for the wrong frame, a particle past the table, a removed particle,
+  // two particle frames for one frame.
+  const p5 = recs.filter((r) => r.tag === 6)[45];
+  let b = raw.slice();
+  b[p5.at + 5] = 44;
+  assert.throws(() => parseImpr(b), /the particles of frame 44 where those of frame 45 belong/);
+  b = raw.slice();
+  b[p5.at + 21 + 3 * 240] = 1; // the first gap's high byte (240 particles): particle 2^24
+  assert.throws(() => parseImpr(b), /frame 45 particles: particle 16777216, but the particle table has 256/);
+  b = raw.slice();
+  b[p5.at + 21 + 239] = 1; // the last gap: particle 240, removed at frame 40
+  assert.throws(() => parseImpr(b), /frame 45 particles: particle 240, which left the world at frame 40/);
+  b = new Uint8Array(raw.length + 5 + p5.len);
+  b.set(raw.subarray(0, p5.at + 5 + p5.len));
+  b.set(raw.subarray(p5.at), p5.at + 5 + p5.len);
+  assert.throws(() => parseImpr(b), /a second particle frame for frame 45/);
 });
 
 test('IMPR_FILE (if set) reads and its pose hashes match', { skip: !process.env.IMPR_FILE && 'IMPR_FILE not set' }, async () => {
