@@ -70,8 +70,8 @@ const GOLDEN: &[(&str, usize, u64)] = &[
     ("cloth_drape", 2, 0xec7c2e1722c2fd47),
     ("flag", 1, 0xefb5fff14a72d73d),
     ("flag", 2, 0xefb5fff14a72d73d),
-    ("soft_pile", 1, 0x8253e6c57c5e45f9),
-    ("soft_pile", 2, 0x8253e6c57c5e45f9),
+    ("soft_pile", 1, 0xd31c81537ea36b1d),
+    ("soft_pile", 2, 0xd31c81537ea36b1d),
     ("tumbler", 1, 0x26a3899f4f30e469),
     ("tumbler", 2, 0x26a3899f4f30e469),
 ];
@@ -111,9 +111,9 @@ const SLEEP_GOLDEN: &[(&str, Option<usize>, u64)] = &[
     ("heavy_chain", None, 0xe2c9c9c6213c1693),
     ("ragdolls", None, 0x3e707d3218aed815),
     ("door", Some(402), 0x098385f0edc7edb9),
-    ("cloth_drape", None, 0x707e03b76d6d4329),
+    ("cloth_drape", None, 0xaf9797dd7a25686b),
     ("flag", Some(1), 0x2f44ab2bf5379fff),
-    ("soft_pile", None, 0x7fa3da3f81c5d6bd),
+    ("soft_pile", None, 0xca30d3da279fbf36),
     ("tumbler", None, 0x0aab709bf46518d6),
 ];
 

@@ -46,6 +46,9 @@ pub struct Profile {
     pub particle_contacts: usize,
     /// Colours the particle springs use.
     pub particle_colors: usize,
+    /// Particle substeps that ended non-finite and were undone (the particle stopped where
+    /// the substep found it): a force or impulse beyond what f32 holds.
+    pub particles_stopped: usize,
     /// Bodies the solver moved: awake dynamic bodies and kinematic bodies.
     pub awake_bodies: usize,
     /// Broadphase pairs (overlapping fat boxes).

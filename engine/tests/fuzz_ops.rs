@@ -62,7 +62,26 @@ fn regressions() {
     }
 }
 
+/// The scripts with particle operations (a quarter of the calls: particles, springs,
+/// cloths, soft bodies, wind, images), without and with finite extremes.
+#[test]
+fn particle_scripts_keep_the_invariants() {
+    fuzz_with(false, true);
+    fuzz_with(true, true);
+}
+
 fn fuzz(extremes: bool) {
+    fuzz_with(extremes, false)
+}
+
+fn fuzz_with(extremes: bool, particles: bool) {
+    let run = |bytes: &[u8], workers| {
+        if particles {
+            ops::run_particles(bytes, workers, extremes)
+        } else {
+            ops::run_with(bytes, workers, extremes)
+        }
+    };
     let start = std::time::Instant::now();
     let (mut ops_run, mut errors, mut steps) = (0, 0, 0);
     // `IMPETUS_FUZZ_SEED=n` runs seed n alone (with `IMPETUS_FUZZ_TRACE=1`, op by op).
@@ -83,12 +102,7 @@ fn fuzz(extremes: bool) {
         if std::env::var_os("IMPETUS_FUZZ_TRACE").is_some() {
             eprintln!("seed {seed}");
         }
-        let runs = std::panic::catch_unwind(|| {
-            (
-                ops::run_with(&bytes, 1, extremes),
-                ops::run_with(&bytes, 2, extremes),
-            )
-        });
+        let runs = std::panic::catch_unwind(|| (run(&bytes, 1), run(&bytes, 2)));
         let (one, two) = match runs {
             Ok(r) => r,
             Err(e) => {
@@ -111,7 +125,7 @@ fn fuzz(extremes: bool) {
         steps += one.steps + two.steps;
     }
     println!(
-        "fuzz_ops (extremes: {extremes}): {count} seeds, {ops_run} operations ({errors} Err, {steps} steps) at 1 and 2 threads in {:.1} s",
+        "fuzz_ops (extremes: {extremes}, particles: {particles}): {count} seeds, {ops_run} operations ({errors} Err, {steps} steps) at 1 and 2 threads in {:.1} s",
         start.elapsed().as_secs_f64()
     );
     assert!(

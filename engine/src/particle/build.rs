@@ -136,6 +136,13 @@ impl ClothDef {
                 "makes a cloth wider than 1e6 m",
             ));
         }
+        let (u, v) = (
+            self.spacing * (self.nx - 1) as f32 * self.axis_u,
+            self.spacing * (self.ny - 1) as f32 * self.axis_v,
+        );
+        for corner in [self.origin + u, self.origin + v, self.origin + u + v] {
+            check_point("ClothDef::origin", corner)?;
+        }
         check_positive("ClothDef::mass", self.mass, 1.0e30)?;
         let each = self.mass / (self.nx as f32 * self.ny as f32);
         if !(each > 0.0 && (1.0 / each).is_finite()) {
@@ -619,4 +626,26 @@ pub struct SoftBody {
     pub particles: Vec<ParticleId>,
     /// Its edge springs.
     pub springs: Vec<SpringId>,
+}
+
+/// The volume a closed surface of particles encloses, in m³: `Σ x₀·(x₁ × x₂) / 6` over
+/// its triangles, in f64 (in f32 the products of far particles overflow).
+pub(crate) fn surface_volume(surface: &[[u32; 3]], x: &[Vec3]) -> f64 {
+    let p = |k: u32| x[k as usize].as_dvec3();
+    surface
+        .iter()
+        .map(|t| p(t[0]).dot(p(t[1]).cross(p(t[2]))))
+        .sum::<f64>()
+        / 6.0
+}
+
+/// The signed volumes of tetrahedra of particles, summed in f64.
+pub(crate) fn tetrahedra_volume<'a>(tets: impl Iterator<Item = &'a [u32; 4]>, x: &[Vec3]) -> f64 {
+    let p = |k: u32| x[k as usize].as_dvec3();
+    tets.map(|t| {
+        let (a, b, c, d) = (p(t[0]), p(t[1]), p(t[2]), p(t[3]));
+        (b - a).dot((c - a).cross(d - a))
+    })
+    .sum::<f64>()
+        / 6.0
 }

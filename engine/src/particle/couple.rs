@@ -452,7 +452,14 @@ fn contact(
 /// the awake dynamic bodies' velocities change, and every body's reaction adds up.
 /// With a carried warm start (`carry`) the carried start velocity moves too, so that the
 /// next substep does not count the particles' impulse as one of the contacts'.
-pub(crate) fn push_bodies(store: &mut ParticleStore, sb: &mut SolverBodies, carry: bool) {
+pub(crate) fn push_bodies(
+    store: &mut ParticleStore,
+    sb: &mut SolverBodies,
+    bodies: &BodyStore,
+    ctx: &StepContext,
+    carry: bool,
+) {
+    let max_w = ctx.max_rotation * ctx.inv_dt;
     let n = store.pool.capacity();
     let plan = &store.plan;
     for i in 0..n {
@@ -467,7 +474,8 @@ pub(crate) fn push_bodies(store: &mut ParticleStore, sb: &mut SolverBodies, carr
             .chain(&pushes[..count])
             .chain(&pushes[MAX_CONTACTS..])
         {
-            if p.body == NULL {
+            // An impulse that overflowed (see `solve::settle`) does not reach the body.
+            if p.body == NULL || !(p.impulse.is_finite() && p.shift.is_finite()) {
                 continue;
             }
             store.reaction[p.body as usize] += p.impulse;
@@ -482,13 +490,23 @@ pub(crate) fn push_bodies(store: &mut ParticleStore, sb: &mut SolverBodies, carr
             let dv = m.inv_mass * p.impulse;
             let dw = m.inv_inertia * p.lever.cross(p.impulse);
             let s = &mut sb.states[k as usize];
-            s.v += dv;
-            s.w += dw;
+            // Held to the speed limits as the integrator holds them: an impulse of f32's
+            // size would otherwise overflow the body.
+            let (v0, w0) = (s.v, s.w);
+            s.v = super::solve::clamp_speed(s.v + dv, ctx.max_linear_speed);
+            s.w = if bodies.allow_fast_rotation[p.body as usize] {
+                super::solve::clamp_speed(s.w + dw, f32::MAX)
+            } else {
+                super::solve::clamp_speed(s.w + dw, max_w)
+            };
+            let (dv, dw) = (s.v - v0, s.w - w0);
             // The body moves by the correction too, as a particle does (position-based):
             // left to the velocity alone, the overlap it corrects would still be there in
             // the next substep and be corrected again, launching the body.
-            s.dp += m.inv_mass * p.shift;
-            let turn = m.inv_inertia * p.lever.cross(p.shift);
+            let h = ctx.h;
+            s.dp += super::solve::clamp_speed(m.inv_mass * p.shift, ctx.max_linear_speed * h);
+            let turn =
+                super::solve::clamp_speed(m.inv_inertia * p.lever.cross(p.shift), ctx.max_rotation);
             let spin = Quat::from_xyzw(turn.x, turn.y, turn.z, 0.0) * s.dq;
             s.dq = (s.dq + spin * 0.5).normalize();
             if carry {

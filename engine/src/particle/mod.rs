@@ -43,7 +43,7 @@
 //! never share a particle, every lane computes with the same IEEE operations, and the
 //! body impulses are summed in one fixed order.
 
-mod build;
+pub(crate) mod build;
 pub(crate) mod collide;
 pub(crate) mod couple;
 pub(crate) mod solve;

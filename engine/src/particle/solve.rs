@@ -49,14 +49,60 @@ pub(crate) fn predict(store: &mut ParticleStore, ctx: &StepContext, parallel: bo
             let k = h * w * (c1 + c2 * rel.length());
             *v = wind + rel / (1.0 + k);
         }
-        *v += h * gravity_scale[i] * ctx.gravity;
-        let v2 = v.length_squared();
-        if v2 > max_speed * max_speed {
-            *v *= max_speed / v2.sqrt();
-        }
+        *v = clamp_speed(*v + h * gravity_scale[i] * ctx.gravity, max_speed);
         *x += h * *v;
     };
     for_each_maybe_par(prev, parallel, CHUNK, work);
+}
+
+/// `v` no faster than `max`; a velocity whose square overflows is scaled down first so
+/// that its direction survives, and a non-finite one stops.
+#[inline]
+pub(super) fn clamp_speed(v: Vec3, max: f32) -> Vec3 {
+    let v2 = v.length_squared();
+    if v2 <= max * max {
+        return v;
+    }
+    if !v.is_finite() {
+        return Vec3::ZERO;
+    }
+    let u = v / v.abs().max_element();
+    u * (max / u.length())
+}
+
+/// The end of a particle substep: a particle whose position or velocity the substep made
+/// non-finite (a force or impulse beyond what f32 holds: a mass of 1e-30 kg under gas
+/// pressure) goes back to where the substep found it, at rest; every velocity is held to
+/// the world's speed limit, and every particle's move in the substep to that speed times
+/// `h`. Returns how many were stopped.
+pub(crate) fn settle(store: &mut ParticleStore, max_speed: f32, h: f32, parallel: bool) -> usize {
+    let ParticleStore {
+        pool,
+        position,
+        velocity,
+        prev,
+        ..
+    } = store;
+    let v = DisjointPtr::new(velocity);
+    let stopped = std::sync::atomic::AtomicUsize::new(0);
+    let work = |i: usize, x: &mut Vec3| {
+        if !pool.is_alive(i) {
+            return;
+        }
+        let v = v.get_mut(i as u32);
+        if x.is_finite() && v.is_finite() {
+            *v = clamp_speed(*v, max_speed);
+            let moved = *x - prev[i];
+            if moved.length_squared() > (max_speed * h) * (max_speed * h) {
+                *x = prev[i] + clamp_speed(moved, max_speed * h);
+            }
+        } else {
+            (*x, *v) = (prev[i], Vec3::ZERO);
+            stopped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    for_each_maybe_par(position, parallel, CHUNK, work);
+    stopped.into_inner()
 }
 
 /// The gas pressure of each closed soft body: `p = nRT / V` on every surface triangle, a
@@ -65,12 +111,7 @@ fn apply_pressure(store: &mut ParticleStore, h: f32) {
     for &s in &store.plan.pressured {
         let soft = &store.soft[s as usize];
         let x = &store.position;
-        let volume: f32 = soft
-            .surface
-            .iter()
-            .map(|t| x[t[0] as usize].dot(x[t[1] as usize].cross(x[t[2] as usize])))
-            .sum::<f32>()
-            / 6.0;
+        let volume = super::build::surface_volume(&soft.surface, x) as f32;
         // A surface turned inside out has no pressure to push it back.
         if volume.is_nan() || volume <= 1.0e-9 {
             continue;

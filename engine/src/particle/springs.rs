@@ -139,7 +139,8 @@ fn damp_rods(batch: &[Rod], x: &[Vec3], v: DisjointPtr<Vec3>, w: &[f32], h: f32)
     let zero = FloatW::ZERO;
     let one = FloatW::splat(1.0);
     let sum = ma + mb;
-    let k = FloatW::new(beta) * sum;
+    // Past a million the fraction k / (1 + k) is 1 in f32: the cap keeps k finite.
+    let k = (FloatW::new(beta) * sum).min(FloatW::splat(1.0e6));
     // The impulse (per unit of d, so that no square root is needed: `n = d / |d|`) that
     // removes the fraction k / (1 + k) of the relative speed along the spring; none for
     // a spring of zero length, which has no direction.

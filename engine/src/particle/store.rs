@@ -334,8 +334,10 @@ impl ParticleStore {
                 && (d.b == NULL || live(d.b))
                 && (d.body == NULL || (d.body as usize) < bodies)
                 && !(d.b != NULL && d.body != NULL);
-            let valid = ends_ok
-                && d.rest.is_finite()
+            if !ends_ok {
+                return Err("holds a spring whose ends are not live particles or bodies");
+            }
+            let valid = d.rest.is_finite()
                 && d.rest >= 0.0
                 && d.compliance.is_finite()
                 && d.compliance >= 0.0
@@ -343,7 +345,7 @@ impl ParticleStore {
                 && d.damping >= 0.0
                 && crate::math::is_finite3(d.point);
             if !valid {
-                return Err("holds an invalid spring");
+                return Err("holds a spring with a negative or non-finite number");
             }
         }
         if self.soft.len() != self.soft_pool.capacity() {

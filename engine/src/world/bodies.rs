@@ -26,9 +26,19 @@ fn lever_error() -> Error {
     )
 }
 
-/// The error of an impulse so large that the velocity it gives overflows.
+/// The error of an impulse so large that the velocity it gives overflows or passes the
+/// speed a host may set ([`MAX_SPEED`](crate::body::MAX_SPEED), 1e9 m/s or rad/s a
+/// component: beyond it a change of the body's mass frame overflowed its velocity).
 fn overflow_error(field: &'static str) -> Error {
-    Error::invalid(field, "is so large that the velocity it gives overflows")
+    Error::invalid(
+        field,
+        "is so large that the velocity it gives passes 1e9 (m/s or rad/s) or overflows",
+    )
+}
+
+/// `Ok` if `v` is a velocity a host may set, else [`overflow_error`].
+fn check_impulse_result(field: &'static str, v: Vec3) -> Result<(), Error> {
+    crate::body::check_speed(field, v).map_err(|_| overflow_error(field))
 }
 
 impl World {
@@ -207,8 +217,9 @@ impl World {
         let w = b.angular_velocity[i] + b.world_inv_inertia(i) * r.cross(impulse);
         // A finite impulse far from the body can still make an infinite spin.
         check_vec("point", w).map_err(|_| lever_error())?;
+        check_impulse_result("impulse", w)?;
         let v = b.linear_velocity[i] + b.inv_mass[i] * impulse;
-        check_vec("impulse", v).map_err(|_| overflow_error("impulse"))?;
+        check_impulse_result("impulse", v)?;
         b.linear_velocity[i] = v;
         b.angular_velocity[i] = w;
         self.wake_body(i);
@@ -221,7 +232,7 @@ impl World {
         check_vec("impulse", impulse)?;
         let b = &mut self.bodies;
         let w = b.angular_velocity[i] + b.world_inv_inertia(i) * impulse;
-        check_vec("impulse", w).map_err(|_| overflow_error("impulse"))?;
+        check_impulse_result("impulse", w)?;
         b.angular_velocity[i] = w;
         self.wake_body(i);
         Ok(())

@@ -5,6 +5,7 @@ use super::bodies::check_vec;
 use super::World;
 use crate::error::Error;
 use crate::id::{BodyId, ParticleId, SoftBodyId, SpringId, NULL};
+use crate::particle::build;
 use crate::particle::store::{SoftData, SpringData, VolumeData};
 use crate::particle::{
     self, check_point, Cloth, ClothDef, ClothPin, ParticleDef, SoftBody, SoftBodyDef, SpringDef,
@@ -327,11 +328,19 @@ impl World {
     /// Creates a cloth (see [`ClothDef`]).
     pub fn create_cloth(&mut self, def: &ClothDef) -> Result<Cloth, Error> {
         def.validate()?;
-        let bodies: Vec<usize> = def
+        let at = |i: u32, j: u32| {
+            def.origin + def.spacing * (i as f32 * def.axis_u + j as f32 * def.axis_v)
+        };
+        // Each body pin: its body's slot and the pinned particle's place in the body frame
+        // (checked before anything is made, so that an error leaves the world as it was).
+        let bodies: Vec<(usize, Vec3)> = def
             .pins
             .iter()
-            .filter_map(|pin| match pin {
-                ClothPin::Body { body, .. } => Some(self.body_index(*body)),
+            .filter_map(|pin| match *pin {
+                ClothPin::Body { i, j, body } => Some(self.body_index(body).and_then(|b| {
+                    let point = self.bodies.origin(b).inv_transform_point(at(i, j));
+                    check_point("ClothDef::pins", point).map(|()| (b, point))
+                })),
                 ClothPin::Fixed { .. } => None,
             })
             .collect::<Result<_, _>>()?;
@@ -345,9 +354,8 @@ impl World {
         let mut particles = Vec::with_capacity(pinned.len());
         for j in 0..def.ny {
             for i in 0..def.nx {
-                let offset = def.spacing * (i as f32 * def.axis_u + j as f32 * def.axis_v);
                 let pd = ParticleDef {
-                    position: def.origin + offset,
+                    position: at(i, j),
                     velocity: def.velocity,
                     mass: each,
                     pinned: pinned[(j * def.nx + i) as usize],
@@ -389,11 +397,9 @@ impl World {
         }
         for pin in &def.pins {
             if let ClothPin::Body { i, j, .. } = *pin {
-                let b = bodies.next().expect("one body slot per body pin");
+                let (b, point) = bodies.next().expect("one body slot per body pin");
                 pins[(j * def.nx + i) as usize] = Some(b as u32);
                 let p = particles[(j * def.nx + i) as usize];
-                let x = self.particles.position[p.index as usize];
-                let point = self.bodies.origin(b).inv_transform_point(x);
                 springs.push(self.add_spring(SpringData {
                     a: p.index,
                     b: NULL,
@@ -590,23 +596,14 @@ impl World {
         let p = &self.particles;
         let s = p.soft_pool.check(id.index, id.generation, "SoftBodyId")?;
         let d = &p.soft[s];
-        let x = |k: u32| p.position[k as usize];
         if !d.surface.is_empty() {
-            return Ok(d
-                .surface
-                .iter()
-                .map(|t| x(t[0]).dot(x(t[1]).cross(x(t[2]))))
-                .sum::<f32>()
-                / 6.0);
+            return Ok(build::surface_volume(&d.surface, &p.position) as f32);
         }
-        Ok(p.volumes[d.volumes[0] as usize..d.volumes[1] as usize]
+        let tets = p.volumes[d.volumes[0] as usize..d.volumes[1] as usize]
             .iter()
             .filter(|v| v.alive)
-            .map(|v| {
-                let c = v.p.map(x);
-                (c[1] - c[0]).dot((c[2] - c[0]).cross(c[3] - c[0])) / 6.0
-            })
-            .sum())
+            .map(|v| &v.p);
+        Ok(build::tetrahedra_volume(tets, &p.position) as f32)
     }
 
     /// The particle stage before the solve: the plan rebuilt if the constraints changed,
@@ -653,6 +650,7 @@ impl World {
         }
         let p = &mut self.particles;
         self.profile.particles = p.pool.live();
+        self.profile.particles_stopped = 0;
         self.profile.particle_contacts = p.contact_count.iter().map(|&c| c as usize).sum();
         self.profile.particle_colors = p.colors_used();
     }
@@ -671,7 +669,9 @@ impl World {
         particle::couple::classify(p, &self.bodies, &self.solver);
         particle::couple::solve_bodies(p, &self.bodies, &self.solver, ctx, parallel);
         particle::springs::damp_springs(p, ctx.h, parallel);
-        particle::couple::push_bodies(p, &mut self.solver, carry);
+        self.profile.particles_stopped +=
+            particle::solve::settle(p, ctx.max_linear_speed, ctx.h, parallel);
+        particle::couple::push_bodies(p, &mut self.solver, &self.bodies, ctx, carry);
     }
 
     /// Mixes the particles into a state hash (nothing when there are none, so the hashes

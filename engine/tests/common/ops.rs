@@ -1,7 +1,8 @@
 //! The operation fuzzer's script: a byte string decoded into calls on the public API
 //! (bodies, shapes of every kind, joints of every kind, velocities, poses, filters,
-//! impulses and forces, steps, queries, saved states, images), with bounded and hostile
-//! parameters, and the invariants checked after every call.
+//! impulses and forces, steps, queries, saved states, images; with [`run_particles`] also
+//! particles, springs, cloth, soft bodies and wind), with bounded and hostile parameters,
+//! and the invariants checked after every call.
 //!
 //! Shared without copies by `engine/tests/fuzz_ops.rs` (`mod common;`) and by the
 //! cargo-fuzz targets in `fuzz/` (`#[path = "../../engine/tests/common/ops.rs"] mod ops;`),
@@ -10,16 +11,18 @@
 //! Invariants (a failure panics with the op that broke it):
 //! - no call panics;
 //! - a call that returns `Err` leaves `World::deep_hash` unchanged;
-//! - every live body's position, rotation and velocities are finite;
+//! - every live body's position, rotation and velocities are finite, and every live
+//!   particle's position and velocity;
 //! - [`run`] returns the final `state_hash`: the same script at 1 and 2 worker threads must
 //!   give the same one (the caller compares).
 
 #![allow(dead_code)]
 
 use impetus::{
-    BodyDef, BodyId, BodyType, ConvexHull, Filter, Fluid, FluidId, HeightField, JointDef, JointId,
-    JointKind, Limits, MassProperties, Motor, Quat, QueryFilter, Shape, ShapeDef, ShapeId, Spring,
-    Transform, TriMesh, Vec3, World, WorldDef,
+    BodyDef, BodyId, BodyType, ClothDef, ClothPin, ConvexHull, Filter, Fluid, FluidId, HeightField,
+    JointDef, JointId, JointKind, Limits, MassProperties, Motor, ParticleDef, ParticleId, Quat,
+    QueryFilter, Shape, ShapeDef, ShapeId, SoftBodyDef, SoftBodyId, Spring, SpringDef, SpringEnd,
+    SpringId, Transform, TriMesh, Vec3, World, WorldDef,
 };
 use std::sync::Arc;
 
@@ -27,6 +30,7 @@ use std::sync::Arc;
 const MAX_BODIES: usize = 24;
 const MAX_SHAPES: usize = 48;
 const MAX_JOINTS: usize = 16;
+const MAX_PARTICLES: usize = 400;
 
 /// Reads the script: every read past the end gives zeros, so any byte string decodes.
 pub struct Bytes<'a> {
@@ -35,6 +39,8 @@ pub struct Bytes<'a> {
     /// Whether hostile values include finite extremes (1e30, `f32::MAX`, 1e-30...), not
     /// only NaN, ±inf, zeros and -1 (see [`run_with`]).
     extremes: bool,
+    /// Whether a quarter of the operations are particle operations (see [`run_particles`]).
+    particles: bool,
 }
 
 impl<'a> Bytes<'a> {
@@ -43,6 +49,7 @@ impl<'a> Bytes<'a> {
             data,
             pos: 0,
             extremes: true,
+            particles: false,
         }
     }
 
@@ -150,6 +157,9 @@ struct Ids {
     joints: Vec<JointId>,
     fluids: Vec<FluidId>,
     states: Vec<Vec<u8>>,
+    particles: Vec<ParticleId>,
+    springs: Vec<SpringId>,
+    soft: Vec<SoftBodyId>,
 }
 
 fn pick<T: Copy>(v: &[T], b: u8, fallback: T) -> T {
@@ -430,6 +440,16 @@ fn check_finite(w: &World, op: &str) {
             "after {op}: body {b:?} is not finite: p {p} q {q} v {v} w {a}"
         );
     }
+    for (id, x) in w.particles() {
+        let v = w.particle_velocity(id).unwrap();
+        if all {
+            eprintln!("      {id:?} x {x} v {v}");
+        }
+        assert!(
+            x.is_finite() && v.is_finite(),
+            "after {op}: particle {id:?} is not finite: x {x} v {v}"
+        );
+    }
 }
 
 /// Runs the script `data` on a fresh world of `workers` worker threads, checking the
@@ -443,8 +463,20 @@ pub fn run(data: &[u8], workers: usize) -> Outcome {
 /// 1e-30, 1e7...). The engine accepts most finite values and some of these still overflow
 /// to NaN inside the step (see `fuzz_ops.rs`, `finite_extremes`).
 pub fn run_with(data: &[u8], workers: usize, extremes: bool) -> Outcome {
+    run_mode(data, workers, extremes, false)
+}
+
+/// [`run_with`] with particle operations too: a quarter of the operations make, change
+/// or remove particles, springs, cloths and soft bodies, set the wind, or round-trip an
+/// image.
+pub fn run_particles(data: &[u8], workers: usize, extremes: bool) -> Outcome {
+    run_mode(data, workers, extremes, true)
+}
+
+fn run_mode(data: &[u8], workers: usize, extremes: bool, particles: bool) -> Outcome {
     let mut r = Bytes::new(data);
     r.extremes = extremes;
+    r.particles = particles;
     let mut w = World::new(WorldDef {
         worker_count: workers,
         ..Default::default()
@@ -493,6 +525,9 @@ fn tr(what: &dyn std::fmt::Debug) {
 /// Decodes and runs one operation: (its name, what it returned).
 fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static str, Res) {
     let body = |r: &mut Bytes<'_>, ids: &Ids| pick(&ids.bodies, r.u8(), NO_BODY);
+    if r.particles && code % 4 == 3 {
+        return particle_op(w, r, ids, code / 4);
+    }
     match code % 32 {
         0..=2 => {
             if w.body_count() >= MAX_BODIES {
@@ -726,6 +761,196 @@ fn op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static st
                 .expect("an image the world saved must load");
             assert_eq!(copy.state_hash(), w.state_hash(), "image round trip");
             ("save_image/from_image", Ok(()))
+        }
+    }
+}
+
+const NO_PARTICLE: ParticleId = ParticleId {
+    index: 9999,
+    generation: 1,
+};
+
+/// One particle operation (see [`run_particles`]).
+fn particle_op(w: &mut World, r: &mut Bytes<'_>, ids: &mut Ids, code: u8) -> (&'static str, Res) {
+    let particle = |r: &mut Bytes<'_>, ids: &Ids| pick(&ids.particles, r.u8(), NO_PARTICLE);
+    let full = w.particle_count() >= MAX_PARTICLES;
+    match code % 16 {
+        0..=2 => {
+            if full {
+                return ("create_particle (full)", Ok(()));
+            }
+            let def = ParticleDef {
+                position: r.vec3_in(-6.0, 6.0),
+                velocity: r.vec3_in(-5.0, 5.0),
+                mass: r.f32_in(0.001, 1.0),
+                pinned: r.u8() % 8 == 0,
+                radius: r.f32_in(0.005, 0.2),
+                filter: if r.u8() % 4 == 0 {
+                    filter(r)
+                } else {
+                    Filter::default()
+                },
+                linear_drag: r.f32_in(0.0, 0.1),
+                quadratic_drag: r.f32_in(0.0, 0.1),
+                friction: r.f32_in(0.0, 1.0),
+                restitution: r.f32_in(0.0, 1.0),
+                gravity_scale: r.f32_in(-1.0, 2.0),
+            };
+            tr(&def);
+            let res = w.create_particle(&def).map(|id| ids.particles.push(id));
+            ("create_particle", res)
+        }
+        3 => {
+            if full {
+                return ("create_cloth (full)", Ok(()));
+            }
+            let (nx, ny) = (2 + r.u8() as u32 % 6, 2 + r.u8() as u32 % 6);
+            let mut pins = Vec::new();
+            for _ in 0..r.u8() % 3 {
+                let (i, j) = (r.u8() as u32 % (nx + 1), r.u8() as u32 % ny);
+                pins.push(if r.bool() {
+                    ClothPin::Fixed { i, j }
+                } else {
+                    ClothPin::Body {
+                        i,
+                        j,
+                        body: pick(&ids.bodies, r.u8(), NO_BODY),
+                    }
+                });
+            }
+            let def = ClothDef {
+                origin: r.vec3_in(-6.0, 6.0),
+                nx,
+                ny,
+                spacing: r.f32_in(0.02, 0.5),
+                mass: r.f32_in(0.01, 5.0),
+                stretch_compliance: r.f32_in(0.0, 1.0e-3),
+                shear_compliance: r.f32_in(0.0, 1.0e-2),
+                bend_compliance: r.f32_in(0.0, 1.0),
+                damping: r.f32_in(0.0, 1.0),
+                thickness: r.f32_in(0.005, 0.1),
+                friction: r.f32_in(0.0, 1.0),
+                velocity: r.vec3_in(-5.0, 5.0),
+                pins,
+                ..Default::default()
+            };
+            tr(&def);
+            let res = w.create_cloth(&def).map(|c| {
+                ids.particles.extend(&c.particles);
+                ids.springs.extend(&c.springs);
+            });
+            ("create_cloth", res)
+        }
+        4 => {
+            if full {
+                return ("create_soft_body (full)", Ok(()));
+            }
+            let shape = if r.bool() {
+                SoftBodyDef::sphere(r.f32_in(0.05, 1.0), r.u8() as u32 % 2, r.f32_in(0.0, 50.0))
+            } else {
+                SoftBodyDef::cuboid(r.vec3_in(0.05, 1.0), [1, 1 + r.u8() as u32 % 2, 1])
+            };
+            let def = SoftBodyDef {
+                position: r.vec3_in(-6.0, 6.0),
+                rotation: r.quat(),
+                velocity: r.vec3_in(-5.0, 5.0),
+                mass: r.f32_in(0.01, 5.0),
+                edge_compliance: r.f32_in(0.0, 1.0e-2),
+                volume_compliance: r.f32_in(0.0, 1.0e-2),
+                damping: r.f32_in(0.0, 1.0),
+                radius: r.f32_in(0.005, 0.1),
+                ..shape
+            };
+            tr(&(def.position, def.vertices.len(), def.pressure, def.mass));
+            let res = w.create_soft_body(&def).map(|s| {
+                ids.particles.extend(&s.particles);
+                ids.springs.extend(&s.springs);
+                ids.soft.push(s.id);
+            });
+            ("create_soft_body", res)
+        }
+        5 => {
+            let a = particle(r, ids);
+            let b = match r.u8() % 3 {
+                0 => SpringEnd::Particle(particle(r, ids)),
+                1 => SpringEnd::Body {
+                    body: pick(&ids.bodies, r.u8(), NO_BODY),
+                    point: r.vec3_in(-1.0, 1.0),
+                },
+                _ => SpringEnd::Point(r.vec3_in(-6.0, 6.0)),
+            };
+            let mut def = SpringDef::new(a, b)
+                .with_compliance(r.f32_in(0.0, 1.0e-2))
+                .with_damping(r.f32_in(0.0, 2.0));
+            if r.bool() {
+                def = def.with_rest_length(r.f32_in(0.0, 2.0));
+            }
+            tr(&def);
+            let res = w.create_spring(&def).map(|id| ids.springs.push(id));
+            ("create_spring", res)
+        }
+        6 => ("remove_particle", w.remove_particle(particle(r, ids))),
+        7 => {
+            let s = pick(
+                &ids.springs,
+                r.u8(),
+                SpringId {
+                    index: 9999,
+                    generation: 1,
+                },
+            );
+            ("remove_spring", w.remove_spring(s))
+        }
+        8 => {
+            let s = pick(
+                &ids.soft,
+                r.u8(),
+                SoftBodyId {
+                    index: 9999,
+                    generation: 1,
+                },
+            );
+            ("remove_soft_body", w.remove_soft_body(s))
+        }
+        9 => {
+            let (p, x) = (particle(r, ids), r.vec3_in(-6.0, 6.0));
+            ("set_particle_position", w.set_particle_position(p, x))
+        }
+        10 => {
+            let (p, v) = (particle(r, ids), r.vec3_in(-10.0, 10.0));
+            ("set_particle_velocity", w.set_particle_velocity(p, v))
+        }
+        11 => {
+            let (p, i) = (particle(r, ids), r.vec3_in(-1.0, 1.0));
+            ("apply_particle_impulse", w.apply_particle_impulse(p, i))
+        }
+        12 => {
+            let p = particle(r, ids);
+            ("set_particle_pinned", w.set_particle_pinned(p, r.bool()))
+        }
+        13 => ("set_wind", w.set_wind(r.vec3_in(-20.0, 20.0))),
+        14 => {
+            let s = pick(
+                &ids.soft,
+                r.u8(),
+                SoftBodyId {
+                    index: 9999,
+                    generation: 1,
+                },
+            );
+            let res = w.soft_body_volume(s).map(|v| {
+                assert!(v.is_finite(), "soft body volume {v} is not finite");
+            });
+            ("soft_body_volume", res)
+        }
+        _ => {
+            // An image round trip, particles and all.
+            let mut image = Vec::new();
+            w.save_image(&mut image);
+            let copy = World::from_image_with_workers(&image, 1)
+                .expect("an image the world saved must load");
+            assert_eq!(copy.state_hash(), w.state_hash(), "image round trip");
+            ("save_image/from_image (particles)", Ok(()))
         }
     }
 }
