@@ -10,6 +10,7 @@
 // Then particles: fixtures/cloth.impr (a 16 x 16 cloth falling onto a grey sphere, see
 // reader.test.mjs) at frames 0 and 120: the particles (chartreuse) show, move down, are
 // one draw call, and hide with the toggle (target/viewer/cloth-0.png, cloth-120.png).
+// Then shoot.mjs on the cloth fixture (target/viewer/shoot/cloth-0000.png, cloth-0120.png).
 //
 // With PILE_FILE set (a recording of the pile), it also plays that file and prints the
 // frame time (target/viewer/pile.png, target/viewer/pile-frame-time.json): PILE_BENCH_FRAMES
@@ -18,38 +19,17 @@
 // Without Chromium (CHROMIUM, else /usr/bin/chromium) the test is skipped, saying so.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { extname, join, normalize } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { inflateSync } from 'node:zlib';
+import { serve, launch, viewerDir, chromiumPath as chromium } from '../headless.mjs';
 
-const viewerDir = fileURLToPath(new URL('..', import.meta.url));
 const repo = join(viewerDir, '..', '..');
 const outDir = join(repo, 'target', 'viewer');
-const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
 const haveChromium = existsSync(chromium);
 if (!haveChromium) {
   console.log(`\n*** BROWSER TEST SKIPPED: no Chromium at ${chromium} (apt-get install chromium) ***\n`);
-}
-
-/** Serves the viewer's folder, and /rec/NAME from `files`, on 127.0.0.1. */
-function serve(files) {
-  const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    let file = null;
-    if (path.startsWith('/rec/')) file = files[path.slice(5)];
-    else if (!path.includes('..')) file = join(viewerDir, normalize(path === '/' ? 'index.html' : path));
-    if (!file || !existsSync(file)) {
-      res.writeHead(404);
-      res.end();
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
 /** A minimal PNG decoder (8-bit RGB or RGBA, non-interlaced): what Chromium writes. */
@@ -139,18 +119,6 @@ function particlePixels({ width, height, px }) {
     }
   }
   return { n, centroidY: n ? sumY / n : NaN };
-}
-
-async function launch() {
-  const { chromium: pw } = await import('playwright-core');
-  return pw.launch({
-    executablePath: chromium,
-    headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
-    ],
-  });
 }
 
 test('a box falls onto the ground: frames 0 and 90 on screen', { skip: !haveChromium && `no Chromium at ${chromium}`, timeout: 120000 }, async () => {
@@ -268,6 +236,27 @@ test('particles: a cloth falls onto a sphere, one draw call, toggled off and on'
     await browser.close();
     server.close();
   }
+});
+
+test('shoot.mjs writes one PNG per frame, of the size asked; refuses a bad camera or frame', { skip: !haveChromium && `no Chromium at ${chromium}`, timeout: 120000 }, () => {
+  const dir = join(outDir, 'shoot');
+  rmSync(dir, { recursive: true, force: true });
+  const shoot = (...args) => spawnSync(process.execPath, [join(viewerDir, 'shoot.mjs'), ...args], { encoding: 'utf8' });
+  const cloth = join(viewerDir, 'test', 'fixtures', 'cloth.impr');
+  const ok = shoot(cloth, '--frames', '0,120', '--out', dir, '--size', '320x200', '--camera', '0,1.6,3.4,0,0.8,0');
+  assert.equal(ok.status, 0, ok.stderr);
+  for (const f of ['0000', '0120']) {
+    const png = decodePng(readFileSync(join(dir, `cloth-${f}.png`)));
+    assert.deepEqual([png.width, png.height], [320, 200]);
+    assert.ok(particlePixels(png).n > 50, `particles in frame ${f}`);
+  }
+  const bad = shoot(cloth, '--frames', '0', '--out', dir, '--camera', '1,2,3');
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /bad --camera/);
+  const late = shoot(cloth, '--frames', '0,999', '--out', join(dir, 'late'));
+  assert.equal(late.status, 1);
+  assert.match(late.stderr, /frame 999: the recording has frames 0 to 120/);
+  assert.equal(existsSync(join(dir, 'late', 'cloth-0000.png')), false, 'nothing written');
 });
 
 test('the pile plays: frame time in headless Chromium (software GL)', { skip: (!haveChromium && `no Chromium at ${chromium}`) || (!process.env.PILE_FILE && 'PILE_FILE not set'), timeout: 240000 }, async () => {
