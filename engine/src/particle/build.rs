@@ -307,7 +307,9 @@ impl Default for SoftBodyDef {
 impl SoftBodyDef {
     /// A sphere of `radius`: an icosahedron subdivided `subdivisions` times (0..=5),
     /// projected onto the sphere, with a gas at `pressure` (nRT, J). 12, 42, 162, 642...
-    /// vertices.
+    /// vertices. Its skin does not stretch (edge compliance 0): the gas keeps it round.
+    /// (A compliant skin under pressure stretches by more than its compliance says at few
+    /// substeps: see `docs/decisions.md`, "Particles".)
     pub fn sphere(radius: f32, subdivisions: u32, pressure: f32) -> Self {
         let t = (1.0 + 5.0f32.sqrt()) / 2.0;
         let mut vertices: Vec<Vec3> = [
@@ -371,6 +373,7 @@ impl SoftBodyDef {
             vertices: vertices.into_iter().map(|v| v * radius).collect(),
             triangles,
             pressure,
+            edge_compliance: 0.0,
             ..Default::default()
         }
     }

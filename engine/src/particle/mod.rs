@@ -8,6 +8,36 @@
 //! against the shape, one-sided, with friction and restitution), and the impulse of each
 //! contact and body spring acts on the body as well: the coupling is two-way.
 //!
+//! ```
+//! use impetus::{ClothDef, ClothPin, SoftBodyDef, Vec3, World, WorldDef};
+//!
+//! let mut world = World::new(WorldDef { worker_count: 1, ..Default::default() })?;
+//! // A 32 x 32 flag, 4 cm between particles, pinned along its first column, in a breeze.
+//! let flag = world.create_cloth(&ClothDef {
+//!     origin: Vec3::new(0.0, 2.0, 0.0),
+//!     axis_v: Vec3::NEG_Y,
+//!     nx: 32,
+//!     ny: 32,
+//!     spacing: 0.04,
+//!     linear_drag: 0.001,
+//!     pins: (0..32).map(|j| ClothPin::Fixed { i: 0, j }).collect(),
+//!     ..Default::default()
+//! })?;
+//! world.set_wind(Vec3::new(5.0, 0.0, 1.0))?;
+//! // A ball of gas: 162 particles on a sphere of 0.3 m, nRT = 5 J inside.
+//! let ball = world.create_soft_body(&SoftBodyDef::sphere(0.3, 2, 5.0))?;
+//! let volume = world.soft_body_volume(ball.id)?;
+//! for _ in 0..120 {
+//!     world.step(1.0 / 60.0)?;
+//! }
+//! // The wind holds the flag out; the ball, falling freely, keeps its volume.
+//! let tip = world.particle_position(flag.particle(31, 0))?;
+//! assert!(tip.x > 0.6, "the flag flies: tip at {tip}");
+//! let now = world.soft_body_volume(ball.id)?;
+//! assert!((now / volume - 1.0).abs() < 0.05, "{now} m³ vs {volume} m³");
+//! # Ok::<(), impetus::Error>(())
+//! ```
+//!
 //! # The solver
 //!
 //! Extended position-based dynamics (XPBD: Macklin, Müller and Chentanez, "XPBD:
