@@ -2,7 +2,8 @@
 //! seeds: the same decoder (shared by path, not copied), the same invariants (no panic; an
 //! `Err` leaves `deep_hash` unchanged; bodies finite), and 1 and 2 worker threads ending on
 //! the same state hash. The first byte's low bit turns on finite extremes (1e30,
-//! `f32::MAX`...), which still find known overflows (see the fuzz_ops test).
+//! `f32::MAX`...); its next bit, particle operations (particles, springs, cloths, soft
+//! bodies, wind: `ops::run_particles`).
 #![no_main]
 
 #[path = "../../engine/tests/common/ops.rs"]
@@ -15,7 +16,13 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let extremes = flags & 1 == 1;
-    let one = ops::run_with(script, 1, extremes);
-    let two = ops::run_with(script, 2, extremes);
+    let run = |workers| {
+        if flags & 2 == 2 {
+            ops::run_particles(script, workers, extremes)
+        } else {
+            ops::run_with(script, workers, extremes)
+        }
+    };
+    let (one, two) = (run(1), run(2));
     assert_eq!(one, two, "the runs at 1 and 2 worker threads differ");
 });

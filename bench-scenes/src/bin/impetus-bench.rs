@@ -471,6 +471,10 @@ impl Engine {
         label: &str,
         sleep: bool,
     ) -> Result<RunResult, String> {
+        // A peer that cannot build the scene says so instead of running part of it.
+        if let Some(why) = self.skips(scene) {
+            return Err(why);
+        }
         let progress = progress_line(label, steps);
         let result = match self {
             Engine::Impetus => {
