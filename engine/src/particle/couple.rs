@@ -290,6 +290,24 @@ pub(crate) fn solve_bodies(
 
 /// A spring from a particle (at `x`, inverse mass `w`, moved by `motion` this substep)
 /// to a body's point or a fixed point: the particle's correction, and the body's impulse.
+/// Where a spring to a body or a fixed point pulls now: the point in the world, the body
+/// (none for a fixed point) and the point's lever from the body's centre of mass.
+fn anchor_point(
+    s: &super::store::SpringData,
+    bodies: &BodyStore,
+    sb: &SolverBodies,
+    split: &[u32],
+) -> (Vec3, Option<BodyNow>, Vec3) {
+    if s.body == NULL {
+        return (s.point, None, Vec3::ZERO);
+    }
+    let body = BodyNow::of(bodies, sb, s.body, split);
+    // The point in the mass frame, from the body's frame.
+    let local = bodies.frame[s.body as usize].inv_transform_point(s.point);
+    let lever = body.rot * local;
+    (body.com + lever, Some(body), lever)
+}
+
 fn anchor(
     s: &super::store::SpringData,
     x: &mut Vec3,
@@ -299,16 +317,7 @@ fn anchor(
     split: &[u32],
     h: f32,
 ) -> Push {
-    let (target, body, lever) = if s.body == NULL {
-        (s.point, None, Vec3::ZERO)
-    } else {
-        let i = s.body as usize;
-        let body = BodyNow::of(bodies, sb, s.body, split);
-        // The point in the mass frame, from the body's frame.
-        let local = bodies.frame[i].inv_transform_point(s.point);
-        let lever = body.rot * local;
-        (body.com + lever, Some(body), lever)
-    };
+    let (target, body, lever) = anchor_point(s, bodies, sb, split);
     let d = *x - target;
     let len = d.length();
     if len.is_nan() || len <= 1.0e-12 {
@@ -350,14 +359,7 @@ fn damp_anchor(
     split: &[u32],
     h: f32,
 ) {
-    let (target, body, lever) = if s.body == NULL {
-        (s.point, None, Vec3::ZERO)
-    } else {
-        let body = BodyNow::of(bodies, sb, s.body, split);
-        let local = bodies.frame[s.body as usize].inv_transform_point(s.point);
-        let lever = body.rot * local;
-        (body.com + lever, Some(body), lever)
-    };
+    let (target, body, lever) = anchor_point(s, bodies, sb, split);
     let d = x - target;
     let len = d.length();
     if len.is_nan() || len <= 1.0e-12 {

@@ -16,19 +16,25 @@ pub(crate) fn solve_springs(store: &mut ParticleStore, h: f32, parallel: bool) {
         ..
     } = store;
     let x = DisjointPtr::new(position);
-    for (color, rods) in plan.rods.iter_mut().enumerate() {
+    for_each_batch(&mut plan.rods, parallel, |batch| {
+        solve_rods(batch, x, inv_mass, h)
+    });
+}
+
+/// Calls `f` on every batch of springs, colour by colour: `W` springs a batch, a colour's
+/// batches across the workers when it has enough of them; the overflow's springs (which
+/// may share particles) one at a time, in order.
+fn for_each_batch(colors: &mut [Vec<Rod>], parallel: bool, f: impl Fn(&mut [Rod]) + Send + Sync) {
+    for (color, rods) in colors.iter_mut().enumerate() {
         if rods.is_empty() {
             continue;
         }
-        // The overflow's springs may share particles: one at a time, in order.
         let (size, par) = if color == COLORS {
             (1, false)
         } else {
             (W, parallel && rods.len() >= CHUNK)
         };
-        for_each_chunk_maybe_par(rods, size, par, CHUNK / (4 * W), |_, batch| {
-            solve_rods(batch, x, inv_mass, h)
-        });
+        for_each_chunk_maybe_par(rods, size, par, CHUNK / (4 * W), |_, batch| f(batch));
     }
 }
 
@@ -97,19 +103,9 @@ pub(crate) fn damp_springs(store: &mut ParticleStore, h: f32, parallel: bool) {
     } = store;
     let v = DisjointPtr::new(velocity);
     let x = &*position;
-    for (color, rods) in plan.rods.iter_mut().enumerate() {
-        if rods.is_empty() {
-            continue;
-        }
-        let (size, par) = if color == COLORS {
-            (1, false)
-        } else {
-            (W, parallel && rods.len() >= CHUNK)
-        };
-        for_each_chunk_maybe_par(rods, size, par, CHUNK / (4 * W), |_, batch| {
-            damp_rods(batch, x, v, inv_mass, h)
-        });
-    }
+    for_each_batch(&mut plan.rods, parallel, |batch| {
+        damp_rods(batch, x, v, inv_mass, h)
+    });
 }
 
 /// Up to `W` dampers in lanes (as [`solve_rods`]).
