@@ -13,7 +13,7 @@
 //!                     [--json FILE] [--svg FILE]
 //! impetus-bench report [--threads 1,2] [--scenes S,S] [--engines E,E] [--steps N] [--reps R]
 //!                      [--out DIR]
-//! impetus-bench soak [--minutes M] [--threads T] [--seed S]
+//! impetus-bench soak [--minutes M] [--threads T] [--seed S] [--segment K] [--segments N]
 //! impetus-bench record <scene> --out FILE.impr [--steps N] [--threads T] [--sleep]
 //!                      [--no-contacts] [--grid E]
 //! impetus-bench view FILE.impr [OTHER.impr] [--port P]
@@ -38,7 +38,7 @@ const USAGE: &str = "usage:
                       [--json FILE] [--svg FILE]
   impetus-bench report [--threads 1,2] [--scenes S,S] [--engines E,E] [--steps N] [--reps R]
                        [--out DIR]
-  impetus-bench soak [--minutes M] [--threads T] [--seed S]
+  impetus-bench soak [--minutes M] [--threads T] [--seed S] [--segment K] [--segments N]
   impetus-bench record <scene> --out FILE.impr [--steps N] [--threads T] [--sleep]
                        [--no-contacts] [--grid E]
   impetus-bench view FILE.impr [OTHER.impr] [--port P]
@@ -65,6 +65,9 @@ const USAGE: &str = "usage:
                  breaks with sleep on, checks finite state, ground, energy, memory and
                  1-vs-2-thread replays, and exits non-zero naming a failed check
   --seed S       soak: seed of the random operations (decimal or 0x hex)
+  --segment K    soak: start at segment K of the seed's sequence (default 1); a failed soak
+                 prints the command that reruns its segment alone
+  --segments N   soak: stop after N segments, even with time left
   --out FILE     record: the recording to write (.impr, see tools/recorder); frame 0 is
                  the scene as built, then one frame per step (--steps default: the scene's)
   --no-contacts  record: leave the contact points out (smaller files)
@@ -319,11 +322,7 @@ fn view(args: &[String]) -> Result<(), String> {
 
 /// `soak --minutes M [--threads T] [--seed S]`.
 fn soak(args: &[String]) -> Result<(), String> {
-    let mut opts = impetus_scenes::soak::SoakOptions {
-        minutes: 1.0,
-        threads: 1,
-        seed: 0x50A4,
-    };
+    let mut opts = impetus_scenes::soak::SoakOptions::new(0x50A4);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || {
@@ -351,6 +350,22 @@ fn soak(args: &[String]) -> Result<(), String> {
                     None => v.parse(),
                 }
                 .map_err(|_| format!("--seed: not a number: {v:?}"))?;
+            }
+            "--segment" => {
+                let v = value()?;
+                opts.first_segment =
+                    v.parse().ok().filter(|&k| k >= 1).ok_or_else(|| {
+                        format!("--segment: not a segment number (1, 2, ...): {v:?}")
+                    })?;
+            }
+            "--segments" => {
+                let v = value()?;
+                opts.max_segments = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|&k| k >= 1)
+                        .ok_or_else(|| format!("--segments: not a positive count: {v:?}"))?,
+                );
             }
             _ => return Err(format!("soak: unknown argument {a:?}\n{USAGE}")),
         }
