@@ -9,6 +9,17 @@
 use crate::math::prefetch_head;
 use rayon::prelude::*;
 
+/// A size from which a stage runs on the pool: `n`, except under Miri, where every
+/// parallel path opens from a handful of items so that worlds small enough to interpret
+/// reach the disjoint writes (the results do not depend on the choice).
+pub(crate) const fn par_min(n: usize) -> usize {
+    if cfg!(miri) {
+        2
+    } else {
+        n
+    }
+}
+
 /// Calls `f(k, item)` for every item, on the current pool's workers when `parallel` (at
 /// least `min_len` items to a task), else in order on the calling thread.
 #[inline]

@@ -91,7 +91,7 @@ pub(crate) const MAX_CELLS_PER_PROXY: u64 = 64;
 const FULL_SORT_ADDED: u8 = 8;
 
 /// Dirty cells per parallel sweep work item.
-const SWEEP_CHUNK: usize = 32;
+const SWEEP_CHUNK: usize = crate::parallel::par_min(32);
 
 /// A proxy in at most this many cells keeps their indices, so a moved proxy whose cell
 /// range did not change marks its cells without hashing.
@@ -390,7 +390,7 @@ impl BroadPhase {
         let list = &self.pairs.list;
         let ended = &mut self.pairs.ended;
         match pool {
-            Some(pool) if list.len() > 4096 => pool
+            Some(pool) if list.len() > crate::parallel::par_min(4096) => pool
                 .install(|| ended.par_extend(list.par_iter().with_min_len(1024).filter_map(ends))),
             _ => ended.extend(list.iter().filter_map(ends)),
         }

@@ -15,7 +15,7 @@ use crate::solver::StepContext;
 use glam::Vec3;
 
 /// Particles from which the particle stages run on the pool.
-const PARALLEL_PARTICLES: usize = 1024;
+const PARALLEL_PARTICLES: usize = crate::parallel::par_min(1024);
 
 impl World {
     /// Creates a particle.

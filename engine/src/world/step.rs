@@ -11,10 +11,10 @@ use impetus_profiling::{color, join_wait, physics_frame, plot, zone};
 use std::time::Instant;
 
 /// Constraints plus movable bodies from which the solve stage runs on the pool.
-const PARALLEL_SOLVE: usize = 512;
+const PARALLEL_SOLVE: usize = crate::parallel::par_min(512);
 /// Bodies from which the stages after the solve (write-back, bounds, move events) run in
 /// parallel.
-pub(super) const PARALLEL_FINALIZE: usize = 1024;
+pub(super) const PARALLEL_FINALIZE: usize = crate::parallel::par_min(1024);
 
 /// Milliseconds since `t`.
 #[inline]
