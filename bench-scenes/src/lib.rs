@@ -9,6 +9,7 @@
 #[cfg(feature = "box3d")]
 pub mod box3d;
 pub mod chart;
+pub mod churn;
 #[cfg(feature = "jolt")]
 pub mod jolt;
 pub mod measure;

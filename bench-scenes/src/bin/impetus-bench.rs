@@ -14,6 +14,7 @@
 //! impetus-bench report [--threads 1,2] [--scenes S,S] [--engines E,E] [--steps N] [--reps R]
 //!                      [--out DIR]
 //! impetus-bench soak [--minutes M] [--threads T] [--seed S] [--segment K] [--segments N]
+//! impetus-bench churn <scene> [--worlds R] [--steps N] [--threads T]
 //! impetus-bench record <scene> --out FILE.impr [--steps N] [--threads T] [--sleep]
 //!                      [--no-contacts] [--grid E]
 //! impetus-bench view FILE.impr [OTHER.impr] [--port P]
@@ -39,6 +40,7 @@ const USAGE: &str = "usage:
   impetus-bench report [--threads 1,2] [--scenes S,S] [--engines E,E] [--steps N] [--reps R]
                        [--out DIR]
   impetus-bench soak [--minutes M] [--threads T] [--seed S] [--segment K] [--segments N]
+  impetus-bench churn <scene> [--worlds R] [--steps N] [--threads T]
   impetus-bench record <scene> --out FILE.impr [--steps N] [--threads T] [--sleep]
                        [--no-contacts] [--grid E]
   impetus-bench view FILE.impr [OTHER.impr] [--port P]
@@ -68,6 +70,9 @@ const USAGE: &str = "usage:
   --segment K    soak: start at segment K of the seed's sequence (default 1); a failed soak
                  prints the command that reruns its segment alone
   --segments N   soak: stop after N segments, even with time left
+  --worlds R     churn: build the scene's world, step it N times (default 10) and drop it,
+                 R times (default 10) in one process; fails when a dropped world leaves
+                 memory live or a later world's live high-water mark grows by over 1%
   --out FILE     record: the recording to write (.impr, see tools/recorder); frame 0 is
                  the scene as built, then one frame per step (--steps default: the scene's)
   --no-contacts  record: leave the contact points out (smaller files)
@@ -104,6 +109,7 @@ fn main() -> ExitCode {
         Some("sweep") => sweep(&args[1..]),
         Some("report") => report(&args[1..]),
         Some("soak") => soak(&args[1..]),
+        Some("churn") => churn(&args[1..]),
         Some("record") => record(&args[1..]),
         Some("view") => view(&args[1..]),
         _ => Err(USAGE.to_string()),
@@ -377,6 +383,24 @@ fn soak(args: &[String]) -> Result<(), String> {
     impetus_scenes::soak::run(&opts, Some(probe)).map(|_| ())
 }
 
+/// `churn <scene> [--worlds R] [--steps N] [--threads T]`.
+fn churn(args: &[String]) -> Result<(), String> {
+    let o = Opts::parse(args, &["--worlds", "--steps", "--threads"])?;
+    let scene = o.scene("churn")?;
+    let probe = impetus_scenes::soak::MemProbe {
+        read: counting::read,
+        reset_peak: counting::reset_peak,
+    };
+    impetus_scenes::churn::run(
+        scene,
+        o.worlds.unwrap_or(10),
+        o.steps.unwrap_or(10),
+        o.single_thread_count()?,
+        probe,
+    )
+    .map(|_| ())
+}
+
 /// The engines the bench can run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Engine {
@@ -559,6 +583,7 @@ struct Opts {
     steps: Option<usize>,
     threads: Option<Vec<usize>>,
     reps: Option<usize>,
+    worlds: Option<usize>,
     engines: Option<Vec<Engine>>,
     json: Option<String>,
     svg: Option<String>,
@@ -585,6 +610,7 @@ impl Opts {
             match a.as_str() {
                 "--steps" => o.steps = Some(number(&value()?)?),
                 "--reps" => o.reps = Some(number(&value()?)?.max(1)),
+                "--worlds" => o.worlds = Some(number(&value()?)?.max(1)),
                 "--threads" => {
                     o.threads = Some(
                         value()?
