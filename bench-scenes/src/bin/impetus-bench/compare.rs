@@ -1,0 +1,439 @@
+//! `impetus-bench compare` and `sweep`, and the measurement they share with `report`:
+//! every engine run on a scene at each thread count, the repetitions alternating engines,
+//! and the comparison table.
+
+use crate::cli::{CompareArgs, SweepArgs};
+use crate::engine::Engine;
+use crate::{write_file, write_json};
+use impetus_scenes::chart::{bar_chart, scaling_chart, Series};
+use impetus_scenes::measure::stretch_percent;
+use impetus_scenes::{RunResult, Scene};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// The repetitions of one engine at one thread count.
+pub struct Reps {
+    runs: Vec<RunResult>,
+}
+
+impl Reps {
+    /// The run whose median is the median of the repetitions' medians.
+    pub fn representative(&self) -> &RunResult {
+        let mut order: Vec<usize> = (0..self.runs.len()).collect();
+        order.sort_by(|&a, &b| self.runs[a].median.total_cmp(&self.runs[b].median));
+        &self.runs[order[order.len() / 2]]
+    }
+
+    pub fn median(&self) -> f64 {
+        self.representative().median
+    }
+
+    /// The representative run's JSON object, with every repetition's median added.
+    pub fn to_json(&self) -> Value {
+        let mut v = self.representative().to_json();
+        v["rep_medians"] = json!(self.runs.iter().map(|r| r.median).collect::<Vec<_>>());
+        v
+    }
+}
+
+/// What became of one engine at one thread count.
+pub enum Outcome {
+    /// It ran every repetition.
+    Ran(Reps),
+    /// It cannot build the scene (the reason).
+    Skipped(String),
+    /// A run failed (the error); the engine was not run again.
+    Failed(String),
+}
+
+impl Outcome {
+    pub fn ran(&self) -> Option<&Reps> {
+        match self {
+            Outcome::Ran(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// Where a long measurement is: runs done of all, and the time they took, for the
+/// progress label's estimate of the time left.
+pub struct Tally {
+    done: usize,
+    total: usize,
+    started: Instant,
+}
+
+impl Tally {
+    pub fn new(total: usize) -> Tally {
+        Tally {
+            done: 0,
+            total,
+            started: Instant::now(),
+        }
+    }
+
+    /// `[run 4/30, ~12 min left] ` (no estimate before the first run is done).
+    fn prefix(&self) -> String {
+        if self.total <= 1 {
+            return String::new();
+        }
+        let left = if self.done == 0 {
+            String::new()
+        } else {
+            let per_run = self.started.elapsed().as_secs_f64() / self.done as f64;
+            let minutes = per_run * (self.total - self.done) as f64 / 60.0;
+            format!(", ~{minutes:.0} min left")
+        };
+        format!("[run {}/{}{left}] ", self.done + 1, self.total)
+    }
+}
+
+/// Runs `engines` at each thread count, `reps` times, alternating engines (A B C A B C).
+/// An engine that cannot build the scene is skipped with its reason; one whose run fails
+/// is reported as failed and not run again, and the others go on.
+pub fn measure_all(
+    scene: &Scene,
+    engines: &[Engine],
+    threads: &[usize],
+    steps: usize,
+    reps: usize,
+    tally: &mut Tally,
+) -> Vec<Vec<Outcome>> {
+    let mut out = Vec::new();
+    for &t in threads {
+        let mut per_engine: Vec<Outcome> = engines
+            .iter()
+            .map(|e| match e.skips(scene) {
+                Some(why) => {
+                    eprintln!("{} t{t}: skipping {}: {why}", scene.name, e.name());
+                    Outcome::Skipped(why)
+                }
+                None => Outcome::Ran(Reps { runs: vec![] }),
+            })
+            .collect();
+        for rep in 0..reps {
+            for (k, e) in engines.iter().enumerate() {
+                let Outcome::Ran(r) = &mut per_engine[k] else {
+                    continue;
+                };
+                let label = format!(
+                    "{}{} {:<7} t{t} rep {}/{reps}",
+                    tally.prefix(),
+                    scene.name,
+                    e.name(),
+                    rep + 1
+                );
+                match e.run(scene, t, steps, &label, false) {
+                    Ok(run) => r.runs.push(run),
+                    Err(error) => {
+                        eprintln!("{} t{t}: {} failed: {error}", scene.name, e.name());
+                        per_engine[k] = Outcome::Failed(error);
+                    }
+                }
+                tally.done += 1;
+            }
+        }
+        out.push(per_engine);
+    }
+    out
+}
+
+/// The runs of every engine in `row`, or the first engine's reason for having none.
+fn all_ran<'a>(row: &'a [Outcome], engines: &[Engine]) -> Result<Vec<&'a Reps>, String> {
+    row.iter()
+        .zip(engines)
+        .map(|(o, e)| match o {
+            Outcome::Ran(r) => Ok(r),
+            Outcome::Skipped(why) | Outcome::Failed(why) => Err(format!("{}: {why}", e.name())),
+        })
+        .collect()
+}
+
+/// The fastest peer's (any engine but impetus) name and median ms/step among `reps`.
+pub fn best_peer(reps: &[&Reps]) -> Option<(String, f64)> {
+    reps.iter()
+        .filter(|r| !r.representative().engine.starts_with("impetus"))
+        .map(|r| (r.representative().engine.clone(), r.median()))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// A text table with one column per engine.
+fn comparison_table(reps: &[&Reps]) -> String {
+    let reps_runs: Vec<&RunResult> = reps.iter().map(|r| r.representative()).collect();
+    let mut s = String::new();
+    let row = |s: &mut String, k: &str, cells: Vec<String>| {
+        s.push_str(&format!("  {k:<24}"));
+        for c in cells {
+            s.push_str(&format!(" {c:>20}"));
+        }
+        s.push('\n');
+    };
+    let each = |f: &dyn Fn(&RunResult) -> String| reps_runs.iter().map(|r| f(r)).collect();
+    row(&mut s, "", each(&|r| r.engine.clone()));
+    row(&mut s, "threads", each(&|r| r.threads.to_string()));
+    row(&mut s, "steps", each(&|r| r.steps.to_string()));
+    row(&mut s, "dynamic bodies", each(&|r| r.bodies.to_string()));
+    row(
+        &mut s,
+        "contacts / points",
+        each(&|r| format!("{} / {}", r.contacts, r.points)),
+    );
+    let jointed = reps_runs.iter().any(|r| r.joints > 0);
+    if jointed {
+        row(&mut s, "joints", each(&|r| r.joints.to_string()));
+    }
+    row(
+        &mut s,
+        "ms/step median",
+        reps.iter().map(|r| format!("{:.3}", r.median())).collect(),
+    );
+    if let Some((_, best)) = best_peer(reps) {
+        row(
+            &mut s,
+            "ratio to best peer",
+            reps.iter()
+                .map(|r| format!("{:.3}", r.median() / best))
+                .collect(),
+        );
+    }
+    row(&mut s, "ms/step mean", each(&|r| format!("{:.3}", r.mean)));
+    row(&mut s, "ms/step p95", each(&|r| format!("{:.3}", r.p95)));
+    if reps.iter().any(|r| r.runs.len() > 1) {
+        row(
+            &mut s,
+            "rep medians",
+            reps.iter()
+                .map(|r| {
+                    let v: Vec<String> =
+                        r.runs.iter().map(|x| format!("{:.2}", x.median)).collect();
+                    v.join(" ")
+                })
+                .collect(),
+        );
+    }
+    s.push_str("  stage medians (ms)\n");
+    let mut names: Vec<&str> = Vec::new();
+    for r in &reps_runs {
+        for (n, _) in &r.stages {
+            if !names.contains(n) {
+                names.push(n);
+            }
+        }
+    }
+    for n in names {
+        row(
+            &mut s,
+            &format!("  {n}"),
+            each(&|r| {
+                r.stages
+                    .iter()
+                    .find(|(m, _)| *m == n)
+                    .map_or("-".to_string(), |(_, v)| format!("{v:.3}"))
+            }),
+        );
+    }
+    row(
+        &mut s,
+        "max displacement (m)",
+        each(&|r| format!("{:.4}", r.stability.max_displacement)),
+    );
+    row(
+        &mut s,
+        "max speed (m/s)",
+        each(&|r| format!("{:.4}", r.stability.max_speed)),
+    );
+    row(
+        &mut s,
+        "lowest point y (m)",
+        each(&|r| format!("{:.4}", r.stability.min_y)),
+    );
+    row(
+        &mut s,
+        "max penetration (m)",
+        each(&|r| format!("{:.4}", r.stability.max_penetration)),
+    );
+    if reps_runs
+        .iter()
+        .any(|r| r.stability.column_compression.is_some())
+    {
+        row(
+            &mut s,
+            "column compression (m)",
+            each(&|r| {
+                r.stability
+                    .column_compression
+                    .map_or("-".to_string(), |c| format!("{c:.5}"))
+            }),
+        );
+    }
+    if jointed {
+        row(
+            &mut s,
+            "max joint error (m)",
+            each(&|r| format!("{:.5}", r.stability.max_joint_error)),
+        );
+        row(
+            &mut s,
+            "max joint stretch",
+            each(&|r| stretch_percent(r.stability.max_joint_stretch_ratio)),
+        );
+    }
+    row(
+        &mut s,
+        "state hash",
+        each(&|r| format!("{:016x}", r.state_hash)),
+    );
+    s
+}
+
+/// `compare <scene>`: every engine (or those given) on the scene at one thread count, the
+/// table of them side by side and the fastest peer.
+pub fn compare(o: &CompareArgs) -> Result<(), String> {
+    let scene = o.scene;
+    let threads = o.threads;
+    let steps = o.steps.unwrap_or(scene.default_steps).max(1);
+    let reps = o.reps.max(1);
+    let engines = o.engines.clone().unwrap_or_else(Engine::compiled_in);
+    let mut tally = Tally::new(engines.len() * reps);
+    let row = measure_all(scene, &engines, &[threads], steps, reps, &mut tally)
+        .pop()
+        .unwrap_or_default();
+    let ran: Vec<&Reps> = row.iter().filter_map(Outcome::ran).collect();
+    if ran.is_empty() {
+        return Err(format!("no engine ran {}", scene.name));
+    }
+    let t = ran[0].representative().threads;
+    println!(
+        "compare {}: {t} thread(s), {steps} steps, {reps} rep(s) alternating\n",
+        scene.name
+    );
+    for (o, e) in row.iter().zip(&engines) {
+        match o {
+            Outcome::Skipped(why) => println!("  {}: skipped: {why}", e.name()),
+            Outcome::Failed(why) => println!("  {}: failed: {why}", e.name()),
+            Outcome::Ran(_) => {}
+        }
+    }
+    print!("{}", comparison_table(&ran));
+    let best = best_peer(&ran);
+    if let Some((name, ms)) = &best {
+        println!("  {:<24} {name} ({ms:.3} ms/step)", "best peer");
+    }
+    if let Some(path) = &o.json {
+        let v = json!({
+            "scene": scene.name,
+            "threads": t,
+            "steps": steps,
+            "reps": reps,
+            "engines": ran.iter().map(|r| {
+                let mut v = r.to_json();
+                if let Some((_, ms)) = &best {
+                    v["ratio_to_best_peer"] = json!(r.median() / ms);
+                }
+                v
+            }).collect::<Vec<_>>(),
+            "skipped": row.iter().zip(&engines).filter_map(|(o, e)| match o {
+                Outcome::Skipped(why) => Some(json!({"engine": e.name(), "reason": why})),
+                _ => None,
+            }).collect::<Vec<_>>(),
+            "failed": row.iter().zip(&engines).filter_map(|(o, e)| match o {
+                Outcome::Failed(why) => Some(json!({"engine": e.name(), "error": why})),
+                _ => None,
+            }).collect::<Vec<_>>(),
+            "best_peer": best.as_ref().map(|(name, ms)| json!({"engine": name, "ms_per_step": ms})),
+        });
+        write_json(path, &v)?;
+    }
+    if let Some(path) = &o.svg {
+        let bars: Vec<(String, f64)> = ran
+            .iter()
+            .map(|r| (r.representative().engine.clone(), r.median()))
+            .collect();
+        let title = format!("{}: ms/step, {t} thread(s)", scene.name);
+        write_file(path, bar_chart(&title, &bars))?;
+    }
+    Ok(())
+}
+
+/// `sweep <scene> --threads T,T`: the engines at each thread count, ms/step with the
+/// speed-up over the first thread count, then the table at the last.
+pub fn sweep(o: &SweepArgs) -> Result<(), String> {
+    let scene = o.scene;
+    let threads = o.threads.clone();
+    let engines = o
+        .engines
+        .clone()
+        .unwrap_or(vec![Engine::Impetus, Engine::Rapier]);
+    let steps = o.steps.unwrap_or(scene.default_steps).max(1);
+    let reps = o.reps.max(1);
+    let mut tally = Tally::new(engines.len() * reps * threads.len());
+    let measured = measure_all(scene, &engines, &threads, steps, reps, &mut tally);
+    let all: Vec<Vec<&Reps>> = measured
+        .iter()
+        .map(|row| all_ran(row, &engines))
+        .collect::<Result<_, _>>()?;
+
+    println!(
+        "sweep {}: {steps} steps, {reps} rep(s); ms/step median (speed-up over the first row)\n",
+        scene.name
+    );
+    let mut header = format!("  {:>7}", "threads");
+    for r in &all[0] {
+        header.push_str(&format!(" {:>24}", r.representative().engine));
+    }
+    let both = engines.contains(&Engine::Impetus) && engines.contains(&Engine::Rapier);
+    if both {
+        header.push_str(&format!(" {:>16}", "impetus/rapier"));
+    }
+    println!("{header}");
+    for row in &all {
+        let mut line = format!("  {:>7}", row[0].representative().threads);
+        for (k, r) in row.iter().enumerate() {
+            let speedup = all[0][k].median() / r.median();
+            line.push_str(&format!(
+                " {:>24}",
+                format!("{:.3} ({speedup:.2}x)", r.median())
+            ));
+        }
+        if both {
+            let i = engines
+                .iter()
+                .position(|&e| e == Engine::Impetus)
+                .unwrap_or(0);
+            let j = engines
+                .iter()
+                .position(|&e| e == Engine::Rapier)
+                .unwrap_or(0);
+            line.push_str(&format!(" {:>16.3}", row[i].median() / row[j].median()));
+        }
+        println!("{line}");
+    }
+    println!("\n  stability at the last thread count:");
+    print!("{}", comparison_table(&all[all.len() - 1]));
+
+    if let Some(path) = &o.json {
+        let v = json!({
+            "scene": scene.name,
+            "steps": steps,
+            "reps": reps,
+            "threads": all.iter().map(|row| row[0].representative().threads).collect::<Vec<_>>(),
+            "engines": all[0].iter().map(|r| r.representative().engine.clone()).collect::<Vec<_>>(),
+            "results": all.iter().flatten().map(|r| r.to_json()).collect::<Vec<_>>(),
+        });
+        write_json(path, &v)?;
+    }
+    if let Some(path) = &o.svg {
+        let series: Vec<Series> = (0..engines.len())
+            .map(|k| Series {
+                name: all[0][k].representative().engine.clone(),
+                points: all
+                    .iter()
+                    .map(|row| (row[k].representative().threads as f64, row[k].median()))
+                    .collect(),
+            })
+            .collect();
+        let title = format!("{}: ms/step against threads ({steps} steps)", scene.name);
+        write_file(path, scaling_chart(&title, &series))?;
+    }
+    Ok(())
+}

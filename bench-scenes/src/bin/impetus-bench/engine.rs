@@ -1,0 +1,150 @@
+//! The engines the bench can run: impetus and the peers compiled in, each run on a scene
+//! with a progress bar.
+
+use crate::progress::Progress;
+use impetus_scenes::{run_scene_with, world_def, RunResult, Scene};
+
+/// The engines the bench can run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Engine {
+    Impetus,
+    Rapier,
+    Box3d,
+    Physx,
+    Jolt,
+}
+
+impl Engine {
+    /// Every engine, in the order tables list them.
+    const ALL: [Engine; 5] = [
+        Engine::Impetus,
+        Engine::Rapier,
+        Engine::Box3d,
+        Engine::Physx,
+        Engine::Jolt,
+    ];
+
+    pub fn parse(s: &str) -> Result<Engine, String> {
+        let e = match s {
+            "impetus" => Engine::Impetus,
+            "rapier" | "rapier3d" => Engine::Rapier,
+            "box3d" => Engine::Box3d,
+            "physx" => Engine::Physx,
+            "jolt" => Engine::Jolt,
+            _ => {
+                return Err(format!(
+                    "unknown engine {s:?}; engines: impetus, rapier, box3d, physx, jolt"
+                ))
+            }
+        };
+        if !e.compiled() {
+            return Err(format!(
+                "this impetus-bench was built without the `{}` feature (see README, \
+                 \"Compare with the other engines\")",
+                e.feature()
+            ));
+        }
+        Ok(e)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Impetus => "impetus",
+            Engine::Rapier => "rapier",
+            Engine::Box3d => "box3d",
+            Engine::Physx => "physx",
+            Engine::Jolt => "jolt",
+        }
+    }
+
+    /// The cargo feature that compiles the engine in.
+    fn feature(self) -> &'static str {
+        match self {
+            Engine::Impetus => "default",
+            e => e.name(),
+        }
+    }
+
+    fn compiled(self) -> bool {
+        match self {
+            Engine::Impetus => true,
+            Engine::Rapier => cfg!(feature = "rapier"),
+            Engine::Box3d => cfg!(feature = "box3d"),
+            Engine::Physx => cfg!(feature = "physx"),
+            Engine::Jolt => cfg!(feature = "jolt"),
+        }
+    }
+
+    /// Every engine compiled in.
+    pub fn compiled_in() -> Vec<Engine> {
+        Engine::ALL.into_iter().filter(|e| e.compiled()).collect()
+    }
+
+    /// Why the engine cannot build `scene` (a recipe feature it has no counterpart for), or
+    /// `None` when it can.
+    pub fn skips(self, scene: &Scene) -> Option<String> {
+        let recipe = || (scene.recipe)(&impetus_scenes::Params::default());
+        if self == Engine::Rapier && !recipe().particles.is_empty() {
+            return Some(format!(
+                "rapier cannot build {}",
+                impetus_scenes::peer::PARTICLES_UNSUPPORTED
+            ));
+        }
+        match self {
+            #[cfg(feature = "box3d")]
+            Engine::Box3d => impetus_scenes::box3d::box3d_skips(&recipe()),
+            #[cfg(feature = "physx")]
+            Engine::Physx => impetus_scenes::physx::physx_skips(&recipe()),
+            #[cfg(feature = "jolt")]
+            Engine::Jolt => impetus_scenes::jolt::jolt_skips(&recipe()),
+            _ => {
+                let _ = recipe;
+                None
+            }
+        }
+    }
+
+    /// One timed run with a progress bar labelled `label`.
+    pub fn run(
+        self,
+        scene: &Scene,
+        threads: usize,
+        steps: usize,
+        label: &str,
+        sleep: bool,
+    ) -> Result<RunResult, String> {
+        // A peer that cannot build the scene says so instead of running part of it.
+        if let Some(why) = self.skips(scene) {
+            return Err(why);
+        }
+        let bar = Progress::new(label, steps);
+        let progress = bar.callback();
+        let result = match self {
+            Engine::Impetus => {
+                let def = impetus::WorldDef {
+                    enable_sleep: sleep,
+                    ..world_def(threads)
+                };
+                run_scene_with(scene, def, steps, progress).map_err(|e| e.to_string())
+            }
+            #[cfg(feature = "rapier")]
+            Engine::Rapier => impetus_scenes::run_rapier(scene, threads, steps, progress),
+            #[cfg(feature = "box3d")]
+            Engine::Box3d => impetus_scenes::box3d::run_box3d(scene, threads, steps, progress),
+            #[cfg(feature = "physx")]
+            Engine::Physx => impetus_scenes::physx::run_physx(scene, threads, steps, progress),
+            #[cfg(feature = "jolt")]
+            Engine::Jolt => impetus_scenes::jolt::run_jolt(scene, threads, steps, progress),
+            #[allow(unreachable_patterns)]
+            e => {
+                let _ = progress;
+                Err(format!(
+                    "this impetus-bench was built without the `{}` feature",
+                    e.feature()
+                ))
+            }
+        };
+        bar.finish();
+        result
+    }
+}

@@ -1,0 +1,370 @@
+//! `impetus-bench report`: every scene (or those given) on every engine at each thread
+//! count, written out as a README.md with the tables, results.json and one SVG chart per
+//! scene.
+
+use crate::cli::ReportArgs;
+use crate::compare::{best_peer, measure_all, Outcome, Reps, Tally};
+use crate::engine::Engine;
+use crate::{write_file, write_json};
+use impetus_scenes::chart::{grouped_bar_chart, BarSeries};
+use impetus_scenes::{RunResult, Scene, SCENES};
+use serde_json::json;
+
+/// The arguments after `report` on this process's command line, as typed, for the
+/// report's record of how it was made.
+fn command_args() -> String {
+    std::env::args_os()
+        .skip(2)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The machine for the report's caption: the CPU model from /proc/cpuinfo and the cores
+/// this process may use.
+fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{model}, {cores} cores")
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the system clock (the civil-from-days
+/// conversion of the proleptic Gregorian calendar).
+fn utc_date() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// The 1-, 5- and 15-minute load averages from /proc/loadavg, e.g. `1.02 0.87 0.60`.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+/// How a report was made, for its text and its results file.
+struct ReportInfo {
+    command: String,
+    machine: String,
+    date: String,
+    reps: usize,
+    /// Load averages when the report began and when it ended.
+    load: (String, String),
+}
+
+/// A figure for the report's tables: fixed decimals, or a dash.
+fn cell(v: Option<f64>, decimals: usize) -> String {
+    v.map_or("–".to_string(), |v| format!("{v:.decimals$}"))
+}
+
+/// The measurements of one scene: per thread count, one outcome per engine.
+struct SceneReport {
+    scene: &'static Scene,
+    steps: usize,
+    rows: Vec<Vec<Outcome>>,
+}
+
+/// `report`: measures, then writes README.md, results.json and the charts into `--out`.
+pub fn report(o: &ReportArgs) -> Result<(), String> {
+    let threads = o.threads.clone();
+    let engines = o.engines.clone().unwrap_or_else(Engine::compiled_in);
+    let scenes: Vec<&'static Scene> = o.scenes.clone().unwrap_or_else(|| SCENES.iter().collect());
+    let reps = o.reps.max(1);
+    let out = o.out.clone();
+    std::fs::create_dir_all(&out).map_err(|e| format!("creating {out}: {e}"))?;
+    let total: usize = scenes
+        .iter()
+        .map(|s| engines.iter().filter(|e| e.skips(s).is_none()).count())
+        .sum::<usize>()
+        * reps
+        * threads.len();
+    let mut tally = Tally::new(total);
+    let (machine, date) = (machine(), utc_date());
+    let load_start = load_average();
+    let mut measured = Vec::new();
+    for &scene in &scenes {
+        let steps = o.steps.unwrap_or(scene.default_steps).max(1);
+        let rows = measure_all(scene, &engines, &threads, steps, reps, &mut tally);
+        let report = SceneReport { scene, steps, rows };
+        let path = format!("{out}/{}.svg", scene.name);
+        write_file(
+            &path,
+            scene_chart(&report, &engines, &threads, reps, &machine, &date),
+        )?;
+        measured.push(report);
+    }
+    let info = ReportInfo {
+        command: format!("impetus-bench report {}", command_args()),
+        machine,
+        date,
+        reps,
+        load: (load_start, load_average()),
+    };
+    let readme = report_markdown(&measured, &engines, &threads, &info);
+    write_file(&format!("{out}/README.md"), readme)?;
+    let results = json!({
+        "command": info.command,
+        "machine": info.machine,
+        "date": info.date,
+        "load_average": { "start": info.load.0, "end": info.load.1 },
+        "reps": reps,
+        "threads": threads,
+        "scenes": measured.iter().map(|m| json!({
+            "scene": m.scene.name,
+            "steps": m.steps,
+            "results": m.rows.iter().zip(&threads).map(|(row, t)| json!({
+                "threads": t,
+                "engines": row.iter().zip(&engines).map(|(o, e)| match o {
+                    Outcome::Ran(r) => r.to_json(),
+                    Outcome::Skipped(why) => json!({"engine": e.name(), "skipped": why}),
+                    Outcome::Failed(why) => json!({"engine": e.name(), "failed": why}),
+                }).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    });
+    write_json(&format!("{out}/results.json"), &results)
+}
+
+/// One scene's chart: ms/step per engine, grouped by thread count.
+fn scene_chart(
+    m: &SceneReport,
+    engines: &[Engine],
+    threads: &[usize],
+    reps: usize,
+    machine: &str,
+    date: &str,
+) -> String {
+    let groups: Vec<String> = threads
+        .iter()
+        .map(|t| format!("{t} thread{}", if *t == 1 { "" } else { "s" }))
+        .collect();
+    let series: Vec<BarSeries> = engines
+        .iter()
+        .enumerate()
+        .map(|(k, e)| {
+            let name = m
+                .rows
+                .iter()
+                .find_map(|row| row[k].ran().map(|r| r.representative().engine.clone()))
+                .unwrap_or_else(|| format!("{} (not run)", e.name()));
+            BarSeries {
+                name,
+                values: m
+                    .rows
+                    .iter()
+                    .map(|row| row[k].ran().map(Reps::median))
+                    .collect(),
+            }
+        })
+        .collect();
+    grouped_bar_chart(
+        &format!(
+            "{}: ms per step ({} steps, median of {reps} reps)",
+            m.scene.name, m.steps
+        ),
+        "worker threads",
+        "ms per step (median)",
+        &format!("{machine} · {date} · impetus-bench report"),
+        &groups,
+        &series,
+    )
+}
+
+/// The report's README: how it was made, impetus against the best peer per scene, then
+/// per thread count a table of every engine's time and stability figures and the stage
+/// splits of the engines that report one.
+fn report_markdown(
+    measured: &[SceneReport],
+    engines: &[Engine],
+    threads: &[usize],
+    info: &ReportInfo,
+) -> String {
+    let ReportInfo {
+        command,
+        machine,
+        date,
+        reps,
+        load,
+    } = info;
+    let mut s = String::new();
+    let mut line = |text: String| {
+        s.push_str(&text);
+        s.push('\n');
+    };
+    line("# Benchmarks: impetus beside its peers".into());
+    line(String::new());
+    line(format!(
+        "Measured on {machine}, {date}, by `{command}` (built with `cargo run --release -p \
+         impetus-scenes --features peers --bin impetus-bench -- report ...`). Each scene is \
+         built from its recipe (docs/SCENES.md) by every engine and stepped the number of \
+         steps below; each figure is the median ms/step over the steps after the warm-up, \
+         and the median of {reps} repetitions with the engines alternating (A B C A B C), on \
+         a shared machine. Ratios are an engine's time over the fastest peer's (impetus \
+         excluded): below 1 is faster than every peer. The peers' settings and the way \
+         their stability figures are measured are in docs/SCENES.md (\"Peer engines\") and \
+         in each adapter's module doc (bench-scenes/src/rapier.rs, box3d.rs, physx.rs, \
+         jolt.rs). `results.json` beside this file has every figure."
+    ));
+    line(String::new());
+    line(format!(
+        "Load averages (1, 5, 15 min) when the report began: {}; when it ended: {}. A load \
+         above the core count means the engines shared the cores with other work: every \
+         engine is slowed, and the gain from a second thread is hidden.",
+        load.0, load.1
+    ));
+    line(String::new());
+    line("## impetus against the fastest peer".into());
+    line(String::new());
+    let mut header = "| scene | steps |".to_string();
+    let mut rule = "|---|---:|".to_string();
+    for t in threads {
+        header.push_str(&format!(" {t} thread(s): impetus / best peer |"));
+        rule.push_str("---|");
+    }
+    line(header);
+    line(rule);
+    for m in measured {
+        let mut row = format!("| {} | {} |", m.scene.name, m.steps);
+        for r in &m.rows {
+            let ran: Vec<&Reps> = r.iter().filter_map(Outcome::ran).collect();
+            let impetus = ran
+                .iter()
+                .find(|x| x.representative().engine.starts_with("impetus"));
+            match (impetus, best_peer(&ran)) {
+                (Some(i), Some((name, best))) => row.push_str(&format!(
+                    " **{:.2}** ({:.2} ms vs {name} {best:.2} ms) |",
+                    i.median() / best,
+                    i.median()
+                )),
+                _ => row.push_str(" – |"),
+            }
+        }
+        line(row);
+    }
+    for (ti, t) in threads.iter().enumerate() {
+        line(String::new());
+        line(format!("## {t} thread(s)"));
+        line(String::new());
+        line(
+            "| scene | engine | ms/step | ratio to best peer | p95 ms | contacts | max displacement (m) \
+             | max speed (m/s) | max penetration (m) | max joint error (m) |"
+                .into(),
+        );
+        line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|".into());
+        for m in measured {
+            let row = &m.rows[ti];
+            let ran: Vec<&Reps> = row.iter().filter_map(Outcome::ran).collect();
+            let best = best_peer(&ran).map(|b| b.1);
+            for (o, e) in row.iter().zip(engines) {
+                match o {
+                    Outcome::Ran(r) => {
+                        let x = r.representative();
+                        let st = &x.stability;
+                        line(format!(
+                            "| {} | {} | {:.3} | {} | {:.3} | {} | {:.4} | {:.4} | {:.4} | {} |",
+                            m.scene.name,
+                            x.engine,
+                            r.median(),
+                            cell(best.map(|b| r.median() / b), 2),
+                            x.p95,
+                            x.contacts,
+                            st.max_displacement,
+                            st.max_speed,
+                            st.max_penetration,
+                            if x.joints > 0 {
+                                format!("{:.5}", st.max_joint_error)
+                            } else {
+                                "–".to_string()
+                            }
+                        ))
+                    }
+                    Outcome::Skipped(why) => line(format!(
+                        "| {} | {} | skipped: {why} | | | | | | | |",
+                        m.scene.name,
+                        e.name()
+                    )),
+                    Outcome::Failed(why) => line(format!(
+                        "| {} | {} | failed: {why} | | | | | | | |",
+                        m.scene.name,
+                        e.name()
+                    )),
+                }
+            }
+        }
+        line(String::new());
+        line(format!(
+            "Stage split at {t} thread(s), median ms per stage (engines that report one; \
+             rapier's stages are its own counters, Box3D's are mapped onto impetus's names):"
+        ));
+        for m in measured {
+            let ran: Vec<&RunResult> = m.rows[ti]
+                .iter()
+                .filter_map(Outcome::ran)
+                .map(Reps::representative)
+                .filter(|r| !r.stages.is_empty())
+                .collect();
+            if ran.is_empty() {
+                continue;
+            }
+            let mut names: Vec<&str> = Vec::new();
+            for r in &ran {
+                for (n, _) in &r.stages {
+                    if !names.contains(n) {
+                        names.push(n);
+                    }
+                }
+            }
+            line(String::new());
+            line(format!("`{}`:", m.scene.name));
+            line(String::new());
+            let mut header = "| stage |".to_string();
+            let mut rule = "|---|".to_string();
+            for r in &ran {
+                header.push_str(&format!(" {} |", r.engine));
+                rule.push_str("---:|");
+            }
+            line(header);
+            line(rule);
+            for n in names {
+                let mut row = format!("| {n} |");
+                for r in &ran {
+                    let v = r.stages.iter().find(|(m, _)| *m == n).map(|(_, v)| *v);
+                    row.push_str(&format!(" {} |", cell(v, 3)));
+                }
+                line(row);
+            }
+        }
+    }
+    line(String::new());
+    line("## Charts".into());
+    for m in measured {
+        line(String::new());
+        line(format!("![{0}]({0}.svg)", m.scene.name));
+    }
+    s
+}
