@@ -21,7 +21,7 @@
 //!   has no ground and is skipped). A body that rolled or was thrown off the edge falls
 //!   beside the ground and may be kicked back in under it: it is followed from the step it
 //!   is below the top outside the footprint until it is above the top again, and is not a
-//!   fall-through ([`GroundWatch`]). Every scene removes the bodies that fall
+//!   fall-through (`GroundWatch`). Every scene removes the bodies that fall
 //!   [`KILL_DEPTH`] below its floor;
 //! - **energy**: `E = Σ ½ m v² + ½ Σ I_k (ω·e_k)² + m g (y − y₀)` over the dynamic bodies
 //!   (centre of mass `y`, principal moments `I_k` about the body axes `e_k`, `y₀` the
