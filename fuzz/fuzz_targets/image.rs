@@ -3,11 +3,12 @@
 //!
 //! First byte, bit 0: the rest is XORed over the image of a small world with every kind of
 //! geometry (a hull, a mesh, a height field, a compound body), joints and a cloth, and the
-//! checksum is recomputed, so that mutations reach the section decoders (`seal.rs`);
+//! checksum is recomputed, so that mutations reach the section decoders
+//! (`engine/tests/common/seal.rs`);
 //! otherwise the rest is the image itself.
 #![no_main]
 
-#[path = "seal.rs"]
+#[path = "../../engine/tests/common/seal.rs"]
 mod seal;
 
 use impetus::{

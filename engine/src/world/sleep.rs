@@ -96,6 +96,48 @@ impl Islands {
     pub fn count(&self) -> usize {
         self.list.len() - self.free.len()
     }
+
+    /// Whether these islands (read from a state) agree with the bodies' island column
+    /// `island_of` (one entry a body slot, `NULL` for none) and `dynamic` (whether a slot
+    /// holds a live dynamic body): every live dynamic body is listed once, in the island
+    /// its column names; no other body is in an island; the free list names distinct,
+    /// empty islands. A restored state is checked with it before it is used, as the sleep
+    /// pass and the island updates index the lists with these values.
+    pub fn agree(&self, island_of: &[u32], dynamic: impl Fn(usize) -> bool) -> bool {
+        let n = self.list.len();
+        let mut dynamic_count = 0;
+        for (b, &i) in island_of.iter().enumerate() {
+            if dynamic(b) {
+                dynamic_count += 1;
+                if i as usize >= n {
+                    return false;
+                }
+            } else if i != NULL {
+                return false;
+            }
+        }
+        let mut listed = vec![false; island_of.len()];
+        let mut members = 0;
+        for (i, island) in self.list.iter().enumerate() {
+            for &b in &island.bodies {
+                let b = b as usize;
+                if b >= island_of.len() || island_of[b] as usize != i || listed[b] {
+                    return false;
+                }
+                listed[b] = true;
+                members += 1;
+            }
+        }
+        let mut free = vec![false; n];
+        for &f in &self.free {
+            let f = f as usize;
+            if f >= n || free[f] || !self.list[f].bodies.is_empty() {
+                return false;
+            }
+            free[f] = true;
+        }
+        members == dynamic_count
+    }
 }
 
 /// Union-find root with path halving.

@@ -33,6 +33,7 @@
 //! definition is not in it): such a restore is refused too.
 
 use super::World;
+use crate::body::BodyType;
 use crate::codec::{checksum, Reader, Writer};
 use crate::error::Error;
 use crate::id::SlotPool;
@@ -435,6 +436,21 @@ impl World {
             return Err(Error::invalid(
                 WHAT,
                 "holds a body that is not finite or in no island",
+            ));
+        }
+        let mut island_of = vec![null; bodies as usize];
+        let live = (0..bodies as usize).filter(|&i| self.body_pool.is_alive(i));
+        for (i, b) in live.zip(&d.bodies) {
+            island_of[i] = b.island;
+        }
+        let dynamic =
+            |i: usize| self.body_pool.is_alive(i) && self.bodies.body_type[i] == BodyType::Dynamic;
+        if !d.islands.agree(&island_of, dynamic) {
+            return Err(Error::invalid(
+                WHAT,
+                "holds islands that do not agree with its bodies (a dynamic body in no island \
+                 or in one that does not list it, another body in an island, or a free island \
+                 in use)",
             ));
         }
         if d.broadphase.proxy_count() != self.broadphase.proxy_count() {

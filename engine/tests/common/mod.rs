@@ -5,6 +5,8 @@
 #![allow(dead_code)]
 
 pub mod query;
+pub mod seal;
+pub mod state_world;
 
 use impetus::{BodyDef, BodyType, Error, Quat, ShapeDef, ShapeId, Vec3, World, WorldDef};
 

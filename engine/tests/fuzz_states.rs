@@ -1,0 +1,25 @@
+//! The `restore_state` fuzz target's crashes (fuzz/fuzz_targets/restore_state.rs), replayed:
+//! the same world and the same bytes (`engine/tests/data/`), through the same code
+//! (`common/state_world.rs`, shared by path). Each restore either succeeds and the world
+//! steps, or fails and leaves the world as it was.
+
+mod common;
+
+use common::state_world;
+
+fn replay(data: &[u8]) {
+    let mut w = state_world::world();
+    let state = state_world::fuzzed_state(&w, data);
+    let before = w.deep_hash();
+    match w.restore_state(&state) {
+        Ok(()) => w.step(common::DT).unwrap(),
+        Err(_) => assert_eq!(w.deep_hash(), before, "a failed restore changed the world"),
+    }
+}
+
+/// A state whose dynamic body had no island (`NULL`) restored, and the step's sleep pass
+/// indexed the island list with it.
+#[test]
+fn a_body_without_an_island_is_refused() {
+    replay(include_bytes!("data/restore_state-island.bin"));
+}
