@@ -475,6 +475,8 @@ struct GroundWatch {
     beside: std::collections::HashSet<BodyId>,
     /// Each dynamic body's centre and velocity after the previous step.
     last: std::collections::HashMap<BodyId, (Vec3, Vec3)>,
+    /// The same after this step, filled as it is checked (kept to reuse its storage).
+    now: std::collections::HashMap<BodyId, (Vec3, Vec3)>,
 }
 
 impl GroundWatch {
@@ -485,8 +487,7 @@ impl GroundWatch {
         half: f32,
         step: usize,
     ) -> Result<(), String> {
-        let mut last = std::mem::take(&mut self.last);
-        let mut now = std::collections::HashMap::with_capacity(last.len());
+        self.now.clear();
         for b in world.bodies() {
             if world.body_type(b) != Ok(BodyType::Dynamic) {
                 continue;
@@ -499,7 +500,7 @@ impl GroundWatch {
             } else if !over {
                 self.beside.insert(b);
             } else if p.y < ground - GROUND_TOLERANCE && !self.beside.contains(&b) {
-                let how = match last.remove(&b) {
+                let how = match self.last.get(&b).copied() {
                     None => "it was created there (no earlier step)".to_string(),
                     Some((p0, v0)) if p0.y >= ground => format!(
                         "one step before it was above the ground at {p0} moving at {v0} \
@@ -516,9 +517,9 @@ impl GroundWatch {
                      (|x|, |z| <= {half} m) and did not come around the edge; {how}"
                 ));
             }
-            now.insert(b, (p, v));
+            self.now.insert(b, (p, v));
         }
-        self.last = now;
+        std::mem::swap(&mut self.last, &mut self.now);
         Ok(())
     }
 }
