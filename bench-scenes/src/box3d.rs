@@ -1,6 +1,6 @@
 //! The Box3D peer (`boxddd-sys`, Box3D's C sources built by `cc`): a world built from the
-//! same [`Recipe`] as the impetus world, stepped on a task pool of the requested size and
-//! measured by [`run_peer`].
+//! same [`Recipe`] as the impetus world, stepped on Box3D's own scheduler with the requested
+//! number of workers and measured by [`run_peer`].
 //!
 //! Settings (docs/SCENES.md, "Peer engines"): `b3DefaultWorldDef`, whose defaults already
 //! are the common settings — gravity (0, −10, 0), contact hertz 30, damping ratio 10,
@@ -25,11 +25,12 @@
 //! twist limit about frame B's z; fixed → `b3WeldJointDef` with zero hertz (rigid); rod →
 //! `b3DistanceJointDef` with the spring off (rigid). Joint softness is Box3D's default.
 //!
-//! Threads: with T = 1 the world has no task callbacks and one worker (Box3D runs every
-//! task inline). With T > 1 it has `workerCount` T and its `enqueueTask` / `finishTask`
-//! callbacks on [`TaskPool`]: T − 1 threads of its own plus the thread that steps, which
-//! runs queued tasks while it waits in `finishTask` (as Box3D's in-tree scheduler does), so
-//! T threads work in all.
+//! Threads: `workerCount` T and no task callbacks, so Box3D runs on the scheduler it ships
+//! (T − 1 threads of its own plus the thread that steps; with T = 1 every task runs
+//! inline), as its samples and benchmark do.
+//!
+//! Build: the C sources are compiled with `-O3 -DNDEBUG` (.cargo/config.toml), as Box3D's
+//! benchmark is; [`box3d_asserts`] tells whether `B3_ASSERT` is live in the linked library.
 //!
 //! Stages: `b3World_GetProfile`, mapped onto impetus's stage names (pairs → broadphase,
 //! collide → narrowphase, solver setup and constraint preparation → prepare, the solver
@@ -40,11 +41,10 @@ use crate::peer::{run_peer, unsupported, BodyState, PeerWorld};
 use crate::{JointSpec, JointSpecKind, Params, Recipe, RunResult, Scene, ShapeSpec, DT};
 use boxddd_sys::ffi::*;
 use impetus::{Quat, Vec3};
-use std::collections::VecDeque;
-use std::ffi::c_void;
+use std::collections::HashMap;
+use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
+use std::sync::OnceLock;
 
 /// Substeps per step (docs/SCENES.md).
 const SUBSTEPS: i32 = 4;
@@ -54,6 +54,49 @@ pub fn box3d_version() -> String {
     // SAFETY: b3GetVersion only returns constants.
     let v = unsafe { b3GetVersion() };
     format!("Box3D {}.{}.{}", v.major, v.minor, v.revision)
+}
+
+/// Set by [`count_assert`] when Box3D reports a failed assertion.
+static ASSERTED: AtomicBool = AtomicBool::new(false);
+
+/// A `b3AssertFcn` that notes the assertion and lets Box3D go on.
+unsafe extern "C" fn count_assert(
+    _condition: *const c_char,
+    _file: *const c_char,
+    _line: c_int,
+) -> c_int {
+    ASSERTED.store(true, Ordering::Relaxed);
+    0
+}
+
+/// Whether the linked Box3D was compiled with its assertions (`B3_ASSERT`) on: it calls
+/// `b3ComputeQuatBetweenUnitVectors`, which asserts that its arguments are unit vectors,
+/// with one that is not, and watches for the assertion.
+pub fn box3d_asserts() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        ASSERTED.store(false, Ordering::Relaxed);
+        // SAFETY: the handler never breaks (returns 0) and only sets a flag; the math call
+        // takes plain values and is defined for any finite input.
+        unsafe {
+            b3SetAssertFcn(Some(count_assert));
+            let _ = b3ComputeQuatBetweenUnitVectors(
+                vec3(Vec3::new(2.0, 0.0, 0.0)),
+                vec3(Vec3::new(0.0, 1.0, 0.0)),
+            );
+        }
+        ASSERTED.load(Ordering::Relaxed)
+    })
+}
+
+/// How the linked Box3D was built, for the reports: its optimisation flags and whether its
+/// assertions are on.
+pub fn box3d_build() -> String {
+    format!(
+        "C, {}, asserts {}",
+        crate::peer::C_FLAGS,
+        if box3d_asserts() { "ON" } else { "off" }
+    )
 }
 
 fn vec3(v: Vec3) -> b3Vec3 {
@@ -75,158 +118,17 @@ fn from_vec3(v: b3Vec3) -> Vec3 {
     Vec3::new(v.x, v.y, v.z)
 }
 
-/// One task handed to the pool: Box3D's callback and its context, and whether it has run.
-struct Task {
-    callback: unsafe extern "C" fn(*mut c_void),
-    context: *mut c_void,
-    done: AtomicBool,
-}
-
-// SAFETY: the context pointer is Box3D's task context, which Box3D hands to a task system
-// precisely so that another thread runs the callback on it; Box3D keeps it alive until
-// `finishTask` returns for this task.
-unsafe impl Send for Task {}
-// SAFETY: as for Send; the only shared mutable state is the atomic flag.
-unsafe impl Sync for Task {}
-
-impl Task {
-    fn run(&self) {
-        // SAFETY: Box3D's task callback with the context it gave for it, run exactly once
-        // (a task is popped from the queue by one thread only).
-        unsafe { (self.callback)(self.context) };
-        self.done.store(true, Ordering::Release);
-    }
-}
-
-/// The queue the pool's threads and the stepping thread take tasks from.
-#[derive(Default)]
-struct Queue {
-    tasks: Mutex<VecDeque<Arc<Task>>>,
-    ready: Condvar,
-    stop: AtomicBool,
-}
-
-impl Queue {
-    fn pop(&self) -> Option<Arc<Task>> {
-        self.tasks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop_front()
-    }
-}
-
-/// Box3D's task callbacks on `threads − 1` threads of their own plus the stepping thread,
-/// which runs queued tasks while it waits for one (see the module doc).
-pub struct TaskPool {
-    queue: Arc<Queue>,
-    workers: Vec<JoinHandle<()>>,
-}
-
-impl TaskPool {
-    /// A pool for `threads` workers in all (at least 2): `threads − 1` threads are started.
-    pub fn new(threads: usize) -> TaskPool {
-        let queue = Arc::new(Queue::default());
-        let workers = (1..threads)
-            .map(|k| {
-                let queue = Arc::clone(&queue);
-                std::thread::Builder::new()
-                    .name(format!("box3d-worker-{k}"))
-                    .spawn(move || loop {
-                        let task = {
-                            let mut tasks = queue.tasks.lock().unwrap_or_else(|e| e.into_inner());
-                            loop {
-                                if queue.stop.load(Ordering::Acquire) {
-                                    return;
-                                }
-                                if let Some(t) = tasks.pop_front() {
-                                    break t;
-                                }
-                                tasks = queue.ready.wait(tasks).unwrap_or_else(|e| e.into_inner());
-                            }
-                        };
-                        task.run();
-                    })
-                    .expect("spawning a Box3D worker thread")
-            })
-            .collect();
-        TaskPool { queue, workers }
-    }
-
-    /// `b3EnqueueTaskCallback`: queues the task and returns it as Box3D's task handle.
-    unsafe extern "C" fn enqueue(
-        task: b3TaskCallback,
-        task_context: *mut c_void,
-        user_context: *mut c_void,
-        _name: *const std::os::raw::c_char,
-    ) -> *mut c_void {
-        let Some(callback) = task else {
-            return std::ptr::null_mut();
-        };
-        // SAFETY: `user_context` is the `userTaskContext` set in `build_box3d`: the pool's
-        // queue, which the world's owner keeps alive for as long as the world.
-        let queue = unsafe { &*(user_context as *const Queue) };
-        let task = Arc::new(Task {
-            callback,
-            context: task_context,
-            done: AtomicBool::new(false),
-        });
-        queue
-            .tasks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push_back(Arc::clone(&task));
-        queue.ready.notify_one();
-        Arc::into_raw(task) as *mut c_void
-    }
-
-    /// `b3FinishTaskCallback`: runs queued tasks until the given one has run.
-    unsafe extern "C" fn finish(user_task: *mut c_void, user_context: *mut c_void) {
-        // SAFETY: `user_task` is a handle returned by `enqueue` (Arc::into_raw), finished
-        // exactly once, as Box3D promises; this takes back that reference.
-        let task = unsafe { Arc::from_raw(user_task as *const Task) };
-        // SAFETY: as in `enqueue`.
-        let queue = unsafe { &*(user_context as *const Queue) };
-        let mut idle = 0u32;
-        while !task.done.load(Ordering::Acquire) {
-            if let Some(other) = queue.pop() {
-                other.run();
-                idle = 0;
-            } else if idle < 64 {
-                std::hint::spin_loop();
-                idle += 1;
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
-}
-
-impl Drop for TaskPool {
-    fn drop(&mut self) {
-        self.queue.stop.store(true, Ordering::Release);
-        {
-            let _guard = self.queue.tasks.lock().unwrap_or_else(|e| e.into_inner());
-            self.queue.ready.notify_all();
-        }
-        for w in self.workers.drain(..) {
-            let _ = w.join();
-        }
-    }
-}
-
 /// A Box3D world built from a recipe, with its bodies in recipe order.
 pub struct Box3dWorld {
     world: b3WorldId,
     bodies: Vec<b3BodyId>,
     threads: usize,
-    /// The box hulls the shapes point into (Box3D does not copy an untransformed hull), each
-    /// boxed so that it keeps its address while the list grows.
-    #[allow(clippy::vec_box)]
-    _hulls: Vec<Box<b3BoxHull>>,
+    /// The box hulls the shapes point into (Box3D does not copy an untransformed hull), one
+    /// per box size, shared by every box of that size as Box3D's samples share theirs, each
+    /// boxed so that it keeps its address while the map grows.
+    _hulls: HashMap<[u32; 3], Box<b3BoxHull>>,
     /// The height fields the terrain shapes point into, destroyed after the world.
     fields: Vec<*mut b3HeightFieldData>,
-    /// The task pool of a multi-threaded world; dropped after the world.
-    _pool: Option<TaskPool>,
 }
 
 /// What Box3D cannot build of a recipe: nothing (every recipe joint and shape has a
@@ -254,7 +156,6 @@ pub fn build_box3d(recipe: &Recipe, threads: usize) -> Result<Box3dWorld, String
         return Err(message);
     }
     let threads = threads.max(1);
-    let pool = (threads > 1).then(|| TaskPool::new(threads));
     // SAFETY: b3DefaultWorldDef returns a plain value.
     let mut def = unsafe { b3DefaultWorldDef() };
     def.gravity = vec3(Vec3::new(0.0, -10.0, 0.0));
@@ -262,18 +163,12 @@ pub fn build_box3d(recipe: &Recipe, threads: usize) -> Result<Box3dWorld, String
     def.contactDampingRatio = 10.0;
     def.contactSpeed = 3.0;
     def.enableSleep = false;
+    // Box3D's own scheduler: `workerCount` with no task callbacks of ours.
     def.workerCount = threads as u32;
-    if let Some(pool) = &pool {
-        def.enqueueTask = Some(TaskPool::enqueue);
-        def.finishTask = Some(TaskPool::finish);
-        def.userTaskContext = Arc::as_ptr(&pool.queue) as *mut c_void;
-    }
-    // SAFETY: a definition from b3DefaultWorldDef with plain values changed; the task
-    // context (when set) is the pool's queue, which `Box3dWorld` keeps alive until after
-    // b3DestroyWorld.
+    // SAFETY: a definition from b3DefaultWorldDef with plain values changed.
     let world = unsafe { b3CreateWorld(&def) };
 
-    let mut hulls = Vec::new();
+    let mut hulls: HashMap<[u32; 3], Box<b3BoxHull>> = HashMap::new();
     let mut fields = Vec::new();
     let mut bodies = Vec::with_capacity(recipe.bodies.len());
     let mut poses = Vec::with_capacity(recipe.bodies.len());
@@ -307,13 +202,14 @@ pub fn build_box3d(recipe: &Recipe, threads: usize) -> Result<Box3dWorld, String
         shape_def.baseMaterial.restitution = b.restitution;
         match b.shape {
             ShapeSpec::Cuboid(h) => {
-                // SAFETY: plain values; the hull is boxed so that the shape's pointer into
-                // it stays valid while the world lives.
-                let hull = Box::new(unsafe { b3MakeBoxHull(h.x, h.y, h.z) });
+                let hull = hulls
+                    .entry([h.x.to_bits(), h.y.to_bits(), h.z.to_bits()])
+                    // SAFETY: plain values; the hull is boxed so that the shape's pointer
+                    // into it stays valid while the world lives.
+                    .or_insert_with(|| Box::new(unsafe { b3MakeBoxHull(h.x, h.y, h.z) }));
                 // SAFETY: a live body, a default shape definition and a hull kept alive
                 // as long as the world.
                 unsafe { b3CreateHullShape(body, &shape_def, &hull.base) };
-                hulls.push(hull);
             }
             ShapeSpec::Ball(radius) => {
                 let sphere = b3Sphere {
@@ -435,7 +331,6 @@ pub fn build_box3d(recipe: &Recipe, threads: usize) -> Result<Box3dWorld, String
         threads,
         _hulls: hulls,
         fields,
-        _pool: pool,
     })
 }
 
@@ -449,7 +344,7 @@ impl PeerWorld for Box3dWorld {
     }
 
     fn step(&mut self) -> Result<(), String> {
-        // SAFETY: a live world; its task callbacks (if any) point at the live pool.
+        // SAFETY: a live world, stepped from one thread (Box3D's scheduler runs its tasks).
         unsafe { b3World_Step(self.world, DT, SUBSTEPS) };
         Ok(())
     }
@@ -501,7 +396,7 @@ impl PeerWorld for Box3dWorld {
 impl Drop for Box3dWorld {
     fn drop(&mut self) {
         // SAFETY: the world is live and destroyed once; its shapes' height fields are
-        // destroyed only after it (the hulls and the pool are dropped after this body).
+        // destroyed only after it (the hulls are dropped after this body).
         unsafe {
             b3DestroyWorld(self.world);
             for &f in &self.fields {
@@ -528,6 +423,19 @@ pub fn run_box3d(
 mod tests {
     use super::*;
     use crate::find;
+
+    /// The linked Box3D is built as its benchmark is: asserts off (NDEBUG) and optimised.
+    /// Fails when the workspace's flags stop reaching boxddd-sys's build script.
+    #[test]
+    fn built_as_shipped() {
+        assert!(!box3d_asserts(), "Box3D was built with B3_ASSERT on");
+        assert!(
+            crate::peer::C_FLAGS.contains("-DNDEBUG"),
+            "{}",
+            crate::peer::C_FLAGS
+        );
+        assert!(box3d_build().contains("asserts off"), "{}", box3d_build());
+    }
 
     /// The pyramid stands on the ground at 1 and 2 threads: nothing falls through, nothing
     /// flies off (a pyramid that collapses moves boxes by metres; PhysX's settles by a few

@@ -11,6 +11,10 @@ use std::time::Instant;
 pub struct Stability {
     /// Largest distance of any dynamic body from where it started, in m.
     pub max_displacement: f32,
+    /// Largest horizontal distance (in x and z) of any dynamic body from where it started,
+    /// in m: a structure settling under gravity moves its bodies down, one that topples
+    /// moves them sideways.
+    pub max_drift: f32,
     /// Largest speed of any dynamic body at the end, in m/s.
     pub max_speed: f32,
     /// Lowest point of any dynamic shape at the end, in m (the ground's top is y = 0).
@@ -45,6 +49,11 @@ pub struct Stability {
     /// stack of exactly touching boxes, positive when they overlap, negative when gaps
     /// open. `None` for scenes without a column.
     pub column_compression: Option<f32>,
+}
+
+/// The horizontal distance between `p` and `p0` (in x and z), m.
+pub fn drift(p: Vec3, p0: Vec3) -> f32 {
+    (p - p0).with_y(0.0).length()
 }
 
 /// The error of a joint whose world anchor points are `pa` and `pb`: their distance, or
@@ -194,6 +203,7 @@ pub fn stability(world: &World, start: &[(BodyId, Vec3)]) -> Stability {
             continue;
         };
         s.max_displacement = s.max_displacement.max((p - p0).length());
+        s.max_drift = s.max_drift.max(drift(p, p0));
         s.max_speed = s.max_speed.max(v.length());
         for &shape in world.body_shapes(id).unwrap_or(&[]) {
             if let Ok(geom) = world.shape(shape) {
@@ -388,6 +398,7 @@ impl RunResult {
             "stages": stages,
             "stability": {
                 "max_displacement": self.stability.max_displacement,
+                "max_drift": self.stability.max_drift,
                 "max_speed": self.stability.max_speed,
                 "min_y": self.stability.min_y,
                 "max_penetration": self.stability.max_penetration,
@@ -484,4 +495,114 @@ impl RunResult {
 /// A joint stretch ratio as a percentage for the tables, e.g. `0.0123 %`.
 pub fn stretch_percent(ratio: f32) -> String {
     format!("{:.4} %", 100.0 * ratio)
+}
+
+/// How far below the ground's top (y = 0) a body may reach before a run counts as fallen
+/// apart, m: a body lower than this fell through the ground or off its edge.
+pub const FELL_BELOW: f32 = 0.5;
+/// How far sideways a body of a standing structure (a scene with a column: the pyramids,
+/// towers, mass_ratio) may move from where it was built before the structure counts as
+/// collapsed, m: a settling stack moves its bodies down (the towers' by the 0.1 m gaps they
+/// are built with) and sideways by millimetres to centimetres, a toppled one sideways by
+/// metres.
+pub const COLLAPSED_DRIFT: f32 = 0.5;
+/// The largest joint stretch ratio (see [`Stability::max_joint_stretch_ratio`]) of a run
+/// whose joints held: beyond 10 % a chain or grid has come apart.
+pub const TORN_STRETCH: f32 = 0.1;
+
+/// Why a run of `recipe` fell apart, or `None` when it kept the scene standing. The rule
+/// is the same for every engine: a body below the ground by more than [`FELL_BELOW`], a
+/// body of a scene with a column (a structure built at rest) moved sideways by more than
+/// [`COLLAPSED_DRIFT`], or a joint stretched by more than [`TORN_STRETCH`]. A figure that
+/// is not a number (a peer that blew up) counts as fallen apart.
+pub fn fell_apart(recipe: &crate::Recipe, s: &Stability) -> Option<String> {
+    if s.min_y.is_nan() || s.min_y < -FELL_BELOW {
+        return Some(format!(
+            "a body fell below the ground (lowest point y = {:.2} m)",
+            s.min_y
+        ));
+    }
+    if !recipe.column.is_empty() && (s.max_drift.is_nan() || s.max_drift > COLLAPSED_DRIFT) {
+        return Some(format!(
+            "collapsed (a body moved {:.2} m sideways)",
+            s.max_drift
+        ));
+    }
+    let stretch = s.max_joint_stretch_ratio;
+    if !recipe.joints.is_empty() && (stretch.is_nan() || stretch > TORN_STRETCH) {
+        return Some(format!(
+            "joints tore (stretched {})",
+            stretch_percent(s.max_joint_stretch_ratio)
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::find;
+
+    fn recipe(scene: &str) -> crate::Recipe {
+        (find(scene).unwrap().recipe)(&Params::default())
+    }
+
+    /// impetus keeps the towers standing: their boxes drop through the 0.1 m gaps they are
+    /// built with (metres at the top of the tallest), which the rule must not count as a
+    /// collapse; a box that toppled off a column would be.
+    #[test]
+    fn settled_towers_stand_and_a_toppled_box_does_not() {
+        let r = run_scene(find("towers").unwrap(), 1, 240, |_, _| {}).unwrap();
+        assert!(r.stability.max_displacement > 1.0, "{:?}", r.stability);
+        assert_eq!(fell_apart(&recipe("towers"), &r.stability), None);
+        let toppled = Stability {
+            max_drift: 2.0,
+            ..r.stability
+        };
+        assert!(fell_apart(&recipe("towers"), &toppled)
+            .unwrap()
+            .contains("collapsed"));
+    }
+
+    /// A body below the ground and a torn joint fall apart in any scene; drift alone does
+    /// not in a scene that is not a structure at rest (rain falls by design).
+    #[test]
+    fn the_rule_reads_each_figure() {
+        let fine = Stability {
+            min_y: -0.01,
+            ..Default::default()
+        };
+        let rain = recipe("rain");
+        assert_eq!(fell_apart(&rain, &fine), None);
+        let far = Stability {
+            max_drift: 30.0,
+            max_displacement: 40.0,
+            ..fine
+        };
+        assert_eq!(fell_apart(&rain, &far), None);
+        let fallen = Stability {
+            min_y: -3.0,
+            ..fine
+        };
+        assert!(fell_apart(&rain, &fallen)
+            .unwrap()
+            .contains("below the ground"));
+        let chain = recipe("heavy_chain");
+        let torn = Stability {
+            max_joint_stretch_ratio: 0.5,
+            min_y: 2.0,
+            ..fine
+        };
+        assert!(fell_apart(&chain, &torn).unwrap().contains("joints tore"));
+        assert_eq!(
+            fell_apart(
+                &chain,
+                &Stability {
+                    max_joint_stretch_ratio: 0.01,
+                    ..torn
+                }
+            ),
+            None
+        );
+    }
 }

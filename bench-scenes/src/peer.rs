@@ -24,6 +24,19 @@ use impetus::{Aabb, HeightField, Quat, Shape, Transform, Vec3};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// The C compiler flags the C peers were built with, as cargo passed them to their build
+/// scripts (`CFLAGS`, set by .cargo/config.toml), or `cc defaults` when unset.
+pub const C_FLAGS: &str = match option_env!("CFLAGS") {
+    Some(flags) => flags,
+    None => "cc defaults",
+};
+
+/// The C++ compiler flags the C++ peers were built with (`CXXFLAGS`), as [`C_FLAGS`].
+pub const CXX_FLAGS: &str = match option_env!("CXXFLAGS") {
+    Some(flags) => flags,
+    None => "cc defaults",
+};
+
 /// The speculative distance within which a pair counts as a contact, m (docs/SCENES.md).
 const SPECULATIVE: f32 = 0.02;
 
@@ -140,6 +153,9 @@ pub fn pose_stability(recipe: &Recipe, start: &[BodyState], end: &[BodyState]) -
         s.max_displacement = s
             .max_displacement
             .max((end[i].position - start[i].position).length());
+        s.max_drift = s
+            .max_drift
+            .max(crate::measure::drift(end[i].position, start[i].position));
         s.max_speed = s.max_speed.max(end[i].linear_velocity.length());
         s.min_y = s.min_y.min(shapes[i].0.aabb(&xf(i)).min.y);
     }

@@ -27,8 +27,18 @@
 //! tolerance 0 (the rod's exact length). A cone-twist joint has no counterpart here (a
 //! `PxSphericalJoint` limits the cone but not the twist): such scenes are skipped.
 //!
-//! Threads: `PxDefaultCpuDispatcherCreate(T)` — T worker threads for T = 1 too; the thread
-//! that steps only waits in `fetchResults`, so T threads work in all.
+//! Threads: at T = 1 `PxDefaultCpuDispatcherCreate(0)`, no worker, and PhysX runs every task
+//! inline on the thread that steps; at T > 1 `PxDefaultCpuDispatcherCreate(T)`, T workers,
+//! while the stepping thread only waits in `fetchResults`. Every
+//! `simulate` gets a 16 MiB scratch block ([`SCRATCH_BYTES`]), as PhysX's guide
+//! recommends, so the step does not allocate its scratch from the heap.
+//!
+//! The tuned row ([`PhysxSolver::Tgs`]) is the same scene with the TGS solver, which PhysX's
+//! guide recommends for stacks, mass ratios and chains.
+//!
+//! Build: physx-sys compiles PhysX with `-O3 -DNDEBUG` and, because the workspace's release
+//! profile gives it no debug info, without `PX_CHECKED`/`PX_DEBUG`; [`physx_checked`] tells
+//! whether the linked library is a checked build.
 //!
 //! PhysX allows one foundation per process: the foundation and the `PxPhysics` object are
 //! made once and shared by every scene of the run. PhysX reports no per-stage times without
@@ -38,13 +48,28 @@ use crate::peer::{run_peer, unsupported, BodyState, PeerWorld};
 use crate::{JointSpec, JointSpecKind, Params, Recipe, RunResult, Scene, ShapeSpec, DT};
 use impetus::{Quat, Vec3};
 use physx_sys::*;
+use std::ffi::{c_void, CStr};
 use std::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 /// The engine name and version.
 pub fn physx_version() -> String {
     "PhysX 5.1.3".to_string()
 }
+
+/// The engine name, version and solver of a row: `PhysX 5.1.3` for the default (PGS)
+/// row, `PhysX 5.1.3 TGS` for the tuned one.
+pub fn physx_row(solver: PhysxSolver) -> String {
+    match solver {
+        PhysxSolver::Pgs => physx_version(),
+        PhysxSolver::Tgs => format!("{} TGS", physx_version()),
+    }
+}
+
+/// The simulation's scratch block, bytes: PhysX takes a block that is a multiple of 16 KiB
+/// and 16-byte aligned, and allocates its per-step scratch from it instead of the heap.
+const SCRATCH_BYTES: usize = 16 << 20;
 
 /// The process's one PhysX foundation and physics object.
 struct Sdk {
@@ -57,13 +82,55 @@ unsafe impl Send for Sdk {}
 // SAFETY: as for Send.
 unsafe impl Sync for Sdk {}
 
+/// PhysX's version as `PxCreateFoundation` checks it (PxPhysicsVersion.h).
+const PX_PHYSICS_VERSION: u32 = (5 << 24) + (1 << 16) + (3 << 8);
+
+/// Whether the foundation's error callback should only count errors (while
+/// [`physx_checked`] probes the build) rather than print them too.
+static PROBING: AtomicBool = AtomicBool::new(false);
+/// Invalid-parameter errors reported while probing.
+static INVALID_PARAMETERS: AtomicU32 = AtomicU32::new(0);
+
+/// The foundation's error callback: PhysX's default one prints every report; this one
+/// prints too, except while [`physx_checked`] probes, when it counts invalid parameters.
+unsafe extern "C" fn report_error(
+    code: PxErrorCode,
+    message: *const i8,
+    file: *const i8,
+    line: u32,
+    _user: *const c_void,
+) {
+    if PROBING.load(Ordering::Relaxed) {
+        if code == PxErrorCode::InvalidParameter {
+            INVALID_PARAMETERS.fetch_add(1, Ordering::Relaxed);
+        }
+        return;
+    }
+    let text = |p: *const i8| {
+        if p.is_null() {
+            String::new()
+        } else {
+            // SAFETY: PhysX passes NUL-terminated strings that live for the call.
+            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+        }
+    };
+    eprintln!(
+        "PhysX error {code:?}: {} ({}:{line})",
+        text(message),
+        text(file)
+    );
+}
+
 fn sdk() -> Result<&'static Sdk, String> {
     static SDK: OnceLock<Result<Sdk, String>> = OnceLock::new();
     SDK.get_or_init(|| {
         // SAFETY: called once per process (OnceLock); each result is checked for null
-        // before use.
+        // before use. The allocator is physx-sys's process-wide default; the error callback
+        // object lives for the process.
         unsafe {
-            let foundation = physx_create_foundation();
+            let errors = create_error_callback(report_error, null_mut());
+            let foundation =
+                phys_PxCreateFoundation(PX_PHYSICS_VERSION, get_default_allocator().cast(), errors);
             if foundation.is_null() {
                 return Err("PhysX: no foundation".to_string());
             }
@@ -79,6 +146,58 @@ fn sdk() -> Result<&'static Sdk, String> {
     })
     .as_ref()
     .map_err(Clone::clone)
+}
+
+/// Whether the linked PhysX is a checked build (`PX_CHECKED`, which physx-sys defines
+/// together with `PX_DEBUG` and its asserts when cargo builds it with debug info): it gives
+/// `PxRigidBody::setMass` a negative mass, which only a checked build refuses with an
+/// invalid-parameter error.
+pub fn physx_checked() -> Result<bool, String> {
+    static CHECKED: OnceLock<Result<bool, String>> = OnceLock::new();
+    CHECKED
+        .get_or_init(|| {
+            let physics = sdk()?.physics;
+            PROBING.store(true, Ordering::Relaxed);
+            INVALID_PARAMETERS.store(0, Ordering::Relaxed);
+            // SAFETY: a live PxPhysics; the actor is in no scene and released at once.
+            unsafe {
+                let actor = PxPhysics_createRigidDynamic_mut(
+                    physics,
+                    &transform(Vec3::ZERO, Quat::IDENTITY),
+                );
+                if actor.is_null() {
+                    PROBING.store(false, Ordering::Relaxed);
+                    return Err("PhysX could not create an actor".to_string());
+                }
+                PxRigidBody_setMass_mut(actor.cast(), -1.0);
+                PxRigidActor_release_mut(actor.cast());
+            }
+            PROBING.store(false, Ordering::Relaxed);
+            Ok(INVALID_PARAMETERS.load(Ordering::Relaxed) > 0)
+        })
+        .clone()
+}
+
+/// How the linked PhysX was built, for the reports: its optimisation flags and whether it
+/// is a checked build.
+pub fn physx_build() -> String {
+    let checked = match physx_checked() {
+        Ok(true) => "checked (PX_CHECKED, PX_DEBUG: asserts ON)".to_string(),
+        Ok(false) => "release (asserts off)".to_string(),
+        Err(e) => format!("unknown ({e})"),
+    };
+    format!("C++, {}, {checked}", crate::peer::CXX_FLAGS)
+}
+
+/// The solver settings of a PhysX row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PhysxSolver {
+    /// `PxSceneDesc`'s default: PGS.
+    #[default]
+    Pgs,
+    /// The tuned row: TGS (`PxSolverType::eTGS`), which PhysX's guide recommends for
+    /// stacks, large mass ratios and chains; every other setting as the default row.
+    Tgs,
 }
 
 fn vec3(v: Vec3) -> PxVec3 {
@@ -109,6 +228,10 @@ pub struct PhysxWorld {
     dynamic: Vec<bool>,
     joints: Vec<*mut PxJoint>,
     threads: usize,
+    solver: PhysxSolver,
+    /// The scratch block handed to every `simulate` (see [`SCRATCH_BYTES`]), as 16-byte
+    /// units so that it is aligned.
+    scratch: Vec<u128>,
 }
 
 /// What the adapter cannot build of a recipe (see the module doc).
@@ -181,9 +304,13 @@ fn local_frame(j: &JointSpec, anchor: Vec3, pose: &impetus::Transform) -> PxTran
     transform(local.p, local.q)
 }
 
-/// Builds `recipe` into a new PhysX scene stepping on `threads` dispatcher workers (see the
-/// module doc). Errs when the recipe has what the adapter cannot build.
-pub fn build_physx(recipe: &Recipe, threads: usize) -> Result<PhysxWorld, String> {
+/// Builds `recipe` into a new PhysX scene stepping on `threads` threads with `solver` (see
+/// the module doc). Errs when the recipe has what the adapter cannot build.
+pub fn build_physx(
+    recipe: &Recipe,
+    threads: usize,
+    solver: PhysxSolver,
+) -> Result<PhysxWorld, String> {
     if let Some(message) = physx_skips(recipe) {
         return Err(message);
     }
@@ -195,8 +322,15 @@ pub fn build_physx(recipe: &Recipe, threads: usize) -> Result<PhysxWorld, String
     unsafe {
         let mut desc = PxSceneDesc_new(PxPhysics_getTolerancesScale(physics));
         desc.gravity = vec3(Vec3::new(0.0, -10.0, 0.0));
+        if solver == PhysxSolver::Tgs {
+            desc.solverType = PxSolverType::Tgs;
+        }
+        // At one thread the dispatcher has no worker: PhysX runs every task inline on the
+        // thread that steps. At T > 1 it has T workers, as PhysX's snippets create it; the
+        // stepping thread only waits in fetchResults.
+        let workers = if threads == 1 { 0 } else { threads };
         let dispatcher = phys_PxDefaultCpuDispatcherCreate(
-            threads as u32,
+            workers as u32,
             null_mut(),
             PxDefaultCpuDispatcherWaitForWorkMode::WaitForWork,
             0,
@@ -215,6 +349,8 @@ pub fn build_physx(recipe: &Recipe, threads: usize) -> Result<PhysxWorld, String
             dynamic: Vec::with_capacity(recipe.bodies.len()),
             joints: Vec::with_capacity(recipe.joints.len()),
             threads,
+            solver,
+            scratch: vec![0u128; SCRATCH_BYTES / 16],
         };
 
         let mut materials: Vec<((u32, u32), *mut PxMaterial)> = Vec::new();
@@ -392,7 +528,7 @@ pub fn build_physx(recipe: &Recipe, threads: usize) -> Result<PhysxWorld, String
 
 impl PeerWorld for PhysxWorld {
     fn engine(&self) -> String {
-        physx_version()
+        physx_row(self.solver)
     }
 
     fn threads(&self) -> usize {
@@ -401,11 +537,20 @@ impl PeerWorld for PhysxWorld {
 
     fn step(&mut self) -> Result<(), String> {
         let mut error = 0u32;
+        let scratch_bytes = (self.scratch.len() * 16) as u32;
         // SAFETY: a live scene, stepped from one thread; fetchResults blocks until the
-        // simulation has finished, so no PhysX call overlaps it.
+        // simulation has finished, so no PhysX call overlaps it. The scratch block is
+        // 16-byte aligned, a multiple of 16 KiB and owned by the world, untouched by Rust
+        // while PhysX uses it.
         let ok = unsafe {
-            PxScene_simulate_mut(self.scene, DT, null_mut(), null_mut(), 0, true)
-                && PxScene_fetchResults_mut(self.scene, true, &mut error)
+            PxScene_simulate_mut(
+                self.scene,
+                DT,
+                null_mut(),
+                self.scratch.as_mut_ptr().cast(),
+                scratch_bytes,
+                true,
+            ) && PxScene_fetchResults_mut(self.scene, true, &mut error)
         };
         if ok && error == 0 {
             Ok(())
@@ -466,16 +611,17 @@ impl Drop for PhysxWorld {
     }
 }
 
-/// Builds `scene` in PhysX and steps it `steps` times with `threads` dispatcher workers,
+/// Builds `scene` in PhysX with `solver` and steps it `steps` times on `threads` threads,
 /// calling `progress(step, last_ms)` after every step (see [`run_peer`]).
 pub fn run_physx(
     scene: &Scene,
     threads: usize,
     steps: usize,
+    solver: PhysxSolver,
     progress: impl FnMut(usize, f64),
 ) -> Result<RunResult, String> {
     let recipe = (scene.recipe)(&Params::default());
-    let mut world = build_physx(&recipe, threads)?;
+    let mut world = build_physx(&recipe, threads, solver)?;
     run_peer(scene.name, &recipe, &mut world, steps, progress)
 }
 
@@ -484,13 +630,80 @@ mod tests {
     use super::*;
     use crate::find;
 
+    /// The linked PhysX is a release build (no PX_CHECKED, no PX_DEBUG): fails when the
+    /// workspace stops giving physx-sys a profile without debug info.
+    #[test]
+    fn built_as_shipped() {
+        assert_eq!(physx_checked(), Ok(false), "PhysX is a checked build");
+        assert!(
+            crate::peer::CXX_FLAGS.contains("-DNDEBUG"),
+            "{}",
+            crate::peer::CXX_FLAGS
+        );
+    }
+
+    /// The tuned row runs the TGS solver and says so in its name.
+    #[test]
+    fn tgs_row_runs() {
+        let r = run_physx(find("pyramid").unwrap(), 1, 30, PhysxSolver::Tgs, |_, _| {}).unwrap();
+        assert!(r.engine.ends_with("TGS"), "{}", r.engine);
+        assert!(r.stability.min_y > -0.05, "{:?}", r.stability);
+    }
+
+    /// PhysX's own sample of a stack (SnippetHelloWorld's `createStack`: a flat pyramid of
+    /// base 10 of boxes of half extent 2 and density 10, each row on the one below, on a
+    /// ground plane) stands in this adapter at the default settings, PGS and TGS alike: the
+    /// adapter builds stacks as PhysX's authors do, so a larger structure that falls does
+    /// so in PhysX's solver, not through a mistake here.
+    #[test]
+    fn snippet_stack_stands() {
+        use crate::{BodySpec, Recipe};
+        let half = 2.0;
+        let size = 10;
+        let mut bodies = vec![BodySpec::static_box(
+            Vec3::new(0.0, -1.0, 0.0),
+            Vec3::new(100.0, 1.0, 100.0),
+        )];
+        for i in 0..size {
+            for j in 0..size - i {
+                let local = Vec3::new((2 * j) as f32 - (size - i) as f32, (2 * i + 1) as f32, 0.0);
+                let mut b = BodySpec::unit_box(local * half, Quat::IDENTITY);
+                b.shape = ShapeSpec::Cuboid(Vec3::splat(half));
+                b.density = 10.0;
+                bodies.push(b);
+            }
+        }
+        let recipe: Recipe = bodies.into();
+        for solver in [PhysxSolver::Pgs, PhysxSolver::Tgs] {
+            let mut world = build_physx(&recipe, 1, solver).unwrap();
+            let start = world.states();
+            for _ in 0..300 {
+                world.step().unwrap();
+            }
+            let moved = world
+                .states()
+                .iter()
+                .zip(&start)
+                .map(|(a, b)| a.position.distance(b.position))
+                .fold(0.0f32, f32::max);
+            assert!(moved < 0.1, "{solver:?}: a box moved {moved} m");
+        }
+    }
+
     /// The pyramid stands on the ground at 1 and 2 threads: nothing falls through, nothing
     /// flies off (a pyramid that collapses moves boxes by metres; PhysX's settles by a few
     /// decimetres, its stack sinking into its contacts).
     #[test]
     fn pyramid_stands() {
         for threads in [1, 2] {
-            let r = run_physx(find("pyramid").unwrap(), threads, 30, |_, _| {}).unwrap();
+            let r = run_physx(
+                find("pyramid").unwrap(),
+                threads,
+                30,
+                PhysxSolver::Pgs,
+                |_, _| {},
+            )
+            .unwrap();
             assert_eq!(r.bodies, 820);
             assert!(r.stability.min_y > -0.05, "{:?}", r.stability);
             assert!(r.stability.max_displacement < 1.0, "{:?}", r.stability);
@@ -503,7 +716,7 @@ mod tests {
     fn joints_build() {
         let ragdolls = (find("ragdolls").unwrap().recipe)(&Params::default());
         assert!(physx_skips(&ragdolls).unwrap().contains("cone-twist"));
-        let r = run_physx(find("bridge").unwrap(), 1, 30, |_, _| {}).unwrap();
+        let r = run_physx(find("bridge").unwrap(), 1, 30, PhysxSolver::Pgs, |_, _| {}).unwrap();
         assert!(r.stability.max_joint_error < 0.1, "{:?}", r.stability);
     }
 }

@@ -37,7 +37,12 @@ pub fn rapier_version() -> String {
     } else {
         ""
     };
-    format!("rapier3d {}{simd8}", rapier3d::VERSION)
+    let serial = if cfg!(feature = "rapier-parallel") {
+        ""
+    } else {
+        " serial"
+    };
+    format!("rapier3d {}{simd8}{serial}", rapier3d::VERSION)
 }
 
 /// Rapier's step settings for the docs/SCENES.md common settings.
@@ -175,14 +180,24 @@ fn terrain(t: &crate::scenes::Terrain) -> rapier3d::parry::shape::HeightField {
 }
 
 /// Builds a recipe into a new rapier world with `threads` workers (0 = rayon's default,
-/// all cores) and the step settings of [`integration_parameters`].
+/// all cores) and the step settings of [`integration_parameters`]. Without the
+/// `rapier-parallel` feature rapier steps on the calling thread alone, and a request for
+/// more than one thread is refused.
 pub fn build_rapier(recipe: &Recipe, threads: usize) -> Result<RapierScene, String> {
     let mut world = PhysicsWorld::new();
     world.gravity = Vector::new(0.0, -10.0, 0.0);
     world.integration_parameters = integration_parameters();
+    #[cfg(feature = "rapier-parallel")]
     world
         .configure_thread_pool(threads)
         .map_err(|e| format!("rapier thread pool: {e}"))?;
+    #[cfg(not(feature = "rapier-parallel"))]
+    if threads != 1 {
+        return Err(format!(
+            "rapier3d built without `parallel` steps on one thread, not {threads} (build the \
+             bench with the `rapier-parallel` feature)"
+        ));
+    }
     let mut bodies = Vec::with_capacity(recipe.bodies.len());
     for b in &recipe.bodies {
         let pose = Pose::from_parts(vector(b.position), rotation(b.rotation));
@@ -234,6 +249,10 @@ impl RapierScene {
         for &(h, p0) in start {
             let rb = &w.bodies[h];
             s.max_displacement = s.max_displacement.max((rb.translation() - p0).length());
+            s.max_drift = s.max_drift.max(crate::measure::drift(
+                impetus::Vec3::new(rb.translation().x, 0.0, rb.translation().z),
+                impetus::Vec3::new(p0.x, 0.0, p0.z),
+            ));
             s.max_speed = s.max_speed.max(rb.linvel().length());
             for &c in rb.colliders() {
                 s.min_y = s.min_y.min(w.colliders[c].compute_aabb().mins.y);
@@ -362,6 +381,17 @@ impl RapierScene {
     }
 }
 
+/// The workers `world` steps on: its dedicated pool's size, or `requested` without one.
+fn rapier_threads(world: &PhysicsWorld, requested: usize) -> usize {
+    #[cfg(feature = "rapier-parallel")]
+    return world.num_threads().unwrap_or(requested);
+    #[cfg(not(feature = "rapier-parallel"))]
+    {
+        let _ = (world, requested);
+        1
+    }
+}
+
 /// Builds `scene` in rapier3d and steps it `steps` times on a dedicated pool of `threads`
 /// workers, calling `progress(step, last_ms)` after every step. Measured as
 /// [`run_scene`](crate::run_scene) measures impetus: same warm-up, same statistics.
@@ -398,10 +428,13 @@ pub fn run_rapier(
         }
         if step >= warmup {
             times.push(ms);
-            let split = rs.stages();
-            stages.resize(split.len(), Vec::new());
-            for (k, (_, v)) in split.iter().enumerate() {
-                stages[k].push(*v);
+            // Without `profiler` rapier's timers read zero: no stage split.
+            if cfg!(feature = "rapier-parallel") {
+                let split = rs.stages();
+                stages.resize(split.len(), Vec::new());
+                for (k, (_, v)) in split.iter().enumerate() {
+                    stages[k].push(*v);
+                }
             }
         }
         progress(step + 1, ms);
@@ -413,7 +446,7 @@ pub fn run_rapier(
     Ok(RunResult {
         engine: rapier_version(),
         scene: scene.name.to_string(),
-        threads: rs.world.num_threads().unwrap_or(threads),
+        threads: rapier_threads(&rs.world, threads),
         steps,
         bodies: start.len(),
         contacts,

@@ -119,7 +119,8 @@ pub struct CompareArgs {
     /// the repetitions' medians (0 counts as 1).
     #[arg(long, value_name = "R", default_value_t = 3)]
     pub reps: usize,
-    /// The engines to run, comma-separated [default: every engine compiled in].
+    /// The engines to run, comma-separated: impetus, rapier, box3d, physx, physx-tgs, jolt,
+    /// jolt-tuned [default: every engine compiled in, at its defaults (no tuned rows)].
     #[arg(
         long,
         value_name = "E,E",
@@ -200,7 +201,8 @@ pub struct ReportArgs {
         action = ArgAction::Set
     )]
     pub scenes: Option<Vec<&'static Scene>>,
-    /// The engines to run, comma-separated [default: every engine compiled in].
+    /// The engines to run, comma-separated [default: every engine compiled in, the tuned
+    /// rows (physx-tgs, jolt-tuned) included].
     #[arg(
         long,
         value_name = "E,E",
@@ -214,8 +216,12 @@ pub struct ReportArgs {
     pub steps: Option<usize>,
     /// Repetitions at each thread count, engines alternating (A B C A B C); the figure
     /// reported is the median of the repetitions' medians (0 counts as 1).
-    #[arg(long, value_name = "R", default_value_t = 3)]
+    #[arg(long, value_name = "R", default_value_t = 5)]
     pub reps: usize,
+    /// Measure even when the machine is busy (a load average above 0.5 per core when the
+    /// report begins); the report then says so.
+    #[arg(long)]
+    pub force: bool,
     /// Where README.md, results.json and one SVG per scene go.
     #[arg(long, value_name = "DIR", default_value = "docs/benchmarks")]
     pub out: String,

@@ -6,7 +6,7 @@ use crate::cli::{CompareArgs, SweepArgs};
 use crate::engine::Engine;
 use crate::{write_file, write_json};
 use impetus_scenes::chart::{bar_chart, scaling_chart, Series};
-use impetus_scenes::measure::stretch_percent;
+use impetus_scenes::measure::{fell_apart, stretch_percent};
 use impetus_scenes::{RunResult, Scene};
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -14,6 +14,9 @@ use std::time::Instant;
 /// The repetitions of one engine at one thread count.
 pub struct Reps {
     runs: Vec<RunResult>,
+    /// Why the representative run fell apart ([`fell_apart`]), or `None` when it kept
+    /// the scene standing.
+    pub fell: Option<String>,
 }
 
 impl Reps {
@@ -28,11 +31,18 @@ impl Reps {
         self.representative().median
     }
 
-    /// The representative run's JSON object, with every repetition's median added.
+    /// The representative run's JSON object, with every repetition's median and whether
+    /// it fell apart added.
     pub fn to_json(&self) -> Value {
         let mut v = self.representative().to_json();
         v["rep_medians"] = json!(self.runs.iter().map(|r| r.median).collect::<Vec<_>>());
+        v["fell_apart"] = json!(self.fell);
         v
+    }
+
+    /// Whether this is a peer's run (any engine but impetus).
+    pub fn is_peer(&self) -> bool {
+        !self.representative().engine.starts_with("impetus")
     }
 }
 
@@ -108,7 +118,10 @@ pub fn measure_all(
                     eprintln!("{} t{t}: skipping {}: {why}", scene.name, e.name());
                     Outcome::Skipped(why)
                 }
-                None => Outcome::Ran(Reps { runs: vec![] }),
+                None => Outcome::Ran(Reps {
+                    runs: vec![],
+                    fell: None,
+                }),
             })
             .collect();
         for rep in 0..reps {
@@ -133,6 +146,14 @@ pub fn measure_all(
                 tally.done += 1;
             }
         }
+        let recipe = (scene.recipe)(&impetus_scenes::Params::default());
+        for o in &mut per_engine {
+            if let Outcome::Ran(r) = o {
+                if !r.runs.is_empty() {
+                    r.fell = fell_apart(&recipe, &r.representative().stability);
+                }
+            }
+        }
         out.push(per_engine);
     }
     out
@@ -149,10 +170,21 @@ fn all_ran<'a>(row: &'a [Outcome], engines: &[Engine]) -> Result<Vec<&'a Reps>, 
         .collect()
 }
 
+/// Which peers [`best_peer`] chooses among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Peers {
+    /// Only the peers that kept the scene standing ([`fell_apart`] found nothing): a peer
+    /// whose scene fell apart did less work than the scene asks for, so its time is not a
+    /// fair mark.
+    Standing,
+    /// Every peer.
+    All,
+}
+
 /// The fastest peer's (any engine but impetus) name and median ms/step among `reps`.
-pub fn best_peer(reps: &[&Reps]) -> Option<(String, f64)> {
+pub fn best_peer(reps: &[&Reps], which: Peers) -> Option<(String, f64)> {
     reps.iter()
-        .filter(|r| !r.representative().engine.starts_with("impetus"))
+        .filter(|r| r.is_peer() && (which == Peers::All || r.fell.is_none()))
         .map(|r| (r.representative().engine.clone(), r.median()))
         .min_by(|a, b| a.1.total_cmp(&b.1))
 }
@@ -187,15 +219,34 @@ fn comparison_table(reps: &[&Reps]) -> String {
         "ms/step median",
         reps.iter().map(|r| format!("{:.3}", r.median())).collect(),
     );
-    if let Some((_, best)) = best_peer(reps) {
+    if let Some((_, best)) = best_peer(reps, Peers::Standing) {
         row(
             &mut s,
-            "ratio to best peer",
+            "ratio to best standing peer",
             reps.iter()
                 .map(|r| format!("{:.3}", r.median() / best))
                 .collect(),
         );
     }
+    if let Some((_, best)) = best_peer(reps, Peers::All) {
+        row(
+            &mut s,
+            "ratio to best peer (all)",
+            reps.iter()
+                .map(|r| format!("{:.3}", r.median() / best))
+                .collect(),
+        );
+    }
+    row(
+        &mut s,
+        "kept the scene standing",
+        reps.iter()
+            .map(|r| match &r.fell {
+                None => "yes".to_string(),
+                Some(_) => "NO (see below)".to_string(),
+            })
+            .collect(),
+    );
     row(&mut s, "ms/step mean", each(&|r| format!("{:.3}", r.mean)));
     row(&mut s, "ms/step p95", each(&|r| format!("{:.3}", r.p95)));
     if reps.iter().any(|r| r.runs.len() > 1) {
@@ -236,6 +287,11 @@ fn comparison_table(reps: &[&Reps]) -> String {
         &mut s,
         "max displacement (m)",
         each(&|r| format!("{:.4}", r.stability.max_displacement)),
+    );
+    row(
+        &mut s,
+        "max sideways drift (m)",
+        each(&|r| format!("{:.4}", r.stability.max_drift)),
     );
     row(
         &mut s,
@@ -293,7 +349,8 @@ pub fn compare(o: &CompareArgs) -> Result<(), String> {
     let threads = o.threads;
     let steps = o.steps.unwrap_or(scene.default_steps).max(1);
     let reps = o.reps.max(1);
-    let engines = o.engines.clone().unwrap_or_else(Engine::compiled_in);
+    let engines = o.engines.clone().unwrap_or_else(Engine::defaults);
+    check_builds(&engines)?;
     let mut tally = Tally::new(engines.len() * reps);
     let row = measure_all(scene, &engines, &[threads], steps, reps, &mut tally)
         .pop()
@@ -315,9 +372,22 @@ pub fn compare(o: &CompareArgs) -> Result<(), String> {
         }
     }
     print!("{}", comparison_table(&ran));
-    let best = best_peer(&ran);
+    for r in &ran {
+        if let Some(why) = &r.fell {
+            println!("  {} fell apart: {why}", r.representative().engine);
+        }
+    }
+    let best = best_peer(&ran, Peers::Standing);
     if let Some((name, ms)) = &best {
-        println!("  {:<24} {name} ({ms:.3} ms/step)", "best peer");
+        println!("  {:<24} {name} ({ms:.3} ms/step)", "best standing peer");
+    }
+    if let Some((name, ms)) = best_peer(&ran, Peers::All) {
+        println!("  {:<24} {name} ({ms:.3} ms/step)", "best peer (all)");
+    }
+    for e in &engines {
+        if let Some(build) = e.build() {
+            println!("  {:<24} {build}", format!("{} build", e.name()));
+        }
     }
     if let Some(path) = &o.json {
         let v = json!({
@@ -341,6 +411,8 @@ pub fn compare(o: &CompareArgs) -> Result<(), String> {
                 _ => None,
             }).collect::<Vec<_>>(),
             "best_peer": best.as_ref().map(|(name, ms)| json!({"engine": name, "ms_per_step": ms})),
+            "best_peer_rule": "the fastest peer that kept the scene standing",
+            "builds": engines.iter().filter_map(|e| e.build().map(|b| json!({"engine": e.name(), "build": b}))).collect::<Vec<_>>(),
         });
         write_json(path, &v)?;
     }
@@ -355,6 +427,24 @@ pub fn compare(o: &CompareArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Refuses to measure a peer whose library was built with its asserts on (a checked or
+/// debug build, slower than its authors ship it), naming the peer and its build.
+pub fn check_builds(engines: &[Engine]) -> Result<(), String> {
+    for e in engines {
+        if e.asserts() {
+            return Err(format!(
+                "{} was built with its asserts on ({}); a benchmark measures peers as their \
+                 authors ship them. Build with this workspace's release profile and \
+                 .cargo/config.toml (CFLAGS/CXXFLAGS -O3 -DNDEBUG, no debug info for the \
+                 -sys crates)",
+                e.name(),
+                e.build().unwrap_or_default()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `sweep <scene> --threads T,T`: the engines at each thread count, ms/step with the
 /// speed-up over the first thread count, then the table at the last.
 pub fn sweep(o: &SweepArgs) -> Result<(), String> {
@@ -364,6 +454,7 @@ pub fn sweep(o: &SweepArgs) -> Result<(), String> {
         .engines
         .clone()
         .unwrap_or(vec![Engine::Impetus, Engine::Rapier]);
+    check_builds(&engines)?;
     let steps = o.steps.unwrap_or(scene.default_steps).max(1);
     let reps = o.reps.max(1);
     let mut tally = Tally::new(engines.len() * reps * threads.len());

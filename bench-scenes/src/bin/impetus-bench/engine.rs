@@ -11,18 +11,38 @@ pub enum Engine {
     Rapier,
     Box3d,
     Physx,
+    /// PhysX's tuned row: the TGS solver.
+    PhysxTgs,
     Jolt,
+    /// Jolt's tuned row: more velocity and position steps.
+    JoltTuned,
 }
 
 impl Engine {
     /// Every engine, in the order tables list them.
-    const ALL: [Engine; 5] = [
+    const ALL: [Engine; 7] = [
         Engine::Impetus,
         Engine::Rapier,
         Engine::Box3d,
         Engine::Physx,
+        Engine::PhysxTgs,
         Engine::Jolt,
+        Engine::JoltTuned,
     ];
+
+    /// The engines a comparison runs when none are named: every engine compiled in at its
+    /// defaults (the tuned rows are extra, named with `--engines`).
+    pub fn defaults() -> Vec<Engine> {
+        Engine::compiled_in()
+            .into_iter()
+            .filter(|e| !e.tuned())
+            .collect()
+    }
+
+    /// Whether this is a peer's tuned row rather than its defaults.
+    pub fn tuned(self) -> bool {
+        matches!(self, Engine::PhysxTgs | Engine::JoltTuned)
+    }
 
     pub fn parse(s: &str) -> Result<Engine, String> {
         let e = match s {
@@ -30,10 +50,13 @@ impl Engine {
             "rapier" | "rapier3d" => Engine::Rapier,
             "box3d" => Engine::Box3d,
             "physx" => Engine::Physx,
+            "physx-tgs" => Engine::PhysxTgs,
             "jolt" => Engine::Jolt,
+            "jolt-tuned" => Engine::JoltTuned,
             _ => {
                 return Err(format!(
-                    "unknown engine {s:?}; engines: impetus, rapier, box3d, physx, jolt"
+                    "unknown engine {s:?}; engines: impetus, rapier, box3d, physx, physx-tgs, \
+                     jolt, jolt-tuned"
                 ))
             }
         };
@@ -53,7 +76,9 @@ impl Engine {
             Engine::Rapier => "rapier",
             Engine::Box3d => "box3d",
             Engine::Physx => "physx",
+            Engine::PhysxTgs => "physx-tgs",
             Engine::Jolt => "jolt",
+            Engine::JoltTuned => "jolt-tuned",
         }
     }
 
@@ -61,7 +86,40 @@ impl Engine {
     fn feature(self) -> &'static str {
         match self {
             Engine::Impetus => "default",
+            Engine::PhysxTgs => "physx",
+            Engine::JoltTuned => "jolt",
             e => e.name(),
+        }
+    }
+
+    /// How the engine's library was built, for the reports (the C and C++ peers: their
+    /// compiler flags and whether their asserts are on), or `None` for the Rust engines,
+    /// which are built by this workspace's release profile.
+    pub fn build(self) -> Option<String> {
+        match self {
+            #[cfg(feature = "box3d")]
+            Engine::Box3d => Some(impetus_scenes::box3d::box3d_build()),
+            #[cfg(feature = "physx")]
+            Engine::Physx | Engine::PhysxTgs => Some(impetus_scenes::physx::physx_build()),
+            #[cfg(feature = "jolt")]
+            Engine::Jolt | Engine::JoltTuned => Some(impetus_scenes::jolt::jolt_build()),
+            _ => None,
+        }
+    }
+
+    /// Whether the engine's library was built with its asserts (or checks) on: a peer built
+    /// so is slower than its authors ship it, and the bench refuses to compare with it.
+    pub fn asserts(self) -> bool {
+        match self {
+            #[cfg(feature = "box3d")]
+            Engine::Box3d => impetus_scenes::box3d::box3d_asserts(),
+            #[cfg(feature = "physx")]
+            Engine::Physx | Engine::PhysxTgs => {
+                impetus_scenes::physx::physx_checked().unwrap_or(false)
+            }
+            #[cfg(feature = "jolt")]
+            Engine::Jolt | Engine::JoltTuned => impetus_scenes::jolt::jolt_asserts(),
+            _ => false,
         }
     }
 
@@ -70,8 +128,8 @@ impl Engine {
             Engine::Impetus => true,
             Engine::Rapier => cfg!(feature = "rapier"),
             Engine::Box3d => cfg!(feature = "box3d"),
-            Engine::Physx => cfg!(feature = "physx"),
-            Engine::Jolt => cfg!(feature = "jolt"),
+            Engine::Physx | Engine::PhysxTgs => cfg!(feature = "physx"),
+            Engine::Jolt | Engine::JoltTuned => cfg!(feature = "jolt"),
         }
     }
 
@@ -94,9 +152,9 @@ impl Engine {
             #[cfg(feature = "box3d")]
             Engine::Box3d => impetus_scenes::box3d::box3d_skips(&recipe()),
             #[cfg(feature = "physx")]
-            Engine::Physx => impetus_scenes::physx::physx_skips(&recipe()),
+            Engine::Physx | Engine::PhysxTgs => impetus_scenes::physx::physx_skips(&recipe()),
             #[cfg(feature = "jolt")]
-            Engine::Jolt => impetus_scenes::jolt::jolt_skips(&recipe()),
+            Engine::Jolt | Engine::JoltTuned => impetus_scenes::jolt::jolt_skips(&recipe()),
             _ => {
                 let _ = recipe;
                 None
@@ -132,9 +190,27 @@ impl Engine {
             #[cfg(feature = "box3d")]
             Engine::Box3d => impetus_scenes::box3d::run_box3d(scene, threads, steps, progress),
             #[cfg(feature = "physx")]
-            Engine::Physx => impetus_scenes::physx::run_physx(scene, threads, steps, progress),
+            Engine::Physx => impetus_scenes::physx::run_physx(
+                scene,
+                threads,
+                steps,
+                impetus_scenes::physx::PhysxSolver::Pgs,
+                progress,
+            ),
+            #[cfg(feature = "physx")]
+            Engine::PhysxTgs => impetus_scenes::physx::run_physx(
+                scene,
+                threads,
+                steps,
+                impetus_scenes::physx::PhysxSolver::Tgs,
+                progress,
+            ),
             #[cfg(feature = "jolt")]
             Engine::Jolt => impetus_scenes::jolt::run_jolt(scene, threads, steps, progress),
+            #[cfg(feature = "jolt")]
+            Engine::JoltTuned => {
+                impetus_scenes::jolt::run_jolt_tuned(scene, threads, steps, progress)
+            }
             #[allow(unreachable_patterns)]
             e => {
                 let _ = progress;

@@ -3,10 +3,11 @@
 //! scene.
 
 use crate::cli::ReportArgs;
-use crate::compare::{best_peer, measure_all, Outcome, Reps, Tally};
+use crate::compare::{best_peer, check_builds, measure_all, Outcome, Peers, Reps, Tally};
 use crate::engine::Engine;
 use crate::{write_file, write_json};
 use impetus_scenes::chart::{grouped_bar_chart, BarSeries};
+use impetus_scenes::measure::stretch_percent;
 use impetus_scenes::{RunResult, Scene, SCENES};
 use serde_json::json;
 
@@ -67,6 +68,17 @@ fn load_average() -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
+/// The highest 1-minute load average per core at which a report measures without
+/// `--force`: above it other work shares the cores and every figure is slowed.
+const MAX_LOAD_PER_CORE: f64 = 0.5;
+
+/// The 1-minute load average per core, when /proc/loadavg can be read.
+fn load_per_core() -> Option<f64> {
+    let one: f64 = load_average().split_whitespace().next()?.parse().ok()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Some(one / cores as f64)
+}
+
 /// How a report was made, for its text and its results file.
 struct ReportInfo {
     command: String,
@@ -75,6 +87,10 @@ struct ReportInfo {
     reps: usize,
     /// Load averages when the report began and when it ended.
     load: (String, String),
+    /// Whether the load at the start was above [`MAX_LOAD_PER_CORE`] (`--force`).
+    busy: bool,
+    /// Each C or C++ peer's build (engine name, flags and asserts).
+    builds: Vec<(String, String)>,
 }
 
 /// A figure for the report's tables: fixed decimals, or a dash.
@@ -93,6 +109,25 @@ struct SceneReport {
 pub fn report(o: &ReportArgs) -> Result<(), String> {
     let threads = o.threads.clone();
     let engines = o.engines.clone().unwrap_or_else(Engine::compiled_in);
+    check_builds(&engines)?;
+    let per_core = load_per_core();
+    let busy = per_core.is_some_and(|l| l > MAX_LOAD_PER_CORE);
+    eprintln!(
+        "load average {} ({} per core)",
+        load_average(),
+        per_core.map_or("unknown".to_string(), |l| format!("{l:.2}"))
+    );
+    if busy && !o.force {
+        return Err(format!(
+            "the machine is busy: load average {} is above {MAX_LOAD_PER_CORE} per core; a \
+             report measured now would be slowed by the other work. Wait for it to finish, \
+             or measure anyway with --force (the report then says so)",
+            load_average()
+        ));
+    }
+    if busy {
+        eprintln!("warning: measuring on a busy machine (--force); the report says so");
+    }
     let scenes: Vec<&'static Scene> = o.scenes.clone().unwrap_or_else(|| SCENES.iter().collect());
     let reps = o.reps.max(1);
     let out = o.out.clone();
@@ -124,6 +159,11 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
         date,
         reps,
         load: (load_start, load_average()),
+        busy,
+        builds: engines
+            .iter()
+            .filter_map(|e| e.build().map(|b| (e.name().to_string(), b)))
+            .collect(),
     };
     let readme = report_markdown(&measured, &engines, &threads, &info);
     write_file(&format!("{out}/README.md"), readme)?;
@@ -132,6 +172,9 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
         "machine": info.machine,
         "date": info.date,
         "load_average": { "start": info.load.0, "end": info.load.1 },
+        "busy": info.busy,
+        "builds": info.builds.iter().map(|(e, b)| json!({"engine": e, "build": b})).collect::<Vec<_>>(),
+        "best_peer_rule": "the fastest peer that kept the scene standing (measure::fell_apart)",
         "reps": reps,
         "threads": threads,
         "scenes": measured.iter().map(|m| json!({
@@ -210,6 +253,8 @@ fn report_markdown(
         date,
         reps,
         load,
+        busy,
+        builds,
     } = info;
     let mut s = String::new();
     let mut line = |text: String| {
@@ -224,26 +269,61 @@ fn report_markdown(
          built from its recipe (docs/SCENES.md) by every engine and stepped the number of \
          steps below; each figure is the median ms/step over the steps after the warm-up, \
          and the median of {reps} repetitions with the engines alternating (A B C A B C), on \
-         a shared machine. Ratios are an engine's time over the fastest peer's (impetus \
-         excluded): below 1 is faster than every peer. The peers' settings and the way \
+         a shared machine. Ratios are an engine's time over the fastest standing peer's \
+         (impetus excluded; the rule is below): below 1 is faster than every such peer. \
+         Each peer runs at its documented defaults; `PhysX ... TGS` and `Jolt ... tuned` \
+         are extra rows with the settings their guides recommend for stacks. The peers' \
+         settings and the way \
          their stability figures are measured are in docs/SCENES.md (\"Peer engines\") and \
          in each adapter's module doc (bench-scenes/src/rapier.rs, box3d.rs, physx.rs, \
          jolt.rs). `results.json` beside this file has every figure."
     ));
     line(String::new());
     line(format!(
-        "Load averages (1, 5, 15 min) when the report began: {}; when it ended: {}. A load \
-         above the core count means the engines shared the cores with other work: every \
-         engine is slowed, and the gain from a second thread is hidden.",
-        load.0, load.1
+        "Load averages (1, 5, 15 min) when the report began: {}; when it ended: {}. {}",
+        load.0,
+        load.1,
+        if *busy {
+            "**The machine was busy when the report began (above 0.5 per core; measured \
+             with --force): other work shared the cores, every engine is slowed, and the \
+             gain from a second thread is hidden.**"
+        } else {
+            "The report measures only when the 1-minute load is at most 0.5 per core \
+             (`--force` overrides it and says so here)."
+        }
     ));
     line(String::new());
+    if !builds.is_empty() {
+        line(
+            "Peer builds (flags as cargo passed them to the -sys crates' build scripts; \
+              asserts as probed in the linked library):"
+                .into(),
+        );
+        line(String::new());
+        for (engine, build) in builds.iter() {
+            line(format!("- `{engine}`: {build}"));
+        }
+        line(String::new());
+    }
     line("## impetus against the fastest peer".into());
+    line(String::new());
+    line(
+        "The fastest peer is the fastest that **kept the scene standing**: no body more than \
+         0.5 m below the ground, no body of a structure built at rest (a scene with a column: \
+         the pyramids, towers, mass_ratio) more than 0.5 m sideways from where it was built \
+         (settling moves bodies down, toppling sideways), no joint \
+         stretched by more than 10 % (`measure::fell_apart`). A peer whose scene fell apart \
+         did less work than the scene asks for; the ratio against every peer, fallen or not, \
+         is in brackets."
+            .into(),
+    );
     line(String::new());
     let mut header = "| scene | steps |".to_string();
     let mut rule = "|---|---:|".to_string();
     for t in threads {
-        header.push_str(&format!(" {t} thread(s): impetus / best peer |"));
+        header.push_str(&format!(
+            " {t} thread(s): impetus / best standing peer (all peers) |"
+        ));
         rule.push_str("---|");
     }
     line(header);
@@ -255,11 +335,23 @@ fn report_markdown(
             let impetus = ran
                 .iter()
                 .find(|x| x.representative().engine.starts_with("impetus"));
-            match (impetus, best_peer(&ran)) {
+            let all = best_peer(&ran, Peers::All);
+            match (impetus, best_peer(&ran, Peers::Standing)) {
                 (Some(i), Some((name, best))) => row.push_str(&format!(
-                    " **{:.2}** ({:.2} ms vs {name} {best:.2} ms) |",
+                    " **{:.2}** ({:.2} ms vs {name} {best:.2} ms){} |",
                     i.median() / best,
-                    i.median()
+                    i.median(),
+                    all.map_or(String::new(), |(n, a)| format!(
+                        " [{:.2} vs {n}]",
+                        i.median() / a
+                    ))
+                )),
+                (Some(i), None) => row.push_str(&format!(
+                    " no peer kept it standing{} |",
+                    all.map_or(String::new(), |(n, a)| format!(
+                        " [{:.2} vs {n}]",
+                        i.median() / a
+                    ))
                 )),
                 _ => row.push_str(" – |"),
             }
@@ -271,22 +363,24 @@ fn report_markdown(
         line(format!("## {t} thread(s)"));
         line(String::new());
         line(
-            "| scene | engine | ms/step | ratio to best peer | p95 ms | contacts | max displacement (m) \
-             | max speed (m/s) | max penetration (m) | max joint error (m) |"
+            "| scene | engine | ms/step | ratio to best standing peer | p95 ms | contacts \
+             | max displacement (m) | max drift (m) | max speed (m/s) | max penetration (m) | column \
+             compression (m) | max joint error (m) | max joint stretch | standing |"
                 .into(),
         );
-        line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|".into());
+        line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|".into());
         for m in measured {
             let row = &m.rows[ti];
             let ran: Vec<&Reps> = row.iter().filter_map(Outcome::ran).collect();
-            let best = best_peer(&ran).map(|b| b.1);
+            let best = best_peer(&ran, Peers::Standing).map(|b| b.1);
             for (o, e) in row.iter().zip(engines) {
                 match o {
                     Outcome::Ran(r) => {
                         let x = r.representative();
                         let st = &x.stability;
                         line(format!(
-                            "| {} | {} | {:.3} | {} | {:.3} | {} | {:.4} | {:.4} | {:.4} | {} |",
+                            "| {} | {} | {:.3} | {} | {:.3} | {} | {:.4} | {:.4} | {:.4} | {:.4} | {} \
+                             | {} | {} | {} |",
                             m.scene.name,
                             x.engine,
                             r.median(),
@@ -294,22 +388,33 @@ fn report_markdown(
                             x.p95,
                             x.contacts,
                             st.max_displacement,
+                            st.max_drift,
                             st.max_speed,
                             st.max_penetration,
+                            cell(st.column_compression.map(f64::from), 4),
                             if x.joints > 0 {
                                 format!("{:.5}", st.max_joint_error)
                             } else {
                                 "–".to_string()
+                            },
+                            if x.joints > 0 {
+                                stretch_percent(st.max_joint_stretch_ratio)
+                            } else {
+                                "–".to_string()
+                            },
+                            match &r.fell {
+                                None => "yes".to_string(),
+                                Some(why) => format!("**no**: {why}"),
                             }
                         ))
                     }
                     Outcome::Skipped(why) => line(format!(
-                        "| {} | {} | skipped: {why} | | | | | | | |",
+                        "| {} | {} | skipped: {why} | | | | | | | | | | | |",
                         m.scene.name,
                         e.name()
                     )),
                     Outcome::Failed(why) => line(format!(
-                        "| {} | {} | failed: {why} | | | | | | | |",
+                        "| {} | {} | failed: {why} | | | | | | | | | | | |",
                         m.scene.name,
                         e.name()
                     )),
