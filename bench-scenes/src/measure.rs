@@ -114,7 +114,7 @@ pub fn column_compression(world: &World, column: &[BodyId]) -> Option<f32> {
 }
 
 /// The outcome of one timed run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
     /// Engine name and version.
     pub engine: String,
@@ -410,6 +410,63 @@ impl RunResult {
         })
     }
 
+    /// A result read back from [`to_json`](Self::to_json)'s object, as another build of the
+    /// bench writes it (`run --json`). The stage split is not carried over (its names are
+    /// the writer's): the result has none.
+    pub fn from_json(v: &Value) -> Result<RunResult, String> {
+        let f = |path: &[&str]| -> Result<f64, String> {
+            let mut x = v;
+            for k in path {
+                x = &x[*k];
+            }
+            x.as_f64()
+                .ok_or_else(|| format!("run result: `{}` is missing", path.join(".")))
+        };
+        let n = |key: &str| f(&[key]).map(|x| x as usize);
+        let st = |key: &str| f(&["stability", key]).map(|x| x as f32);
+        let text = |key: &str| {
+            v[key]
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| format!("run result: `{key}` is missing"))
+        };
+        let hash = text("state_hash")?;
+        Ok(RunResult {
+            engine: text("engine")?,
+            scene: text("scene")?,
+            threads: n("threads")?,
+            steps: n("steps")?,
+            bodies: n("bodies")?,
+            contacts: n("contacts")?,
+            points: n("points")?,
+            joints: n("joints")?,
+            particles: [
+                n("particles")?,
+                n("particle_contacts")?,
+                n("particle_colors")?,
+            ],
+            median: f(&["ms_per_step", "median"])?,
+            mean: f(&["ms_per_step", "mean"])?,
+            p95: f(&["ms_per_step", "p95"])?,
+            tail: f(&["ms_per_step", "last_tenth"])?,
+            stages: Vec::new(),
+            stability: Stability {
+                max_displacement: st("max_displacement")?,
+                max_drift: st("max_drift")?,
+                max_speed: st("max_speed")?,
+                min_y: st("min_y")?,
+                max_penetration: st("max_penetration")?,
+                max_joint_error: st("max_joint_error")?,
+                max_joint_stretch_ratio: st("max_joint_stretch_ratio")?,
+                column_compression: v["stability"]["column_compression"]
+                    .as_f64()
+                    .map(|x| x as f32),
+            },
+            state_hash: u64::from_str_radix(&hash, 16)
+                .map_err(|e| format!("run result: state_hash {hash:?}: {e}"))?,
+        })
+    }
+
     /// The result as a text table.
     pub fn table(&self) -> String {
         let mut s = String::new();
@@ -562,6 +619,26 @@ mod tests {
         assert!(fell_apart(&recipe("towers"), &toppled)
             .unwrap()
             .contains("collapsed"));
+    }
+
+    /// A result survives the trip through its JSON object (another build of the bench
+    /// hands its runs over that way), but for the stage split.
+    #[test]
+    fn run_results_read_back_from_json() {
+        let r = run_scene(find("towers").unwrap(), 1, 30, |_, _| {}).unwrap();
+        let back = RunResult::from_json(&r.to_json()).unwrap();
+        assert_eq!(
+            RunResult {
+                stages: Vec::new(),
+                ..r.clone()
+            },
+            back
+        );
+        let mut broken = r.to_json();
+        broken["ms_per_step"] = json!(null);
+        assert!(RunResult::from_json(&broken)
+            .unwrap_err()
+            .contains("ms_per_step.median"));
     }
 
     /// A body below the ground and a torn joint fall apart in any scene; drift alone does

@@ -113,7 +113,7 @@ pub fn measure_all(
     for &t in threads {
         let mut per_engine: Vec<Outcome> = engines
             .iter()
-            .map(|e| match e.skips(scene) {
+            .map(|e| match e.skips_threads(t).or_else(|| e.skips(scene)) {
                 Some(why) => {
                     eprintln!("{} t{t}: skipping {}: {why}", scene.name, e.name());
                     Outcome::Skipped(why)

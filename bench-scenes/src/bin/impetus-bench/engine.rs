@@ -4,11 +4,69 @@
 use crate::progress::Progress;
 use impetus_scenes::{run_scene_with, world_def, RunResult, Scene};
 
+/// The environment variable naming a second impetus-bench built with rapier3d's serial
+/// defaults (`--no-default-features --features rapier`), which the `rapier-serial` row runs.
+pub const RAPIER_SERIAL_BENCH: &str = "IMPETUS_RAPIER_SERIAL_BENCH";
+
+/// Runs `scene` on the serial rapier bench named by [`RAPIER_SERIAL_BENCH`] (`run <scene>
+/// --engine rapier --json`) and reads its result back.
+fn run_serial_rapier(scene: &Scene, threads: usize, steps: usize) -> Result<RunResult, String> {
+    if threads != 1 {
+        return Err("rapier's serial build steps on one thread".to_string());
+    }
+    let bench = std::env::var_os(RAPIER_SERIAL_BENCH)
+        .ok_or_else(|| format!("{RAPIER_SERIAL_BENCH} is not set"))?;
+    let json = std::env::temp_dir().join(format!(
+        "impetus-rapier-serial-{}-{}.json",
+        std::process::id(),
+        scene.name
+    ));
+    let output = std::process::Command::new(&bench)
+        .args([
+            "run",
+            scene.name,
+            "--engine",
+            "rapier",
+            "--threads",
+            "1",
+            "--steps",
+        ])
+        .arg(steps.to_string())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .map_err(|e| format!("running {}: {e}", bench.to_string_lossy()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed: {}",
+            bench.to_string_lossy(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let text =
+        std::fs::read_to_string(&json).map_err(|e| format!("reading {}: {e}", json.display()))?;
+    let _ = std::fs::remove_file(&json);
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json.display()))?;
+    let result = RunResult::from_json(&v)?;
+    if !result.engine.ends_with("serial") {
+        return Err(format!(
+            "{} is not a serial rapier build (its rapier row is {:?})",
+            bench.to_string_lossy(),
+            result.engine
+        ));
+    }
+    Ok(result)
+}
+
 /// The engines the bench can run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Engine {
     Impetus,
     Rapier,
+    /// rapier3d's serial build (no `parallel`, no `profiler`), run as a second bench named
+    /// by [`RAPIER_SERIAL_BENCH`], at one thread only.
+    RapierSerial,
     Box3d,
     Physx,
     /// PhysX's tuned row: the TGS solver.
@@ -20,9 +78,10 @@ pub enum Engine {
 
 impl Engine {
     /// Every engine, in the order tables list them.
-    const ALL: [Engine; 7] = [
+    const ALL: [Engine; 8] = [
         Engine::Impetus,
         Engine::Rapier,
+        Engine::RapierSerial,
         Engine::Box3d,
         Engine::Physx,
         Engine::PhysxTgs,
@@ -39,15 +98,27 @@ impl Engine {
             .collect()
     }
 
-    /// Whether this is a peer's tuned row rather than its defaults.
+    /// Whether this is a peer's extra row (a tuned setting or a second build) rather than
+    /// its defaults.
     pub fn tuned(self) -> bool {
-        matches!(self, Engine::PhysxTgs | Engine::JoltTuned)
+        matches!(
+            self,
+            Engine::PhysxTgs | Engine::JoltTuned | Engine::RapierSerial
+        )
+    }
+
+    /// Why the engine does not run at `threads`, or `None` when it does: rapier's serial
+    /// build steps on one thread.
+    pub fn skips_threads(self, threads: usize) -> Option<String> {
+        (self == Engine::RapierSerial && threads != 1)
+            .then(|| "rapier's serial build steps on one thread".to_string())
     }
 
     pub fn parse(s: &str) -> Result<Engine, String> {
         let e = match s {
             "impetus" => Engine::Impetus,
             "rapier" | "rapier3d" => Engine::Rapier,
+            "rapier-serial" => Engine::RapierSerial,
             "box3d" => Engine::Box3d,
             "physx" => Engine::Physx,
             "physx-tgs" => Engine::PhysxTgs,
@@ -55,11 +126,18 @@ impl Engine {
             "jolt-tuned" => Engine::JoltTuned,
             _ => {
                 return Err(format!(
-                    "unknown engine {s:?}; engines: impetus, rapier, box3d, physx, physx-tgs, \
-                     jolt, jolt-tuned"
+                    "unknown engine {s:?}; engines: impetus, rapier, rapier-serial, box3d, \
+                     physx, physx-tgs, jolt, jolt-tuned"
                 ))
             }
         };
+        if e == Engine::RapierSerial && !e.compiled() {
+            return Err(format!(
+                "rapier-serial runs a second bench, built with `cargo build --release -p \
+                 impetus-scenes --no-default-features --features rapier --bin impetus-bench` \
+                 and copied elsewhere; set {RAPIER_SERIAL_BENCH} to its path"
+            ));
+        }
         if !e.compiled() {
             return Err(format!(
                 "this impetus-bench was built without the `{}` feature (see README, \
@@ -74,6 +152,7 @@ impl Engine {
         match self {
             Engine::Impetus => "impetus",
             Engine::Rapier => "rapier",
+            Engine::RapierSerial => "rapier-serial",
             Engine::Box3d => "box3d",
             Engine::Physx => "physx",
             Engine::PhysxTgs => "physx-tgs",
@@ -86,6 +165,7 @@ impl Engine {
     fn feature(self) -> &'static str {
         match self {
             Engine::Impetus => "default",
+            Engine::RapierSerial => "rapier",
             Engine::PhysxTgs => "physx",
             Engine::JoltTuned => "jolt",
             e => e.name(),
@@ -127,6 +207,7 @@ impl Engine {
         match self {
             Engine::Impetus => true,
             Engine::Rapier => cfg!(feature = "rapier"),
+            Engine::RapierSerial => std::env::var_os(RAPIER_SERIAL_BENCH).is_some(),
             Engine::Box3d => cfg!(feature = "box3d"),
             Engine::Physx | Engine::PhysxTgs => cfg!(feature = "physx"),
             Engine::Jolt | Engine::JoltTuned => cfg!(feature = "jolt"),
@@ -187,6 +268,10 @@ impl Engine {
             }
             #[cfg(feature = "rapier")]
             Engine::Rapier => impetus_scenes::run_rapier(scene, threads, steps, progress),
+            Engine::RapierSerial => {
+                let _ = progress;
+                run_serial_rapier(scene, threads, steps)
+            }
             #[cfg(feature = "box3d")]
             Engine::Box3d => impetus_scenes::box3d::run_box3d(scene, threads, steps, progress),
             #[cfg(feature = "physx")]
