@@ -567,13 +567,25 @@ pub const COLLAPSED_DRIFT: f32 = 0.5;
 /// whose joints held: beyond 10 % a chain or grid has come apart.
 pub const TORN_STRETCH: f32 = 0.1;
 
+/// Whether `recipe` has a flat ground whose top is at y = 0 (a static box, unturned, whose
+/// top face is there), which the ground rule of [`fell_apart`] measures against. Scenes
+/// without one (a hanging joint grid, a terrain with valleys) have no "below the ground".
+fn has_flat_ground(recipe: &crate::Recipe) -> bool {
+    recipe.bodies.iter().any(|b| {
+        !b.dynamic
+            && b.rotation.is_near_identity()
+            && matches!(b.shape, crate::ShapeSpec::Cuboid(h) if (b.position.y + h.y).abs() < 1e-4)
+    })
+}
+
 /// Why a run of `recipe` fell apart, or `None` when it kept the scene standing. The rule
-/// is the same for every engine: a body below the ground by more than [`FELL_BELOW`], a
+/// is the same for every engine: a body below a flat ground at y = 0 by more than
+/// [`FELL_BELOW`], a
 /// body of a scene with a column (a structure built at rest) moved sideways by more than
 /// [`COLLAPSED_DRIFT`], or a joint stretched by more than [`TORN_STRETCH`]. A figure that
 /// is not a number (a peer that blew up) counts as fallen apart.
 pub fn fell_apart(recipe: &crate::Recipe, s: &Stability) -> Option<String> {
-    if s.min_y.is_nan() || s.min_y < -FELL_BELOW {
+    if has_flat_ground(recipe) && (s.min_y.is_nan() || s.min_y < -FELL_BELOW) {
         return Some(format!(
             "a body fell below the ground (lowest point y = {:.2} m)",
             s.min_y
@@ -664,6 +676,8 @@ mod tests {
         assert!(fell_apart(&rain, &fallen)
             .unwrap()
             .contains("below the ground"));
+        // joint_grid hangs below y = 0 and has no ground to fall through.
+        assert_eq!(fell_apart(&recipe("joint_grid"), &fallen), None);
         let chain = recipe("heavy_chain");
         let torn = Stability {
             max_joint_stretch_ratio: 0.5,
