@@ -559,10 +559,11 @@ pub fn stretch_percent(ratio: f32) -> String {
 pub const FELL_BELOW: f32 = 0.5;
 /// How far sideways a body of a standing structure (a scene with a column: the pyramids,
 /// towers, mass_ratio) may move from where it was built before the structure counts as
-/// collapsed, m: a settling stack moves its bodies down (the towers' by the 0.1 m gaps they
-/// are built with) and sideways by millimetres to centimetres, a toppled one sideways by
-/// metres.
-pub const COLLAPSED_DRIFT: f32 = 0.5;
+/// collapsed, m: a box width. A settling stack moves its bodies down (the towers' by the
+/// 0.1 m gaps they are built with), and a tall column of tilted boxes may lean by a few
+/// tenths of a metre and stand; a box that moved a whole box width sideways has left the
+/// place it was built in (toppled, slid off, squeezed out).
+pub const COLLAPSED_DRIFT: f32 = 1.0;
 /// The largest joint stretch ratio (see [`Stability::max_joint_stretch_ratio`]) of a run
 /// whose joints held: beyond 10 % a chain or grid has come apart.
 pub const TORN_STRETCH: f32 = 0.1;

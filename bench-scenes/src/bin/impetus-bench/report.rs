@@ -310,7 +310,7 @@ fn report_markdown(
     line(
         "The fastest peer is the fastest that **kept the scene standing**: no body more than \
          0.5 m below the ground, no body of a structure built at rest (a scene with a column: \
-         the pyramids, towers, mass_ratio) more than 0.5 m sideways from where it was built \
+         the pyramids, towers, mass_ratio) more than 1 m (a box width) sideways from where it was built \
          (settling moves bodies down, toppling sideways), no joint \
          stretched by more than 10 % (`measure::fell_apart`). A peer whose scene fell apart \
          did less work than the scene asks for; the ratio against every peer, fallen or not, \
