@@ -249,9 +249,10 @@ impl RapierScene {
         for &(h, p0) in start {
             let rb = &w.bodies[h];
             s.max_displacement = s.max_displacement.max((rb.translation() - p0).length());
+            let p = rb.translation();
             s.max_drift = s.max_drift.max(crate::measure::drift(
-                impetus::Vec3::new(rb.translation().x, 0.0, rb.translation().z),
-                impetus::Vec3::new(p0.x, 0.0, p0.z),
+                impetus::Vec3::new(p.x, p.y, p.z),
+                impetus::Vec3::new(p0.x, p0.y, p0.z),
             ));
             s.max_speed = s.max_speed.max(rb.linvel().length());
             for &c in rb.colliders() {

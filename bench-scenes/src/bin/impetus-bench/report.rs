@@ -271,7 +271,9 @@ fn report_markdown(
          and the median of {reps} repetitions with the engines alternating (A B C A B C), on \
          a shared machine. Ratios are an engine's time over the fastest standing peer's \
          (impetus excluded; the rule is below): below 1 is faster than every such peer. \
-         Each peer runs at its documented defaults; `PhysX ... TGS` and `Jolt ... tuned` \
+         Each peer runs at its documented defaults, built without asserts (see its build \
+         below) and on its own scheduler (Box3D's, PhysX's dispatcher, inline at one \
+         thread, Jolt's job system, rapier's rayon pool); `PhysX ... TGS` and `Jolt ... tuned` \
          are extra rows with the settings their guides recommend for stacks. The peers' \
          settings and the way \
          their stability figures are measured are in docs/SCENES.md (\"Peer engines\") and \
@@ -332,9 +334,7 @@ fn report_markdown(
         let mut row = format!("| {} | {} |", m.scene.name, m.steps);
         for r in &m.rows {
             let ran: Vec<&Reps> = r.iter().filter_map(Outcome::ran).collect();
-            let impetus = ran
-                .iter()
-                .find(|x| x.representative().engine.starts_with("impetus"));
+            let impetus = ran.iter().find(|x| !x.is_peer());
             let all = best_peer(&ran, Peers::All);
             match (impetus, best_peer(&ran, Peers::Standing)) {
                 (Some(i), Some((name, best))) => row.push_str(&format!(
