@@ -569,15 +569,20 @@ impl PyWorld {
         let vertices: Vec<Vec3> = (0..v.rows())
             .map(|k| Vec3::from_array(v.row::<3>(k)))
             .collect();
-        let t = ids(
-            &triangles.call_method1("reshape", (-1,)).map_err(|_| {
+        let t = triangles
+            .py()
+            .import("numpy")?
+            .call_method1("asarray", (triangles,))
+            .map_err(|_| {
                 PyTypeError::new_err("triangles must be an integer array of shape (T, 3)")
-            })?,
-            "triangles",
-        )?;
-        if t.len() % 3 != 0 {
-            return Err(PyValueError::new_err("triangles must have shape (T, 3)"));
+            })?;
+        let shape: Vec<usize> = t.getattr("shape")?.extract()?;
+        if shape.len() != 2 || shape[1] != 3 {
+            return Err(PyValueError::new_err(format!(
+                "triangles must have shape (T, 3), got {shape:?}"
+            )));
         }
+        let t = ids(&t.call_method1("reshape", (-1,))?, "triangles")?;
         let tris = t
             .chunks_exact(3)
             .map(|c| {
