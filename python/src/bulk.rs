@@ -28,20 +28,6 @@ impl Column {
             _ => 3,
         }
     }
-
-    /// Writes body `id`'s values into `out` (`width` floats).
-    #[inline]
-    fn read(self, w: &World, id: BodyId, out: &mut [f32]) -> Result<(), impetus::Error> {
-        match self {
-            Column::Position => out.copy_from_slice(&w.body_position(id)?.to_array()),
-            Column::Rotation => out.copy_from_slice(&w.body_rotation(id)?.to_array()),
-            Column::LinearVelocity => out.copy_from_slice(&w.body_linear_velocity(id)?.to_array()),
-            Column::AngularVelocity => {
-                out.copy_from_slice(&w.body_angular_velocity(id)?.to_array())
-            }
-        }
-        Ok(())
-    }
 }
 
 /// The bodies a bulk call is about: the ids given, or every live body in slot order.
@@ -52,13 +38,34 @@ pub(crate) fn targets(w: &World, ids: Option<&[u64]>) -> Vec<BodyId> {
     }
 }
 
-/// Fills `out` (`ids.len() × width` floats) with `column` of `ids`.
+/// Fills `out` (`ids.len() × width` floats) with `column` of `ids`. The column is chosen
+/// once, outside the loop, so each loop is one engine getter inlined.
 pub(crate) fn read(w: &World, ids: &[BodyId], column: Column, out: &mut [f32]) -> PyResult<()> {
-    let width = column.width();
-    for (k, (&id, row)) in ids.iter().zip(out.chunks_exact_mut(width)).enumerate() {
-        column
-            .read(w, id, row)
-            .map_err(|e| py_err_at(e, "ids", k))?;
+    match column {
+        Column::Position => rows_of(w, ids, out, |w, id| {
+            w.body_position(id).map(|v| v.to_array())
+        }),
+        Column::Rotation => rows_of(w, ids, out, |w, id| {
+            w.body_rotation(id).map(|q| q.to_array())
+        }),
+        Column::LinearVelocity => rows_of(w, ids, out, |w, id| {
+            w.body_linear_velocity(id).map(|v| v.to_array())
+        }),
+        Column::AngularVelocity => rows_of(w, ids, out, |w, id| {
+            w.body_angular_velocity(id).map(|v| v.to_array())
+        }),
+    }
+}
+
+#[inline]
+fn rows_of<const C: usize>(
+    w: &World,
+    ids: &[BodyId],
+    out: &mut [f32],
+    get: impl Fn(&World, BodyId) -> Result<[f32; C], impetus::Error>,
+) -> PyResult<()> {
+    for (k, (&id, row)) in ids.iter().zip(out.chunks_exact_mut(C)).enumerate() {
+        row.copy_from_slice(&get(w, id).map_err(|e| py_err_at(e, "ids", k))?);
     }
     Ok(())
 }
