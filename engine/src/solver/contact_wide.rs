@@ -11,7 +11,7 @@
 
 use super::contact::{null_impulses, NULL_TINY};
 use super::wide::{put3, put_sym, transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
-use super::{BodyState, SolverBodies, SolverMass, StepContext};
+use super::{BodyState, MassRow, Softness, SolverBodies, SolverMass, StepContext, MASS_FLOATS};
 use crate::collision::MAX_POINTS;
 use crate::contact::{Contact, TANGENT};
 use crate::id::NULL;
@@ -27,7 +27,6 @@ pub(crate) struct PointW {
     normal_mass: FloatW,
     normal_impulse: FloatW,
     max_normal_impulse: FloatW,
-    lever: FloatW,
 }
 
 /// `W` contact manifolds of one colour.
@@ -42,16 +41,11 @@ pub(crate) struct ContactConstraintW {
     source: [u32; W],
     points_used: usize,
     normal: Vec3W,
+    /// The first tangent; the second is `normal × t1`, computed where it is used (as the
+    /// bodies' masses are gathered and the softness chosen per pass: see [`MassW`]), so
+    /// that less of the batch is streamed from memory every pass.
     t1: Vec3W,
-    t2: Vec3W,
-    m_a: FloatW,
-    m_b: FloatW,
-    i_a: SymMat3W,
-    i_b: SymMat3W,
     friction: FloatW,
-    bias_rate: FloatW,
-    mass_scale: FloatW,
-    impulse_scale: FloatW,
     center_a: Vec3W,
     center_b: Vec3W,
     k11: FloatW,
@@ -63,33 +57,93 @@ pub(crate) struct ContactConstraintW {
     tangent_speed: [FloatW; 2],
     twist_mass: FloatW,
     twist_impulse: FloatW,
-    /// Four-point manifolds: the normal impulses that move no body (see
-    /// [`super::contact::null_impulses`]), and `1 / |null|²` (zero in lanes without four
-    /// points).
-    null: [FloatW; MAX_POINTS],
-    null_scale: FloatW,
+    /// The lane's number of points (0 for an empty lane).
+    counts: [u8; W],
     points: [PointW; MAX_POINTS],
 }
 
-/// Raw access to the body states shared by the workers of one colour.
+/// Raw access to the body states shared by the workers of one colour, and to the bodies'
+/// packed masses (read only).
 #[derive(Clone, Copy)]
 pub(crate) struct StatesPtr {
     ptr: *mut BodyState,
     len: usize,
+    masses: *const MassRow,
+    masses_len: usize,
 }
 
-// SAFETY: the pointer is only dereferenced by `gather` and `scatter`. Within one colour
-// every dynamic body is written by exactly one lane of one batch, and static or kinematic
-// bodies are only read, so concurrent batches never touch the same state mutably.
+// SAFETY: the state pointer is only dereferenced by `gather` and `scatter`. Within one
+// colour every dynamic body is written by exactly one lane of one batch, and static or
+// kinematic bodies are only read, so concurrent batches never touch the same state
+// mutably. The masses are only read, and nothing writes them while a pass runs (the
+// caller lends them shared for the pass).
 unsafe impl Send for StatesPtr {}
 unsafe impl Sync for StatesPtr {}
 
+/// Columns `k` of `W` rows of `N` floats in lanes: column `k` holds float `k` of every
+/// lane's row; the first `count` columns (rounded up to `W`) are filled, `W` floats of
+/// each row at a time by one vector load and a transpose.
+#[inline(always)]
+fn lane_columns<const N: usize>(rows: [&[f32; N]; W], count: usize) -> [FloatW; N] {
+    let mut cols = [FloatW::ZERO; N];
+    let mut off = 0;
+    while off < count {
+        // One vector load per lane: element-wise copies cost a noticeable share of
+        // the contact solve's instructions.
+        let mut block = [FloatW::ZERO; W];
+        for (lane, row) in block.iter_mut().zip(rows) {
+            let src: &[f32; W] = row[off..off + W].try_into().expect("W floats");
+            *lane = FloatW::new(*src);
+        }
+        cols[off..off + W].copy_from_slice(&transpose(block));
+        off += W;
+    }
+    cols
+}
+
+/// The masses of a batch's bodies in lanes: inverse masses and world inverse inertias of
+/// A and B (zero for static bodies and empty lanes), gathered from [`MassRow`]s.
+pub(crate) struct MassW {
+    pub m_a: FloatW,
+    pub m_b: FloatW,
+    pub i_a: SymMat3W,
+    pub i_b: SymMat3W,
+}
+
 impl StatesPtr {
-    pub fn new(states: &mut [BodyState]) -> Self {
+    pub fn new(states: &mut [BodyState], masses: &[MassRow]) -> Self {
         Self {
             ptr: states.as_mut_ptr(),
             len: states.len(),
+            masses: masses.as_ptr(),
+            masses_len: masses.len(),
         }
+    }
+
+    /// The packed mass of body `i` (zeros for [`NULL`]).
+    #[inline(always)]
+    fn mass_row(&self, i: u32) -> &[f32; MASS_FLOATS] {
+        if i == NULL {
+            return &MassRow::ZERO.f;
+        }
+        assert!((i as usize) < self.masses_len);
+        // SAFETY: in bounds (checked above); the rows are only read (see the type's
+        // comment).
+        unsafe { &(*self.masses.add(i as usize)).f }
+    }
+
+    /// The masses of bodies `a` and `b` in lanes.
+    #[inline(always)]
+    pub fn masses(&self, a: &[u32; W], b: &[u32; W]) -> MassW {
+        let side = |idx: &[u32; W]| {
+            let c = lane_columns(std::array::from_fn(|i| self.mass_row(idx[i])), 7);
+            (
+                c[0],
+                SymMat3W::from_columns([c[1], c[2], c[3], c[4], c[5], c[6]]),
+            )
+        };
+        let ((m_a, i_a), (m_b, i_b)) = (side(a), side(b));
+        MassW { m_a, m_b, i_a, i_b }
     }
 
     /// The 16 floats of state `i` (v, 0, w, 0, dp, 0, dq), the identity for [`NULL`].
@@ -107,21 +161,7 @@ impl StatesPtr {
     /// of every lane's state. `W` states are transposed `W` floats at a time.
     #[inline(always)]
     fn columns(&self, idx: &[u32; W], count: usize) -> [FloatW; 16] {
-        let rows: [&[f32; 16]; W] = std::array::from_fn(|i| self.floats(idx[i]));
-        let mut cols = [FloatW::ZERO; 16];
-        let mut off = 0;
-        while off < count {
-            // One vector load per lane: element-wise copies cost a noticeable share of
-            // the contact solve's instructions.
-            let mut block = [FloatW::ZERO; W];
-            for (lane, row) in block.iter_mut().zip(rows) {
-                let src: &[f32; W] = row[off..off + W].try_into().expect("W floats");
-                *lane = FloatW::new(*src);
-            }
-            cols[off..off + W].copy_from_slice(&transpose(block));
-            off += W;
-        }
-        cols
+        lane_columns(std::array::from_fn(|i| self.floats(idx[i])), count)
     }
 
     /// A copy of state `i` (the identity for [`NULL`]).
@@ -243,7 +283,7 @@ impl ContactConstraintW {
         let mut source = [NULL; W];
         let mut inertia = [[[0.0f32; W]; 6]; 2]; // A, B: xx, xy, xz, yy, yz, zz
         let mut vecs = [[[0.0f32; W]; 3]; 8]; // n, t1, t2, va, wa, vb, wb, friction impulse
-        let mut f = [[0.0f32; W]; 9]; // m_a, m_b, friction, static friction, bias, mass s., impulse s., twist, count
+        let mut f = [[0.0f32; W]; 6]; // m_a, m_b, friction, static friction, twist, count
         let mut pts_v = [[[[0.0f32; W]; 3]; 2]; MAX_POINTS]; // anchor A, anchor B
         let mut pts_f = [[[0.0f32; W]; 3]; MAX_POINTS]; // separation, normal impulse, active
         let mut points_used = 0;
@@ -284,11 +324,6 @@ impl ContactConstraintW {
             write_b[i] = kb != NULL && m_b > 0.0;
             let m = &c.manifold;
             let t1 = perpendicular(m.normal);
-            let soft = if m_a == 0.0 || m_b == 0.0 {
-                ctx.static_softness
-            } else {
-                ctx.contact_softness
-            };
             let row = [
                 m.normal,
                 t1,
@@ -307,9 +342,6 @@ impl ContactConstraintW {
                 m_b,
                 c.friction,
                 c.static_friction,
-                soft.bias_rate,
-                soft.mass_scale,
-                soft.impulse_scale,
                 m.twist_impulse,
                 m.count as f32,
             ];
@@ -349,7 +381,7 @@ impl ContactConstraintW {
             let (bd, be) = (r_b.cross(d), r_b.cross(e));
             (m_a + m_b) * d.dot(e) + ad.dot(i_a.mul(ae)) + bd.dot(i_b.mul(be))
         };
-        let count = fl(8);
+        let count = fl(5);
         let inv_count = one / count.max(one);
         let mut center_a = Vec3W::gather(&[Vec3::ZERO; W]);
         let mut center_b = center_a;
@@ -369,8 +401,6 @@ impl ContactConstraintW {
                 Vec3W::from_lanes(&pts_v[j][1]),
             );
             let active = FloatW::new(pts_f[j][2]);
-            let offset = r_a - center_a;
-            let tangential = offset - n.dot(offset) * n;
             *out = PointW {
                 r_a,
                 r_b,
@@ -378,7 +408,6 @@ impl ContactConstraintW {
                 normal_mass: active * inv(k(r_a, r_b, n, n)),
                 normal_impulse: FloatW::new(pts_f[j][1]),
                 max_normal_impulse: zero,
-                lever: tangential.dot(tangential).sqrt(),
             };
         }
         let (k11, k12, k22) = (
@@ -393,8 +422,7 @@ impl ContactConstraintW {
         (self.a, self.b, self.write_a, self.write_b, self.source) =
             (a, b, write_a, write_b, source);
         self.points_used = points_used;
-        (self.normal, self.t1, self.t2) = (n, t1, t2);
-        (self.m_a, self.m_b, self.i_a, self.i_b) = (m_a, m_b, i_a, i_b);
+        (self.normal, self.t1) = (n, t1);
         // Static or kinetic friction, from how fast the surfaces slide at the centre now
         // (relative to the surface velocity a modifier asked for); as the scalar kernel.
         let tangent_speed = speeds.map(FloatW::new);
@@ -406,7 +434,6 @@ impl ContactConstraintW {
         let v_static = FloatW::splat(ctx.static_friction_speed);
         let sticks = (s1 * s1 + s2 * s2).simd_lt(v_static * v_static);
         self.friction = sticks.select(fl(3), fl(2));
-        (self.bias_rate, self.mass_scale, self.impulse_scale) = (fl(4), fl(5), fl(6));
         (self.center_a, self.center_b) = (center_a, center_b);
         self.k11 = regular.select(k22 * inv_det, inv(k11));
         self.k12 = regular.select(-k12 * inv_det, zero);
@@ -414,16 +441,8 @@ impl ContactConstraintW {
         self.friction_impulse = [fi.dot(t1), fi.dot(t2)];
         self.tangent_speed = tangent_speed;
         self.twist_mass = inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n)));
-        self.twist_impulse = fl(7);
-        self.null_scale = zero;
-        if points_used == MAX_POINTS {
-            let anchors = self.points.map(|p| (p.r_a.dot(t1), p.r_a.dot(t2)));
-            self.null = null_impulses(anchors);
-            let nn = self.null.iter().fold(zero, |acc, &v| acc + v * v);
-            let tiny = FloatW::splat(NULL_TINY);
-            let four = count.simd_ge(FloatW::splat(MAX_POINTS as f32)) & nn.simd_gt(tiny);
-            self.null_scale = four.select(one / nn.fast_max(tiny), zero);
-        }
+        self.twist_impulse = fl(4);
+        self.counts = f[5].map(|c| c as u8);
     }
 
     /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
@@ -445,7 +464,8 @@ impl ContactConstraintW {
     }
 
     pub fn store(&self, contacts: DisjointPtr<Contact>) {
-        let f = (self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * self.t2).scatter();
+        let t2 = self.normal.cross(self.t1);
+        let f = (self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * t2).scatter();
         let twist = self.twist_impulse.to_array();
         let pts: [([f32; W], [f32; W]); MAX_POINTS] = std::array::from_fn(|j| {
             let p = &self.points[j];
@@ -476,17 +496,17 @@ impl ContactConstraintW {
     }
 
     #[inline]
-    fn apply(&self, b: &mut BodiesW, r_a: Vec3W, r_b: Vec3W, p: Vec3W) {
-        b.va = b.va - self.m_a * p;
-        b.wa = b.wa - self.i_a.mul(r_a.cross(p));
-        b.vb = b.vb + self.m_b * p;
-        b.wb = b.wb + self.i_b.mul(r_b.cross(p));
+    fn apply(m: &MassW, b: &mut BodiesW, r_a: Vec3W, r_b: Vec3W, p: Vec3W) {
+        b.va = b.va - m.m_a * p;
+        b.wa = b.wa - m.i_a.mul(r_a.cross(p));
+        b.vb = b.vb + m.m_b * p;
+        b.wb = b.wb + m.i_b.mul(r_b.cross(p));
     }
 
     #[inline]
-    fn apply_angular(&self, b: &mut BodiesW, l: Vec3W) {
-        b.wa = b.wa - self.i_a.mul(l);
-        b.wb = b.wb + self.i_b.mul(l);
+    fn apply_angular(m: &MassW, b: &mut BodiesW, l: Vec3W) {
+        b.wa = b.wa - m.i_a.mul(l);
+        b.wb = b.wb + m.i_b.mul(l);
     }
 
     #[inline]
@@ -497,12 +517,14 @@ impl ContactConstraintW {
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&self, states: StatesPtr) {
         let mut b = self.gather_bodies(states, false);
+        let m = states.masses(&self.a, &self.b);
         for cp in &self.points[..self.points_used] {
-            self.apply(&mut b, cp.r_a, cp.r_b, cp.normal_impulse * self.normal);
+            Self::apply(&m, &mut b, cp.r_a, cp.r_b, cp.normal_impulse * self.normal);
         }
-        let f = self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * self.t2;
-        self.apply(&mut b, self.center_a, self.center_b, f);
-        self.apply_angular(&mut b, self.twist_impulse * self.normal);
+        let t2 = self.normal.cross(self.t1);
+        let f = self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * t2;
+        Self::apply(&m, &mut b, self.center_a, self.center_b, f);
+        Self::apply_angular(&m, &mut b, self.twist_impulse * self.normal);
         self.scatter(states, &b);
     }
 
@@ -514,11 +536,27 @@ impl ContactConstraintW {
     /// the same.
     pub fn solve(&mut self, states: StatesPtr, ctx: &StepContext, use_bias: bool) {
         let mut b = self.gather_bodies(states, true);
+        let m = states.masses(&self.a, &self.b);
         let zero = FloatW::ZERO;
         let one = FloatW::splat(1.0);
         let inv_h = FloatW::splat(ctx.inv_h);
         let max_push = FloatW::splat(-ctx.max_push_speed);
         let n = self.normal;
+        let t2 = n.cross(self.t1);
+        // The softness of a contact with a static or kinematic body (no inverse mass on
+        // one side, as in `prepare`) or of one between two dynamic bodies.
+        let fixed = m.m_a.simd_eq(zero) | m.m_b.simd_eq(zero);
+        let soft = |f: fn(&Softness) -> f32| {
+            fixed.select(
+                FloatW::splat(f(&ctx.static_softness)),
+                FloatW::splat(f(&ctx.contact_softness)),
+            )
+        };
+        let (bias_rate, soft_mass, soft_impulse) = (
+            soft(|s| s.bias_rate),
+            soft(|s| s.mass_scale),
+            soft(|s| s.impulse_scale),
+        );
         let mut total_normal = zero;
         let mut twist_limit = zero;
         // As the scalar kernel: the normal turned back by each body's rotation delta once,
@@ -527,14 +565,20 @@ impl ContactConstraintW {
         let (n_a, n_b) = (b.dqa.conjugate().rotate(n), b.dqb.conjugate().rotate(n));
         for j in 0..self.points_used {
             let cp = self.points[j];
+            // The point's arm across the normal from the manifold's centre on A (what the
+            // twist friction's limit weighs the point's load by), computed here rather than
+            // kept in the batch: less to stream each pass.
+            let offset = cp.r_a - self.center_a;
+            let tangential = offset - n.dot(offset) * n;
+            let lever = tangential.dot(tangential).sqrt();
             let s = n_dp + n_b.dot(cp.r_b) - n_a.dot(cp.r_a) + cp.base_separation;
             let speculative = s.simd_gt(zero);
             let spec_bias = s * inv_h;
             let (bias, mass_scale, impulse_scale) = if use_bias {
                 (
-                    speculative.select(spec_bias, (self.bias_rate * s).fast_max(max_push)),
-                    speculative.select(one, self.mass_scale),
-                    speculative.select(zero, self.impulse_scale),
+                    speculative.select(spec_bias, (bias_rate * s).fast_max(max_push)),
+                    speculative.select(one, soft_mass),
+                    speculative.select(zero, soft_impulse),
                 )
             } else {
                 (speculative.select(spec_bias, zero), one, zero)
@@ -548,15 +592,15 @@ impl ContactConstraintW {
             cp.normal_impulse = total;
             cp.max_normal_impulse = cp.max_normal_impulse.fast_max(total);
             total_normal += total;
-            twist_limit += total * cp.lever;
+            twist_limit += total * lever;
             let (r_a, r_b) = (cp.r_a, cp.r_b);
-            self.apply(&mut b, r_a, r_b, impulse * n);
+            Self::apply(&m, &mut b, r_a, r_b, impulse * n);
         }
 
         let dv = Self::relative_velocity(&b, self.center_a, self.center_b);
         let (vt1, vt2) = (
             dv.dot(self.t1) - self.tangent_speed[0],
-            dv.dot(self.t2) - self.tangent_speed[1],
+            dv.dot(t2) - self.tangent_speed[1],
         );
         let old = self.friction_impulse;
         let mut new = [
@@ -572,18 +616,18 @@ impl ContactConstraintW {
         );
         new = [new[0] * scale, new[1] * scale];
         self.friction_impulse = new;
-        let p = (new[0] - old[0]) * self.t1 + (new[1] - old[1]) * self.t2;
-        self.apply(&mut b, self.center_a, self.center_b, p);
+        let p = (new[0] - old[0]) * self.t1 + (new[1] - old[1]) * t2;
+        Self::apply(&m, &mut b, self.center_a, self.center_b, p);
 
         let wn = n.dot(b.wb - b.wa);
         let max = self.friction * twist_limit;
         let old = self.twist_impulse;
         let new = (old - self.twist_mass * wn).fast_max(-max).fast_min(max);
         self.twist_impulse = new;
-        self.apply_angular(&mut b, (new - old) * n);
+        Self::apply_angular(&m, &mut b, (new - old) * n);
 
         if !use_bias && self.points_used == MAX_POINTS {
-            self.drop_null_impulses();
+            self.drop_null_impulses(t2);
         }
         self.scatter(states, &b);
     }
@@ -591,12 +635,21 @@ impl ContactConstraintW {
     /// Takes out of a four-point manifold's normal impulses the part that moves no body,
     /// as far as every impulse stays non-negative: the same as
     /// [`super::contact::drop_null_impulses`], in lanes.
-    fn drop_null_impulses(&mut self) {
+    ///
+    /// The null vector (see [`super::contact::null_impulses`]) and `1 / |null|²` are
+    /// computed here, from the arms in the tangent plane, rather than kept in the batch.
+    fn drop_null_impulses(&mut self, t2: Vec3W) {
         let zero = FloatW::ZERO;
-        let v = self.null;
+        let anchors = self.points.map(|p| (p.r_a.dot(self.t1), p.r_a.dot(t2)));
+        let v = null_impulses(anchors);
+        let nn = v.iter().fold(zero, |acc, &v| acc + v * v);
+        let tiny = FloatW::splat(NULL_TINY);
+        let counts = FloatW::new(self.counts.map(f32::from));
+        let four = counts.simd_ge(FloatW::splat(MAX_POINTS as f32)) & nn.simd_gt(tiny);
+        let null_scale = four.select(FloatW::splat(1.0) / nn.fast_max(tiny), zero);
         let l = self.points.map(|p| p.normal_impulse);
         let along = (0..MAX_POINTS).fold(zero, |acc, j| acc + l[j] * v[j]);
-        let mut t = along * self.null_scale;
+        let mut t = along * null_scale;
         // λ_j − t v_j ≥ 0 bounds t from above where v_j > 0 and from below where v_j < 0.
         let (mut hi, mut lo) = (FloatW::splat(f32::MAX), FloatW::splat(-f32::MAX));
         for j in 0..MAX_POINTS {

@@ -16,7 +16,7 @@ use super::contact_wide::{ContactConstraintW, StatesPtr};
 use super::joint::JointConstraint;
 use super::joint_wide::{lane_kind, JointW};
 use super::wide::W;
-use super::{BodyState, SolverBodies, StepContext};
+use super::{BodyState, MassRow, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::contact::Contact;
 use crate::id::NULL;
@@ -365,7 +365,8 @@ impl ConstraintGraph {
                 broken.push((c.joint, impulse, angular));
             }
         }
-        let states = StatesPtr::new(states);
+        // The joints' store reads velocities only, no masses.
+        let states = StatesPtr::new(states, &[]);
         let ptr = DisjointPtr::new(joints);
         broken.extend(
             self.joint_batches
@@ -392,10 +393,12 @@ impl ConstraintGraph {
     /// Runs `overflow_joint` on every overflow joint, serially first, then colour by
     /// colour `joint_batch`, `ball_batch` and `contact_batch` on that colour's batches
     /// (which share no dynamic body, so neither order nor split matters).
+    #[allow(clippy::too_many_arguments)]
     fn each_color(
         &mut self,
         parallel: bool,
         states: &mut [BodyState],
+        masses: &[MassRow],
         overflow_joint: impl Fn(&mut JointConstraint, &BodyState, &BodyState) -> (Vec3, Vec3, Vec3, Vec3)
             + Send
             + Sync,
@@ -403,7 +406,7 @@ impl ConstraintGraph {
         ball_batch: impl Fn(&mut BallJointW, StatesPtr) + Send + Sync,
         contact_batch: impl Fn(&mut ContactConstraintW, StatesPtr) + Send + Sync,
     ) {
-        let ptr = StatesPtr::new(states);
+        let ptr = StatesPtr::new(states, masses);
         let joint = |c: &mut JointConstraint| {
             let (sa, sb) = (ptr.get(c.a), ptr.get(c.b));
             let (va, wa, vb, wb) = overflow_joint(c, &sa, &sb);
@@ -442,12 +445,13 @@ impl ConstraintGraph {
     }
 
     /// Applies the accumulated impulses again (start of every substep).
-    pub fn warm_start(&mut self, states: &mut [BodyState], parallel: bool) {
+    pub fn warm_start(&mut self, states: &mut [BodyState], masses: &[MassRow], parallel: bool) {
         self.trees.iter().for_each(|t| t.warm_start(states));
         cs::warm_start(&self.overflow, states);
         self.each_color(
             parallel,
             states,
+            masses,
             |j, sa, sb| j.warm_start(sa, sb),
             |b, ptr| b.warm_start(ptr),
             |b, ptr| b.warm_start(ptr),
@@ -455,22 +459,37 @@ impl ConstraintGraph {
         );
     }
 
-    /// One solve (`use_bias`) or relax pass.
+    /// One solve (`use_bias`) or relax pass. With `store` (the step's last pass), each
+    /// contact batch also copies its impulses into the manifolds right after it is solved,
+    /// while the batch is in cache, instead of a pass of its own (see
+    /// [`store`](Self::store), which then keeps the overflow's).
     pub fn solve(
         &mut self,
         states: &mut [BodyState],
+        masses: &[MassRow],
         ctx: &StepContext,
         use_bias: bool,
         parallel: bool,
+        store: Option<&mut [Contact]>,
     ) {
         cs::solve(&mut self.overflow, states, ctx, use_bias);
+        let contacts = store.map(DisjointPtr::new);
         self.each_color(
             parallel,
             states,
+            masses,
             |j, sa, sb| j.solve(sa, sb, ctx, use_bias),
             |b, ptr| b.solve(ptr, ctx, use_bias),
             |b, ptr| b.solve(ptr, ctx, use_bias),
-            |c, ptr| c.solve(ptr, ctx, use_bias),
+            |c, ptr| match contacts {
+                Some(contacts) => {
+                    // The lanes' manifolds load while the batch is solved.
+                    c.prefetch_sources(contacts, HOT_BYTES);
+                    c.solve(ptr, ctx, use_bias);
+                    c.store(contacts);
+                }
+                None => c.solve(ptr, ctx, use_bias),
+            },
         );
         // The trees last: their rows then hold exactly when the positions move.
         self.trees
@@ -506,25 +525,10 @@ impl ConstraintGraph {
         }
     }
 
-    /// Copies the contacts' impulses into the manifolds for the next step's warm start.
-    pub fn store(&self, contacts: &mut [Contact], parallel: bool) {
+    /// Copies the overflow contacts' impulses into their manifolds for the next step's warm
+    /// start (the wide batches store theirs in the step's last pass: see
+    /// [`solve`](Self::solve)).
+    pub fn store_overflow(&self, contacts: &mut [Contact]) {
         cs::store_impulses(&self.overflow, contacts);
-        let contacts = DisjointPtr::new(contacts);
-        let batches = &self.contact_batches;
-        let store = |i: usize| {
-            // As in `build`: load the next batch's contacts while this one is written.
-            if let Some(next) = batches.get(i + 1) {
-                next.prefetch_sources(contacts, HOT_BYTES);
-            }
-            batches[i].store(contacts);
-        };
-        if parallel {
-            (0..batches.len())
-                .into_par_iter()
-                .with_min_len(16)
-                .for_each(store);
-        } else {
-            (0..batches.len()).for_each(store);
-        }
     }
 }

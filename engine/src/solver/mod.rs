@@ -102,10 +102,42 @@ pub(crate) struct SolverMass {
     pub inv_inertia: Mat3,
 }
 
+/// Floats in a [`MassRow`]: what the contact kernels gather of a body's mass, rounded up
+/// to whole lane blocks so that a row loads as `MASS_FLOATS / W` vectors.
+pub(crate) const MASS_FLOATS: usize = if self::wide::W > 8 { self::wide::W } else { 8 };
+
+/// A movable body's inverse mass and the symmetric part of its world inverse inertia
+/// (`inv_mass, xx, xy, xz, yy, yz, zz`, then zeros), packed for the contact kernels: they
+/// gather it per pass instead of keeping 14 lanes of masses in every batch (the batches
+/// are streamed from memory every pass; this array stays in cache).
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(32))]
+pub(crate) struct MassRow {
+    pub f: [f32; MASS_FLOATS],
+}
+
+impl MassRow {
+    /// A static body's row: no inverse mass, no inverse inertia.
+    pub const ZERO: Self = Self {
+        f: [0.0; MASS_FLOATS],
+    };
+
+    /// The row of inverse mass `inv_mass` and world inverse inertia `m` (its symmetric
+    /// part as [`put_sym`](self::wide::put_sym) reads it).
+    pub fn new(inv_mass: f32, m: &Mat3) -> Self {
+        let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
+        let mut f = [0.0; MASS_FLOATS];
+        f[..7].copy_from_slice(&[inv_mass, x.x, y.x, z.x, y.y, z.y, z.z]);
+        Self { f }
+    }
+}
+
 /// Per-step solver arrays, reused across steps (no allocation once warmed up).
 #[derive(Default)]
 pub(crate) struct SolverBodies {
     pub states: Vec<BodyState>,
+    /// Per dense index, `mass` packed for the contact kernels (see [`MassRow`]).
+    pub mass_rows: Vec<MassRow>,
     /// Dense index -> body slot.
     pub slot: Vec<u32>,
     /// Body slot -> dense index, or [`NULL`] for static bodies and holes.
@@ -240,6 +272,7 @@ impl SolverBodies {
         self.states.clear();
         self.slot.clear();
         self.mass.clear();
+        self.mass_rows.clear();
         self.index.clear();
         self.index.resize(n, NULL);
         for i in 0..n {
@@ -261,6 +294,9 @@ impl SolverBodies {
                     Mat3::ZERO
                 },
             });
+            let m = self.mass.last().expect("pushed above");
+            self.mass_rows
+                .push(MassRow::new(m.inv_mass, &m.inv_inertia));
         }
     }
 }

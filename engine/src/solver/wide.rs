@@ -236,6 +236,12 @@ impl SymMat3W {
         }
     }
 
+    /// The matrix of lanes xx, xy, xz, yy, yz, zz.
+    #[inline(always)]
+    pub fn from_columns(m: [FloatW; 6]) -> Self {
+        Self { m }
+    }
+
     /// The element-wise sum (of two inverse inertias).
     #[inline]
     pub fn add(&self, o: &Self) -> Self {

@@ -30,7 +30,8 @@ impl World {
     /// calling thread.
     pub fn bench_solve_pass(&mut self, dt: f32, use_bias: bool) {
         let ctx = self.step_context(dt);
+        let sb = &mut self.solver;
         self.graph
-            .solve(&mut self.solver.states, &ctx, use_bias, false);
+            .solve(&mut sb.states, &sb.mass_rows, &ctx, use_bias, false, None);
     }
 }

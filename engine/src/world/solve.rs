@@ -139,7 +139,8 @@ impl World {
                 (true, 0) => WarmStart::First,
                 (true, _) => WarmStart::Carried,
             };
-            self.substep(ctx, warm, carry, parallel);
+            let last = substep + 1 == self.def.substeps;
+            self.substep(ctx, warm, carry, last, parallel);
         }
         stage!(
             self,
@@ -227,7 +228,16 @@ impl World {
 
     /// One substep: velocities, warm start, solve, positions, relax (each summed over the
     /// substeps in its profile field).
-    fn substep(&mut self, ctx: &StepContext, warm: WarmStart, carry: bool, parallel: bool) {
+    /// The `last` substep's relax pass also stores the contact batches' impulses (see
+    /// [`ConstraintGraph::solve`](crate::solver::graph::ConstraintGraph::solve)).
+    fn substep(
+        &mut self,
+        ctx: &StepContext,
+        warm: WarmStart,
+        carry: bool,
+        last: bool,
+        parallel: bool,
+    ) {
         stage_sum!(
             self,
             integrate_velocities,
@@ -241,13 +251,15 @@ impl World {
                 warm_start,
                 "Warm Start",
                 SOLVE,
-                self.graph.warm_start(&mut self.solver.states, parallel)
+                self.graph
+                    .warm_start(&mut self.solver.states, &self.solver.mass_rows, parallel)
             );
         }
         self.rolling.warm_start(&mut self.solver.states, warm);
         stage_sum!(self, solve, "Solve", SOLVE, {
+            let sb = &mut self.solver;
             self.graph
-                .solve(&mut self.solver.states, ctx, true, parallel);
+                .solve(&mut sb.states, &sb.mass_rows, ctx, true, parallel, None);
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
         stage_sum!(
@@ -258,8 +270,10 @@ impl World {
             solver::integrate_positions(&mut self.solver, &self.bodies, ctx, carry, parallel)
         );
         stage_sum!(self, relax, "Relax", SOLVE, {
+            let (sb, contacts) = (&mut self.solver, &mut self.contacts.contacts);
+            let store = last.then_some(contacts.as_mut_slice());
             self.graph
-                .solve(&mut self.solver.states, ctx, false, parallel);
+                .solve(&mut sb.states, &sb.mass_rows, ctx, false, parallel, store);
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
         stage_sum!(
@@ -274,7 +288,7 @@ impl World {
     /// Keeps the impulses of the contacts and joints for the next step's warm start (and
     /// breaks the joints whose load passed their limit).
     fn store_impulses(&mut self, ctx: &StepContext, parallel: bool) {
-        self.graph.store(&mut self.contacts.contacts, parallel);
+        self.graph.store_overflow(&mut self.contacts.contacts);
         self.store_joints(self.def.substeps, ctx.h, parallel);
     }
 
