@@ -4,9 +4,12 @@
 //!
 //! A file is a header (`magic`, major and minor version, flags), a section count, the
 //! sections (a four-byte tag, a `u32` length, the payload) and an FNV-1a 64 checksum of
-//! everything before it. A reader skips the sections it does not know. Inside a section:
-//! integers little-endian, `f32` as its bit pattern (NaN payloads and signed zeros
-//! survive), `bool` as one byte 0 or 1, a `Vec` as a `u32` count and its items.
+//! everything before it, all of these fixed-width little-endian (see [`Writer::raw_u32`]).
+//! A reader skips the sections it does not know. Inside a section: `u16`, `u32`, `u64` and
+//! `usize` as LEB128 varints of the value plus one (wrapping), so that both the small
+//! indices and counts that fill a state and the `NULL` (`u32::MAX`) marker take one byte;
+//! `i32` zigzag-encoded; `u8` as its byte; `f32` as its bit pattern, four bytes (NaN payloads
+//! and signed zeros survive); `bool` as one byte 0 or 1; a `Vec` as a count and its items.
 //!
 //! Decoding never trusts a count: a `Vec` longer than the bytes left is rejected before
 //! anything is allocated, so a corrupt file costs no more memory than its own size.
@@ -46,6 +49,31 @@ impl<'a> Writer<'a> {
     /// The bytes written so far.
     pub fn len(&self) -> usize {
         self.out.len()
+    }
+
+    /// A fixed-width `u16` (file headers).
+    pub fn raw_u16(&mut self, value: u16) {
+        self.bytes(&value.to_le_bytes());
+    }
+
+    /// A fixed-width `u32`: file headers and section lengths (patched after the section).
+    pub fn raw_u32(&mut self, value: u32) {
+        self.bytes(&value.to_le_bytes());
+    }
+
+    /// A fixed-width `u64`: the checksum at the end of a file.
+    pub fn raw_u64(&mut self, value: u64) {
+        self.bytes(&value.to_le_bytes());
+    }
+
+    /// A varint (LEB128: seven bits a byte, low first, the top bit set on all but the last).
+    #[inline]
+    fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.out.push(v as u8);
     }
 
     /// Overwrites four bytes at `at` (a length written before its section).
@@ -97,6 +125,39 @@ impl<'a> Reader<'a> {
         T::get(self)
     }
 
+    /// A fixed-width `u16` (file headers).
+    pub fn raw_u16(&mut self) -> Result<u16, Error> {
+        Ok(u16::from_le_bytes(self.take(2)?.try_into().unwrap()))
+    }
+
+    /// A fixed-width `u32` (file headers, section lengths).
+    pub fn raw_u32(&mut self) -> Result<u32, Error> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+
+    /// A varint of at most `bits` bits (see [`Writer::varint`]); longer or wider is an error.
+    #[inline]
+    fn varint(&mut self, bits: u32) -> Result<u64, Error> {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = *self
+                .data
+                .get(self.pos)
+                .ok_or_else(|| self.error("is truncated"))?;
+            self.pos += 1;
+            let low = (b & 0x7f) as u64;
+            if shift >= bits || (shift > 0 && low >> (bits - shift).min(63) != 0) {
+                return Err(self.error("holds a malformed number"));
+            }
+            v |= low << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+            shift += 7;
+        }
+    }
+
     /// A count of items that each take at least one byte: never more than the bytes left.
     pub fn count(&mut self) -> Result<usize, Error> {
         let n = u32::get(self)? as usize;
@@ -118,40 +179,66 @@ pub(crate) trait Field: Sized {
     fn get(r: &mut Reader<'_>) -> Result<Self, Error>;
 }
 
-macro_rules! int_field {
+impl Field for u8 {
+    #[inline]
+    fn put(&self, w: &mut Writer<'_>) {
+        w.out.push(*self);
+    }
+    #[inline]
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        Ok(r.take(1)?[0])
+    }
+}
+
+/// Unsigned integers as varints of the value plus one: `NULL` (all ones) wraps to 0.
+macro_rules! varint_field {
     ($($t:ty),*) => {$(
         impl Field for $t {
             #[inline]
             fn put(&self, w: &mut Writer<'_>) {
-                w.bytes(&self.to_le_bytes());
+                w.varint(self.wrapping_add(1) as u64);
             }
             #[inline]
             fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
-                let b = r.take(std::mem::size_of::<$t>())?;
-                Ok(<$t>::from_le_bytes(b.try_into().unwrap()))
+                let v = r.varint(<$t>::BITS)? as $t;
+                Ok(v.wrapping_sub(1))
             }
         }
     )*};
 }
-int_field!(u8, u16, u32, u64, i32);
+varint_field!(u16, u32, u64);
+
+impl Field for i32 {
+    #[inline]
+    fn put(&self, w: &mut Writer<'_>) {
+        w.varint(((self << 1) ^ (self >> 31)) as u32 as u64);
+    }
+    #[inline]
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        let z = r.varint(32)? as u32;
+        Ok((z >> 1) as i32 ^ -((z & 1) as i32))
+    }
+}
 
 impl Field for f32 {
     #[inline]
     fn put(&self, w: &mut Writer<'_>) {
-        self.to_bits().put(w);
+        w.bytes(&self.to_bits().to_le_bytes());
     }
     #[inline]
     fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
-        Ok(f32::from_bits(u32::get(r)?))
+        Ok(f32::from_bits(r.raw_u32()?))
     }
 }
 
 impl Field for f64 {
     fn put(&self, w: &mut Writer<'_>) {
-        self.to_bits().put(w);
+        w.bytes(&self.to_bits().to_le_bytes());
     }
     fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
-        Ok(f64::from_bits(u64::get(r)?))
+        Ok(f64::from_bits(u64::from_le_bytes(
+            r.take(8)?.try_into().unwrap(),
+        )))
     }
 }
 
@@ -335,13 +422,46 @@ mod tests {
     #[test]
     fn corrupt_counts_and_flags_are_errors() {
         let mut out = Vec::new();
-        Writer::new(&mut out).put(&u32::MAX);
+        Writer::new(&mut out).put(&(u32::MAX - 1));
         let err = Reader::new(&out, "state").get::<Vec<u64>>().unwrap_err();
         assert_eq!(
             err,
             Error::invalid("state", "holds a count larger than the data")
         );
         assert!(Reader::new(&[2], "state").get::<bool>().is_err());
-        assert!(Reader::new(&[1, 0], "state").get::<u32>().is_err());
+        // A varint cut short, one longer than its type, and one with bits past it.
+        assert!(Reader::new(&[0x80], "state").get::<u32>().is_err());
+        assert!(Reader::new(&[0x80; 6], "state").get::<u32>().is_err());
+        assert!(Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x7f], "state")
+            .get::<u32>()
+            .is_err());
+        assert!(Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f], "state")
+            .get::<u32>()
+            .is_ok());
+    }
+
+    #[test]
+    fn integers_take_few_bytes() {
+        let len = |f: &dyn Fn(&mut Writer<'_>)| {
+            let mut out = Vec::new();
+            f(&mut Writer::new(&mut out));
+            out.len()
+        };
+        assert_eq!(len(&|w| w.put(&0u32)), 1);
+        assert_eq!(len(&|w| w.put(&u32::MAX)), 1, "NULL is one byte");
+        assert_eq!(len(&|w| w.put(&126u32)), 1);
+        assert_eq!(len(&|w| w.put(&127u32)), 2);
+        assert_eq!(len(&|w| w.put(&(u32::MAX - 1))), 5);
+        assert_eq!(len(&|w| w.put(&-1i32)), 1);
+        for v in [0u64, 1, 127, 128, u32::MAX as u64, u64::MAX - 1, u64::MAX] {
+            let mut out = Vec::new();
+            Writer::new(&mut out).put(&v);
+            assert_eq!(Reader::new(&out, "t").get::<u64>().unwrap(), v);
+        }
+        for v in [0i32, -1, 1, i32::MIN, i32::MAX] {
+            let mut out = Vec::new();
+            Writer::new(&mut out).put(&v);
+            assert_eq!(Reader::new(&out, "t").get::<i32>().unwrap(), v);
+        }
     }
 }

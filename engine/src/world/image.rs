@@ -8,12 +8,13 @@
 //!
 //! # Format
 //!
-//! The layout of states (`codec`): the magic `IMPI`, version 1.0 (`u16` major, `u16`
+//! The layout of states (`codec`): the magic `IMPI`, version 2.0 (`u16` major, `u16`
 //! minor: a reader accepts its major version and any minor one), `u32` flags (0), a `u32`
 //! section count, the sections (a four-byte tag, a `u32` length, the payload) and an
 //! FNV-1a 64 checksum of everything before it. Sections may come in any order; unknown
-//! ones are skipped; each known one appears once. Values are little-endian, field by
-//! field; a `Vec` is a `u32` count and its items. The sections:
+//! ones are skipped; each known one appears once. Values are written field by field,
+//! integers as varints and floats as their four bytes (`codec`); a `Vec` is a count and its
+//! items. The sections:
 //!
 //! - `WRLD`: the [`WorldDef`](crate::WorldDef) (gravity as last set) and the structure
 //!   counter;
@@ -69,8 +70,9 @@ use std::collections::HashMap;
 /// The magic of an image file.
 const MAGIC: &[u8; 4] = b"IMPI";
 /// Format version: a reader accepts its major version and any minor one.
-const MAJOR: u16 = 1;
-const MINOR: u16 = 1;
+/// Version 2: integers inside sections as varints (`codec`), and the state of version 2.
+const MAJOR: u16 = 2;
+const MINOR: u16 = 0;
 /// What errors name.
 const WHAT: &str = "image";
 /// The sections a reader needs, in the order they are written.
@@ -96,11 +98,11 @@ impl World {
         let geometry = Geometry::of(self.shapes.data.iter().map(|d| &d.shape));
         let mut w = Writer::new(out);
         w.bytes(MAGIC);
-        w.put(&MAJOR);
-        w.put(&MINOR);
-        w.put(&0u32); // flags
+        w.raw_u16(MAJOR);
+        w.raw_u16(MINOR);
+        w.raw_u32(0); // flags
         let particles = self.particles.pool.capacity() > 0;
-        w.put(&(TAGS.len() as u32 + particles as u32));
+        w.raw_u32(TAGS.len() as u32 + particles as u32);
         section(&mut w, b"WRLD", |w| {
             w.put(&self.def);
             w.put(&self.structure);
@@ -129,7 +131,7 @@ impl World {
         }
         section(&mut w, b"STAT", |w| w.bytes(&state));
         let sum = checksum(w.since(0));
-        w.put(&sum);
+        w.raw_u64(sum);
     }
 
     /// Builds the world an image holds (see [`save_image`](Self::save_image)), with the
@@ -236,16 +238,16 @@ fn image_sections(image: &[u8]) -> Result<HashMap<&'static [u8; 4], &[u8]>, Erro
     if r.take(4)? != MAGIC {
         return Err(invalid("is not an impetus image (bad magic)"));
     }
-    if r.get::<u16>()? != MAJOR {
+    if r.raw_u16()? != MAJOR {
         return Err(invalid("has another major version"));
     }
-    let _minor: u16 = r.get()?;
-    let _flags: u32 = r.get()?;
-    let count: u32 = r.get()?;
+    let _minor = r.raw_u16()?;
+    let _flags = r.raw_u32()?;
+    let count = r.raw_u32()?;
     let mut sections = HashMap::new();
     for _ in 0..count {
         let tag: [u8; 4] = r.take(4)?.try_into().unwrap();
-        let len = r.get::<u32>()? as usize;
+        let len = r.raw_u32()? as usize;
         let payload = r.take(len)?;
         // A section of a later minor version is skipped.
         if let Some(known) = TAGS.iter().chain([&PARTICLES]).find(|t| ***t == tag) {

@@ -21,7 +21,7 @@
 //! - `PART` (only in a world that has had particles): the particle slots, then every live
 //!   particle's position and velocity.
 //!
-//! The format (`codec`): magic `IMPS`, version 1.0, flags, a section table, an FNV-1a 64
+//! The format (`codec`): magic `IMPS`, version 2.0, flags, a section table, an FNV-1a 64
 //! checksum. Unknown sections are skipped. Restoring decodes and checks everything first; a
 //! rejected state leaves the world as it was.
 //!
@@ -43,8 +43,10 @@ use glam::{Quat, Vec3};
 
 /// The magic of a state file.
 const MAGIC: &[u8; 4] = b"IMPS";
-/// Format version: a reader accepts its major version and any minor one.
-const MAJOR: u16 = 1;
+/// Format version: a reader accepts its major version and any minor one. Version 2: integers
+/// inside sections as varints (`codec`), bodies with only their non-zero velocities, forces
+/// and rest times.
+const MAJOR: u16 = 2;
 const MINOR: u16 = 0;
 
 /// One body's state.
@@ -61,17 +63,65 @@ struct BodyState {
     island: u32,
 }
 
-crate::codec::fields!(BodyState {
-    position,
-    rotation,
-    linear_velocity,
-    angular_velocity,
-    force,
-    torque,
-    awake,
-    sleep_time,
-    island
-});
+/// A body is a flag byte (awake, then which of the velocities, force, torque and rest time
+/// are written), its pose, the fields the flags name, and its island. A field is left out
+/// when all its bits are zero (a sleeping body's velocities, the force and torque between
+/// steps, the rest time of a moving body), so the bits read back are the bits written.
+impl crate::codec::Field for BodyState {
+    fn put(&self, w: &mut Writer<'_>) {
+        let zero3 = |v: Vec3| v.to_array().iter().all(|x| x.to_bits() == 0);
+        let flags = self.awake as u8
+            | (!zero3(self.linear_velocity) as u8) << 1
+            | (!zero3(self.angular_velocity) as u8) << 2
+            | (!zero3(self.force) as u8) << 3
+            | (!zero3(self.torque) as u8) << 4
+            | ((self.sleep_time.to_bits() != 0) as u8) << 5;
+        w.put(&flags);
+        w.put(&self.position);
+        w.put(&self.rotation);
+        for (bit, v) in [
+            (1, self.linear_velocity),
+            (2, self.angular_velocity),
+            (3, self.force),
+            (4, self.torque),
+        ] {
+            if flags & 1 << bit != 0 {
+                w.put(&v);
+            }
+        }
+        if flags & 1 << 5 != 0 {
+            w.put(&self.sleep_time);
+        }
+        w.put(&self.island);
+    }
+
+    fn get(r: &mut Reader<'_>) -> Result<Self, Error> {
+        let flags: u8 = r.get()?;
+        if flags >= 64 {
+            return Err(r.error("holds a body with unknown flags"));
+        }
+        let position = r.get()?;
+        let rotation = r.get()?;
+        let mut vectors = [Vec3::ZERO; 4];
+        for (k, v) in vectors.iter_mut().enumerate() {
+            if flags & 1 << (k + 1) != 0 {
+                *v = r.get()?;
+            }
+        }
+        let sleep_time = if flags & 1 << 5 != 0 { r.get()? } else { 0.0 };
+        Ok(BodyState {
+            position,
+            rotation,
+            linear_velocity: vectors[0],
+            angular_velocity: vectors[1],
+            force: vectors[2],
+            torque: vectors[3],
+            awake: flags & 1 != 0,
+            sleep_time,
+            island: r.get()?,
+        })
+    }
+}
 
 /// One joint's state.
 #[derive(Clone, Copy, Debug)]
@@ -117,7 +167,7 @@ pub(super) struct Decoded {
 pub(super) fn section(w: &mut Writer<'_>, tag: &[u8; 4], body: impl FnOnce(&mut Writer<'_>)) {
     w.bytes(tag);
     let at = w.len();
-    w.put(&0u32);
+    w.raw_u32(0);
     body(w);
     let len = w.len() - at - 4;
     w.patch_u32(at, len as u32);
@@ -136,11 +186,11 @@ impl World {
         let start = out.len();
         let mut w = Writer::new(out);
         w.bytes(MAGIC);
-        w.put(&MAJOR);
-        w.put(&MINOR);
-        w.put(&0u32); // flags
+        w.raw_u16(MAJOR);
+        w.raw_u16(MINOR);
+        w.raw_u32(0); // flags
         let particles = self.particles.pool.capacity() > 0;
-        w.put(&(10u32 + particles as u32)); // sections
+        w.raw_u32(10 + particles as u32); // sections
         section(&mut w, b"HEAD", |w| {
             w.put(&self.structure);
             w.put(&self.steps);
@@ -212,7 +262,7 @@ impl World {
             });
         }
         let sum = checksum(w.since(start));
-        w.put(&sum);
+        w.raw_u64(sum);
     }
 
     /// Puts back a state [`save_state`](Self::save_state) wrote from this world (or one
@@ -250,12 +300,12 @@ impl World {
         if r.take(4)? != MAGIC {
             return Err(r.error("is not an impetus state (bad magic)"));
         }
-        if r.get::<u16>()? != MAJOR {
+        if r.raw_u16()? != MAJOR {
             return Err(r.error("has another major version"));
         }
-        let _minor: u16 = r.get()?;
-        let _flags: u32 = r.get()?;
-        let count: u32 = r.get()?;
+        let _minor = r.raw_u16()?;
+        let _flags = r.raw_u32()?;
+        let count = r.raw_u32()?;
         let mut d = Decoded {
             structure: 0,
             steps: 0,
@@ -278,7 +328,7 @@ impl World {
         let mut seen = 0u32;
         for _ in 0..count {
             let tag: [u8; 4] = r.take(4)?.try_into().unwrap();
-            let len = r.get::<u32>()? as usize;
+            let len = r.raw_u32()? as usize;
             let mut s = Reader::new(r.take(len)?, WHAT);
             let known = match &tag {
                 b"HEAD" => {
