@@ -40,11 +40,10 @@ pub(crate) struct ContactConstraintW {
     /// The lane's contact index, [`NULL`] for an empty lane.
     source: [u32; W],
     points_used: usize,
+    /// The normal; the tangents are computed from it where they are used ([`tangents`]),
+    /// as the bodies' masses are gathered and the softness chosen per pass (see
+    /// [`MassW`]), so that less of the batch is streamed from memory every pass.
     normal: Vec3W,
-    /// The first tangent; the second is `normal × t1`, computed where it is used (as the
-    /// bodies' masses are gathered and the softness chosen per pass: see [`MassW`]), so
-    /// that less of the batch is streamed from memory every pass.
-    t1: Vec3W,
     friction: FloatW,
     center_a: Vec3W,
     center_b: Vec3W,
@@ -60,6 +59,22 @@ pub(crate) struct ContactConstraintW {
     /// The lane's number of points (0 for an empty lane).
     counts: [u8; W],
     points: [PointW; MAX_POINTS],
+}
+
+/// The friction directions of normals `n` in lanes: `t1 = perpendicular(n)` (the same
+/// operations as [`perpendicular`], so the same bits) and `t2 = n × t1`.
+#[inline(always)]
+fn tangents(n: Vec3W) -> (Vec3W, Vec3W) {
+    let one = FloatW::splat(1.0);
+    let sign = n.z.is_sign_negative().select(-one, one);
+    let a = FloatW::splat(-1.0) / (sign + n.z);
+    let b = n.x * n.y * a;
+    let t1 = Vec3W {
+        x: one + sign * n.x * n.x * a,
+        y: sign * b,
+        z: -sign * n.x,
+    };
+    (t1, n.cross(t1))
 }
 
 /// Raw access to the body states shared by the workers of one colour, and to the bodies'
@@ -422,7 +437,7 @@ impl ContactConstraintW {
         (self.a, self.b, self.write_a, self.write_b, self.source) =
             (a, b, write_a, write_b, source);
         self.points_used = points_used;
-        (self.normal, self.t1) = (n, t1);
+        self.normal = n;
         // Static or kinetic friction, from how fast the surfaces slide at the centre now
         // (relative to the surface velocity a modifier asked for); as the scalar kernel.
         let tangent_speed = speeds.map(FloatW::new);
@@ -464,8 +479,8 @@ impl ContactConstraintW {
     }
 
     pub fn store(&self, contacts: DisjointPtr<Contact>) {
-        let t2 = self.normal.cross(self.t1);
-        let f = (self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * t2).scatter();
+        let (t1, t2) = tangents(self.normal);
+        let f = (self.friction_impulse[0] * t1 + self.friction_impulse[1] * t2).scatter();
         let twist = self.twist_impulse.to_array();
         let pts: [([f32; W], [f32; W]); MAX_POINTS] = std::array::from_fn(|j| {
             let p = &self.points[j];
@@ -521,8 +536,8 @@ impl ContactConstraintW {
         for cp in &self.points[..self.points_used] {
             Self::apply(&m, &mut b, cp.r_a, cp.r_b, cp.normal_impulse * self.normal);
         }
-        let t2 = self.normal.cross(self.t1);
-        let f = self.friction_impulse[0] * self.t1 + self.friction_impulse[1] * t2;
+        let (t1, t2) = tangents(self.normal);
+        let f = self.friction_impulse[0] * t1 + self.friction_impulse[1] * t2;
         Self::apply(&m, &mut b, self.center_a, self.center_b, f);
         Self::apply_angular(&m, &mut b, self.twist_impulse * self.normal);
         self.scatter(states, &b);
@@ -542,7 +557,7 @@ impl ContactConstraintW {
         let inv_h = FloatW::splat(ctx.inv_h);
         let max_push = FloatW::splat(-ctx.max_push_speed);
         let n = self.normal;
-        let t2 = n.cross(self.t1);
+        let (t1, t2) = tangents(n);
         // The softness of a contact with a static or kinematic body (no inverse mass on
         // one side, as in `prepare`) or of one between two dynamic bodies.
         let fixed = m.m_a.simd_eq(zero) | m.m_b.simd_eq(zero);
@@ -599,7 +614,7 @@ impl ContactConstraintW {
 
         let dv = Self::relative_velocity(&b, self.center_a, self.center_b);
         let (vt1, vt2) = (
-            dv.dot(self.t1) - self.tangent_speed[0],
+            dv.dot(t1) - self.tangent_speed[0],
             dv.dot(t2) - self.tangent_speed[1],
         );
         let old = self.friction_impulse;
@@ -616,7 +631,7 @@ impl ContactConstraintW {
         );
         new = [new[0] * scale, new[1] * scale];
         self.friction_impulse = new;
-        let p = (new[0] - old[0]) * self.t1 + (new[1] - old[1]) * t2;
+        let p = (new[0] - old[0]) * t1 + (new[1] - old[1]) * t2;
         Self::apply(&m, &mut b, self.center_a, self.center_b, p);
 
         let wn = n.dot(b.wb - b.wa);
@@ -627,7 +642,7 @@ impl ContactConstraintW {
         Self::apply_angular(&m, &mut b, (new - old) * n);
 
         if !use_bias && self.points_used == MAX_POINTS {
-            self.drop_null_impulses(t2);
+            self.drop_null_impulses(t1, t2);
         }
         self.scatter(states, &b);
     }
@@ -638,9 +653,9 @@ impl ContactConstraintW {
     ///
     /// The null vector (see [`super::contact::null_impulses`]) and `1 / |null|²` are
     /// computed here, from the arms in the tangent plane, rather than kept in the batch.
-    fn drop_null_impulses(&mut self, t2: Vec3W) {
+    fn drop_null_impulses(&mut self, t1: Vec3W, t2: Vec3W) {
         let zero = FloatW::ZERO;
-        let anchors = self.points.map(|p| (p.r_a.dot(self.t1), p.r_a.dot(t2)));
+        let anchors = self.points.map(|p| (p.r_a.dot(t1), p.r_a.dot(t2)));
         let v = null_impulses(anchors);
         let nn = v.iter().fold(zero, |acc, &v| acc + v * v);
         let tiny = FloatW::splat(NULL_TINY);
