@@ -7,17 +7,20 @@
 //! zero masses, so they compute zero impulses and are never written back.
 //!
 //! Body velocities are gathered from the dense `BodyState` array (64 bytes a body: one
-//! cache line per lane) and scattered back to dynamic bodies only.
+//! cache line per lane) and scattered back to dynamic bodies only; their masses are
+//! gathered from the packed [`MassRow`]s. A batch keeps only what cannot be recomputed
+//! cheaply from those and its normal: the passes stream every batch from memory, so its
+//! size sets their cost on large scenes (`docs/decisions.md`, "The lead").
 
 use super::contact::{null_impulses, NULL_TINY};
-use super::wide::{put3, put_sym, transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
-use super::{BodyState, MassRow, Softness, SolverBodies, SolverMass, StepContext, MASS_FLOATS};
+use super::wide::{put3, transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
+use super::{BodyState, MassRow, Softness, SolverBodies, StepContext, MASS_FLOATS};
 use crate::collision::MAX_POINTS;
 use crate::contact::{Contact, TANGENT};
 use crate::id::NULL;
 use crate::math::perpendicular;
 use crate::parallel::DisjointPtr;
-use glam::{Mat3, Vec3};
+use glam::Vec3;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PointW {
@@ -125,6 +128,23 @@ pub(crate) struct MassW {
     pub i_b: SymMat3W,
 }
 
+impl MassW {
+    /// The masses of bodies `a` and `b` in lanes, each body's row from `row` (zeros for
+    /// [`NULL`]).
+    #[inline(always)]
+    fn gather<'r>(row: impl Fn(u32) -> &'r [f32; MASS_FLOATS], a: &[u32; W], b: &[u32; W]) -> Self {
+        let side = |idx: &[u32; W]| {
+            let c = lane_columns(std::array::from_fn(|i| row(idx[i])), 7);
+            (
+                c[0],
+                SymMat3W::from_columns([c[1], c[2], c[3], c[4], c[5], c[6]]),
+            )
+        };
+        let ((m_a, i_a), (m_b, i_b)) = (side(a), side(b));
+        MassW { m_a, m_b, i_a, i_b }
+    }
+}
+
 impl StatesPtr {
     pub fn new(states: &mut [BodyState], masses: &[MassRow]) -> Self {
         Self {
@@ -150,15 +170,7 @@ impl StatesPtr {
     /// The masses of bodies `a` and `b` in lanes.
     #[inline(always)]
     pub fn masses(&self, a: &[u32; W], b: &[u32; W]) -> MassW {
-        let side = |idx: &[u32; W]| {
-            let c = lane_columns(std::array::from_fn(|i| self.mass_row(idx[i])), 7);
-            (
-                c[0],
-                SymMat3W::from_columns([c[1], c[2], c[3], c[4], c[5], c[6]]),
-            )
-        };
-        let ((m_a, i_a), (m_b, i_b)) = (side(a), side(b));
-        MassW { m_a, m_b, i_a, i_b }
+        MassW::gather(|i| self.mass_row(i), a, b)
     }
 
     /// The 16 floats of state `i` (v, 0, w, 0, dp, 0, dq), the identity for [`NULL`].
@@ -288,73 +300,29 @@ impl ContactConstraintW {
     ) {
         let mut speeds = [[0.0f32; W]; 2];
         debug_assert!(!ids.is_empty() && ids.len() <= W);
-        // Gather: scalar loads per lane into plain arrays, one array per component so each
-        // becomes a lane register by a plain load (no transposes, which cost a
-        // noticeable share of prepare's instructions).
+        // Gather: the contacts' data by scalar loads per lane into plain arrays, one array
+        // per component so each becomes a lane register by a plain load (transposes of
+        // these cost a noticeable share of prepare's instructions); the bodies' masses and
+        // velocities, whole aligned rows, by transposes as the passes gather them.
         let mut a = [NULL; W];
         let mut b = [NULL; W];
-        let mut write_a = [false; W];
-        let mut write_b = [false; W];
         let mut source = [NULL; W];
-        let mut inertia = [[[0.0f32; W]; 6]; 2]; // A, B: xx, xy, xz, yy, yz, zz
-        let mut vecs = [[[0.0f32; W]; 3]; 8]; // n, t1, t2, va, wa, vb, wb, friction impulse
-        let mut f = [[0.0f32; W]; 6]; // m_a, m_b, friction, static friction, twist, count
+        let mut vecs = [[[0.0f32; W]; 3]; 4]; // n, t1, t2, friction impulse
+        let mut f = [[0.0f32; W]; 4]; // friction, static friction, twist, count
         let mut pts_v = [[[[0.0f32; W]; 3]; 2]; MAX_POINTS]; // anchor A, anchor B
         let mut pts_f = [[[0.0f32; W]; 3]; MAX_POINTS]; // separation, normal impulse, active
         let mut points_used = 0;
         for (i, &id) in ids.iter().enumerate() {
             let c = &contacts[id as usize];
             let (ba, bb) = (c.body_a as usize, c.body_b as usize);
-            let (ka, kb) = (sb.index[ba], sb.index[bb]);
-            // Masses and velocities from the dense solver arrays (indexed by solver body),
-            // not the body columns: two cache lines per body instead of five.
-            let mass = |k: u32| {
-                if k == NULL {
-                    SolverMass {
-                        inv_mass: 0.0,
-                        inv_inertia: Mat3::ZERO,
-                    }
-                } else {
-                    sb.mass[k as usize]
-                }
-            };
-            let state = |k: u32| {
-                if k == NULL {
-                    BodyState::IDENTITY
-                } else {
-                    sb.states[k as usize]
-                }
-            };
-            let (mass_a, mass_b) = (mass(ka), mass(kb));
-            let (m_a, m_b) = (mass_a.inv_mass, mass_b.inv_mass);
-            for (side, m) in inertia
-                .iter_mut()
-                .zip([mass_a.inv_inertia, mass_b.inv_inertia])
-            {
-                put_sym(side, i, &m);
-            }
-            let (sa, sb_) = (state(ka), state(kb));
-            (a[i], b[i], source[i]) = (ka, kb, id);
-            write_a[i] = ka != NULL && m_a > 0.0;
-            write_b[i] = kb != NULL && m_b > 0.0;
+            (a[i], b[i], source[i]) = (sb.index[ba], sb.index[bb], id);
             let m = &c.manifold;
             let t1 = perpendicular(m.normal);
-            let row = [
-                m.normal,
-                t1,
-                m.normal.cross(t1),
-                sa.v,
-                sa.w,
-                sb_.v,
-                sb_.w,
-                m.friction_impulse,
-            ];
+            let row = [m.normal, t1, m.normal.cross(t1), m.friction_impulse];
             for (field, v) in vecs.iter_mut().zip(row) {
                 put3(field, i, v);
             }
             let row = [
-                m_a,
-                m_b,
                 c.friction,
                 c.static_friction,
                 m.twist_impulse,
@@ -381,10 +349,38 @@ impl ContactConstraintW {
         let v = |k: usize| Vec3W::from_lanes(&vecs[k]);
         let fl = |k: usize| FloatW::new(f[k]);
         let (n, t1, t2) = (v(0), v(1), v(2));
-        let (va, wa, vb, wb) = (v(3), v(4), v(5), v(6));
-        let (m_a, m_b) = (fl(0), fl(1));
-        let [i_a, i_b] = inertia.map(|m| SymMat3W::from_lanes(&m));
+        let state = |k: u32| -> &[f32; 16] {
+            if k == NULL {
+                bytemuck::cast_ref(&BodyState::IDENTITY)
+            } else {
+                bytemuck::cast_ref(&sb.states[k as usize])
+            }
+        };
+        let velocities = |idx: &[u32; W]| {
+            let c = lane_columns(std::array::from_fn(|i| state(idx[i])), 8);
+            let v3 = |k: usize| Vec3W {
+                x: c[k],
+                y: c[k + 1],
+                z: c[k + 2],
+            };
+            (v3(0), v3(4))
+        };
+        let ((va, wa), (vb, wb)) = (velocities(&a), velocities(&b));
+        let MassW { m_a, m_b, i_a, i_b } = MassW::gather(
+            |k| match k {
+                NULL => &MassRow::ZERO.f,
+                k => &sb.mass_rows[k as usize].f,
+            },
+            &a,
+            &b,
+        );
         let zero = FloatW::ZERO;
+        // Write back to the dynamic bodies only (a static or kinematic side has no inverse
+        // mass, nor has an empty lane).
+        let (write_a, write_b) = (
+            m_a.to_array().map(|m| m > 0.0),
+            m_b.to_array().map(|m| m > 0.0),
+        );
         let one = FloatW::splat(1.0);
         let inv = |x: FloatW| {
             x.simd_gt(zero)
@@ -396,7 +392,7 @@ impl ContactConstraintW {
             let (bd, be) = (r_b.cross(d), r_b.cross(e));
             (m_a + m_b) * d.dot(e) + ad.dot(i_a.mul(ae)) + bd.dot(i_b.mul(be))
         };
-        let count = fl(5);
+        let count = fl(3);
         let inv_count = one / count.max(one);
         let mut center_a = Vec3W::gather(&[Vec3::ZERO; W]);
         let mut center_b = center_a;
@@ -433,7 +429,7 @@ impl ContactConstraintW {
         let det = k11 * k22 - k12 * k12;
         let regular = det.simd_gt(zero);
         let inv_det = one / regular.select(det, one);
-        let fi = v(7);
+        let fi = v(3);
         (self.a, self.b, self.write_a, self.write_b, self.source) =
             (a, b, write_a, write_b, source);
         self.points_used = points_used;
@@ -448,7 +444,7 @@ impl ContactConstraintW {
         );
         let v_static = FloatW::splat(ctx.static_friction_speed);
         let sticks = (s1 * s1 + s2 * s2).simd_lt(v_static * v_static);
-        self.friction = sticks.select(fl(3), fl(2));
+        self.friction = sticks.select(fl(1), fl(0));
         (self.center_a, self.center_b) = (center_a, center_b);
         self.k11 = regular.select(k22 * inv_det, inv(k11));
         self.k12 = regular.select(-k12 * inv_det, zero);
@@ -456,8 +452,8 @@ impl ContactConstraintW {
         self.friction_impulse = [fi.dot(t1), fi.dot(t2)];
         self.tangent_speed = tangent_speed;
         self.twist_mass = inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n)));
-        self.twist_impulse = fl(4);
-        self.counts = f[5].map(|c| c as u8);
+        self.twist_impulse = fl(2);
+        self.counts = f[3].map(|c| c as u8);
     }
 
     /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.

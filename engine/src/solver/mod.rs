@@ -122,8 +122,8 @@ impl MassRow {
         f: [0.0; MASS_FLOATS],
     };
 
-    /// The row of inverse mass `inv_mass` and world inverse inertia `m` (its symmetric
-    /// part as [`put_sym`](self::wide::put_sym) reads it).
+    /// The row of inverse mass `inv_mass` and world inverse inertia `m` (its elements xx,
+    /// xy, xz, yy, yz, zz, as [`SymMat3W`](self::wide::SymMat3W) keeps them).
     pub fn new(inv_mass: f32, m: &Mat3) -> Self {
         let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
         let mut f = [0.0; MASS_FLOATS];

@@ -228,14 +228,6 @@ impl SymMat3W {
         }
     }
 
-    /// The lanes of a staging array filled by [`put_sym`]: six plain loads.
-    #[inline(always)]
-    pub fn from_lanes(src: &[[f32; W]; 6]) -> Self {
-        Self {
-            m: src.map(FloatW::new),
-        }
-    }
-
     /// The matrix of lanes xx, xy, xz, yy, yz, zz.
     #[inline(always)]
     pub fn from_columns(m: [FloatW; 6]) -> Self {
@@ -268,16 +260,6 @@ impl SymMat3W {
 #[inline(always)]
 pub(crate) fn put3(dst: &mut [[f32; W]; 3], i: usize, v: Vec3) {
     (dst[0][i], dst[1][i], dst[2][i]) = (v.x, v.y, v.z);
-}
-
-/// Writes the symmetric part of `m` (xx, xy, xz, yy, yz, zz, as [`SymMat3W`] keeps it)
-/// into lane `i` of a staging array for [`SymMat3W::from_lanes`].
-#[inline(always)]
-pub(crate) fn put_sym(dst: &mut [[f32; W]; 6], i: usize, m: &glam::Mat3) {
-    let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
-    for (k, e) in [x.x, y.x, z.x, y.y, z.y, z.z].into_iter().enumerate() {
-        dst[k][i] = e;
-    }
 }
 
 #[cfg(test)]
