@@ -26,6 +26,62 @@ pub(crate) fn checksum(bytes: &[u8]) -> u64 {
     h
 }
 
+/// The magic of a compressed state or image: `IMPZ`, the uncompressed length (`u64`,
+/// little-endian), then the zlib stream of the plain file (which keeps its own magic and
+/// checksum inside).
+pub(crate) const ZMAGIC: &[u8; 4] = b"IMPZ";
+
+/// The largest inflated size accepted: 4 GiB.
+const MAX_INFLATED: u64 = 4 << 30;
+
+/// Appends `plain` to `out`, compressed at zlib `level` (0-9) behind the [`ZMAGIC`]
+/// header. A level over 9 is an error naming `level`.
+pub(crate) fn compress(plain: &[u8], level: u32, out: &mut Vec<u8>) -> Result<(), Error> {
+    use std::io::Write;
+    if level > 9 {
+        return Err(Error::invalid("level", "must be a zlib level 0-9"));
+    }
+    out.extend_from_slice(ZMAGIC);
+    out.extend_from_slice(&(plain.len() as u64).to_le_bytes());
+    let mut z = flate2::write::ZlibEncoder::new(out, flate2::Compression::new(level));
+    z.write_all(plain)
+        .and_then(|_| z.finish().map(|_| ()))
+        .map_err(|_| Error::invalid("level", "compression failed"))
+}
+
+/// The plain bytes of `data`: inflated when it starts with [`ZMAGIC`], else `data` itself.
+/// A corrupt stream, or one that does not inflate to its declared length, is an error
+/// naming `what` (`"state"`, `"image"`).
+pub(crate) fn expand<'a>(
+    data: &'a [u8],
+    what: &'static str,
+) -> Result<std::borrow::Cow<'a, [u8]>, Error> {
+    use std::io::Read;
+    if !data.starts_with(ZMAGIC) {
+        return Ok(std::borrow::Cow::Borrowed(data));
+    }
+    let len = data
+        .get(4..12)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        .ok_or(Error::invalid(what, "has a truncated compression header"))?;
+    if len > MAX_INFLATED {
+        return Err(Error::invalid(what, "declares an inflated size over 4 GiB"));
+    }
+    // Grows as it inflates: a forged length allocates no more than the stream yields.
+    let mut out = Vec::with_capacity((len as usize).min(64 << 20));
+    flate2::read::ZlibDecoder::new(&data[12..])
+        .take(len + 1)
+        .read_to_end(&mut out)
+        .map_err(|_| Error::invalid(what, "holds a corrupt compressed stream"))?;
+    if out.len() as u64 != len {
+        return Err(Error::invalid(
+            what,
+            "does not inflate to its declared size",
+        ));
+    }
+    Ok(std::borrow::Cow::Owned(out))
+}
+
 /// Appends values to a byte buffer.
 pub(crate) struct Writer<'a> {
     out: &'a mut Vec<u8>,
@@ -438,6 +494,38 @@ mod tests {
         assert!(Reader::new(&[0xff, 0xff, 0xff, 0xff, 0x0f], "state")
             .get::<u32>()
             .is_ok());
+    }
+
+    #[test]
+    fn compressed_bytes_expand_and_corrupt_ones_are_errors() {
+        let plain: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
+        let mut z = Vec::new();
+        compress(&plain, 6, &mut z).unwrap();
+        assert!(z.starts_with(ZMAGIC) && z.len() < plain.len() / 4);
+        assert_eq!(&*expand(&z, "state").unwrap(), &plain[..]);
+        // Plain bytes pass through; a bad level, a cut stream, a flipped byte and a lying
+        // length are errors naming the field.
+        assert_eq!(&*expand(&plain, "state").unwrap(), &plain[..]);
+        assert_eq!(
+            compress(&plain, 10, &mut Vec::new()).unwrap_err(),
+            Error::invalid("level", "must be a zlib level 0-9")
+        );
+        assert_eq!(
+            expand(&z[..8], "image").unwrap_err(),
+            Error::invalid("image", "has a truncated compression header")
+        );
+        assert!(expand(&z[..z.len() - 3], "state").is_err());
+        let mut flipped = z.clone();
+        flipped[20] ^= 0x55;
+        assert!(expand(&flipped, "state").is_err());
+        let mut longer = z.clone();
+        longer[4..12].copy_from_slice(&(plain.len() as u64 + 1).to_le_bytes());
+        assert_eq!(
+            expand(&longer, "state").unwrap_err(),
+            Error::invalid("state", "does not inflate to its declared size")
+        );
+        longer[4..12].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(expand(&longer, "state").is_err());
     }
 
     #[test]

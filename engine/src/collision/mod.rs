@@ -201,43 +201,74 @@ pub fn collide(
     m
 }
 
-crate::codec::fields!(ManifoldPoint {
-    point,
-    separation,
-    id,
-    anchor_a,
-    anchor_b,
-    normal_impulse,
-    max_normal_impulse
-});
+/// A manifold point in a state: its point, separation, id and lever arms, then its two
+/// impulses unless the manifold's head byte marks them both zero (a speculative point's).
+fn put_point(p: &ManifoldPoint, impulses: bool, w: &mut crate::codec::Writer<'_>) {
+    w.put(&p.point);
+    w.put(&p.separation);
+    w.put(&p.id);
+    w.put(&p.anchor_a);
+    w.put(&p.anchor_b);
+    if impulses {
+        w.put(&p.normal_impulse);
+        w.put(&p.max_normal_impulse);
+    }
+}
 
-/// A manifold is its point count, with the top bit set when its normal and impulses are all
-/// zero (an idle contact's) and then not written, and its points.
+fn get_point(
+    impulses: bool,
+    r: &mut crate::codec::Reader<'_>,
+) -> Result<ManifoldPoint, crate::error::Error> {
+    let mut p = ManifoldPoint {
+        point: r.get()?,
+        separation: r.get()?,
+        id: r.get()?,
+        anchor_a: r.get()?,
+        anchor_b: r.get()?,
+        ..Default::default()
+    };
+    if impulses {
+        p.normal_impulse = r.get()?;
+        p.max_normal_impulse = r.get()?;
+    }
+    Ok(p)
+}
+
+/// A manifold is a head byte, its normal and impulses unless they are all zero (an idle
+/// contact's), and its points (only the first `count`: the others are never read and are
+/// zero). The head byte: the point count in bits 0-2, bit 3 + k set when point k's two
+/// impulses are both zero (bit for bit; they are then not written), bit 7 set when the
+/// normal and the manifold's impulses are zero.
 impl crate::codec::Field for Manifold {
     fn put(&self, w: &mut crate::codec::Writer<'_>) {
         // Bit patterns, so a negative zero is written as it is.
-        let zero = self.normal.to_array().iter().all(|x| x.to_bits() == 0)
-            && self
-                .friction_impulse
-                .to_array()
-                .iter()
-                .all(|x| x.to_bits() == 0)
-            && self.twist_impulse.to_bits() == 0;
-        w.put(&(self.count as u8 | (zero as u8) << 7));
+        let zero3 = |v: Vec3| v.to_array().iter().all(|x| x.to_bits() == 0);
+        let zero =
+            zero3(self.normal) && zero3(self.friction_impulse) && self.twist_impulse.to_bits() == 0;
+        let mut head = self.count as u8 | (zero as u8) << 7;
+        for (k, p) in self.points().iter().enumerate() {
+            if p.normal_impulse.to_bits() == 0 && p.max_normal_impulse.to_bits() == 0 {
+                head |= 8 << k;
+            }
+        }
+        w.put(&head);
         if !zero {
             w.put(&self.normal);
             w.put(&self.friction_impulse);
             w.put(&self.twist_impulse);
         }
-        for p in self.points() {
-            w.put(p);
+        for (k, p) in self.points().iter().enumerate() {
+            put_point(p, head & 8 << k == 0, w);
         }
     }
     fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, crate::error::Error> {
         let head: u8 = r.get()?;
-        let count = (head & 0x7f) as usize;
+        let count = (head & 7) as usize;
         if count > MAX_POINTS {
             return Err(r.error("holds a manifold with more than four points"));
+        }
+        if (head >> 3) & 15 & !((1u8 << count) - 1) != 0 {
+            return Err(r.error("holds a manifold with flags of points past its count"));
         }
         let mut m = Manifold {
             count,
@@ -248,8 +279,8 @@ impl crate::codec::Field for Manifold {
             m.friction_impulse = r.get()?;
             m.twist_impulse = r.get()?;
         }
-        for p in &mut m.points[..count] {
-            *p = r.get()?;
+        for (k, p) in m.points[..count].iter_mut().enumerate() {
+            *p = get_point(head & 8 << k == 0, r)?;
         }
         Ok(m)
     }

@@ -81,6 +81,35 @@ impl World {
         self.body_pool.live()
     }
 
+    /// Every live body's origin ([`World::body_position`]) in slot order, the order of
+    /// [`World::bodies`], one row a body: a bulk read for hosts that copy the whole column
+    /// each frame (one pass over the body store, no id lookups). `out` must have
+    /// [`World::body_count`] rows, else an `Err` naming `out`.
+    pub fn body_positions_into(&self, out: &mut [[f32; 3]]) -> Result<(), Error> {
+        if out.len() != self.body_pool.live() {
+            return Err(Error::invalid("out", "must have one row per live body"));
+        }
+        let live = (0..self.body_pool.capacity()).filter(|&i| self.body_pool.is_alive(i));
+        for (row, i) in out.iter_mut().zip(live) {
+            *row = self.bodies.origin(i).p.to_array();
+        }
+        Ok(())
+    }
+
+    /// Every live body's orientation ([`World::body_rotation`], `[x, y, z, w]`) in slot
+    /// order, as [`World::body_positions_into`] reads positions. `out` must have
+    /// [`World::body_count`] rows, else an `Err` naming `out`.
+    pub fn body_rotations_into(&self, out: &mut [[f32; 4]]) -> Result<(), Error> {
+        if out.len() != self.body_pool.live() {
+            return Err(Error::invalid("out", "must have one row per live body"));
+        }
+        let live = (0..self.body_pool.capacity()).filter(|&i| self.body_pool.is_alive(i));
+        for (row, i) in out.iter_mut().zip(live) {
+            *row = self.bodies.origin(i).q.to_array();
+        }
+        Ok(())
+    }
+
     /// Whether `id` refers to a live body.
     pub fn contains_body(&self, id: BodyId) -> bool {
         self.body_index(id).is_ok()

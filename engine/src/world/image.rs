@@ -8,7 +8,7 @@
 //!
 //! # Format
 //!
-//! The layout of states (`codec`): the magic `IMPI`, version 2.0 (`u16` major, `u16`
+//! The layout of states (`codec`): the magic `IMPI`, version 3.0 (`u16` major, `u16`
 //! minor: a reader accepts its major version and any minor one), `u32` flags (0), a `u32`
 //! section count, the sections (a four-byte tag, a `u32` length, the payload) and an
 //! FNV-1a 64 checksum of everything before it. Sections may come in any order; unknown
@@ -71,7 +71,8 @@ use std::collections::HashMap;
 const MAGIC: &[u8; 4] = b"IMPI";
 /// Format version: a reader accepts its major version and any minor one.
 /// Version 2: integers inside sections as varints (`codec`), and the state of version 2.
-const MAJOR: u16 = 2;
+/// Version 3: the state of version 3.
+const MAJOR: u16 = 3;
 const MINOR: u16 = 0;
 /// What errors name.
 const WHAT: &str = "image";
@@ -134,10 +135,24 @@ impl World {
         w.raw_u64(sum);
     }
 
+    /// [`save_image`](Self::save_image) compressed with zlib at `level` (0-9) into `out`
+    /// (cleared first), behind an `IMPZ` header that [`from_image`](Self::from_image)
+    /// recognizes. A level over 9 is an `Err` naming `level`.
+    pub fn save_image_compressed(&self, out: &mut Vec<u8>, level: u32) -> Result<(), Error> {
+        if level > 9 {
+            return Err(Error::invalid("level", "must be a zlib level 0-9"));
+        }
+        let mut plain = Vec::new();
+        self.save_image(&mut plain);
+        out.clear();
+        crate::codec::compress(&plain, level, out)
+    }
+
     /// Builds the world an image holds (see [`save_image`](Self::save_image)), with the
     /// thread count it was saved with (`WorldDef::worker_count`). Fails with an
     /// `Error::InvalidArgument` naming `image` (or `state`, for the state inside it) on a
-    /// corrupt, truncated or foreign image.
+    /// corrupt, truncated or foreign image. An image compressed by
+    /// [`save_image_compressed`](Self::save_image_compressed) is inflated first.
     pub fn from_image(image: &[u8]) -> Result<World, Error> {
         Self::load_image(image, None)
     }
@@ -149,7 +164,8 @@ impl World {
     }
 
     fn load_image(image: &[u8], workers: Option<usize>) -> Result<World, Error> {
-        let sections = image_sections(image)?;
+        let plain = crate::codec::expand(image, WHAT)?;
+        let sections = image_sections(&plain)?;
         let [wrld, geom, body, shap, join, flui, stat] = TAGS.map(|t| sections[&t]);
         let particles = match sections.get(PARTICLES) {
             Some(bytes) => read(bytes, |r| r.get())?,

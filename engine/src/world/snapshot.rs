@@ -21,7 +21,7 @@
 //! - `PART` (only in a world that has had particles): the particle slots, then every live
 //!   particle's position and velocity.
 //!
-//! The format (`codec`): magic `IMPS`, version 2.0, flags, a section table, an FNV-1a 64
+//! The format (`codec`): magic `IMPS`, version 3.0, flags, a section table, an FNV-1a 64
 //! checksum. Unknown sections are skipped. Restoring decodes and checks everything first; a
 //! rejected state leaves the world as it was.
 //!
@@ -45,8 +45,12 @@ use glam::{Quat, Vec3};
 const MAGIC: &[u8; 4] = b"IMPS";
 /// Format version: a reader accepts its major version and any minor one. Version 2: integers
 /// inside sections as varints (`codec`), bodies with only their non-zero velocities, forces
-/// and rest times.
-const MAJOR: u16 = 2;
+/// and rest times. Version 3: contacts without their usual values (the shapes' bodies, the
+/// previous contact's coefficients, no colour, child or link, the empty manifold), shapes
+/// as differences, caches with only their used anchors, points without zero impulses;
+/// broadphase proxies without the ranges and cell slots the grid gives and with previous
+/// boxes only while queued; pairs as differences.
+const MAJOR: u16 = 3;
 const MINOR: u16 = 0;
 
 /// One body's state.
@@ -181,6 +185,20 @@ impl World {
         self.append_state(out);
     }
 
+    /// [`save_state`](Self::save_state) compressed with zlib at `level` (0-9: 0 stores, 1
+    /// is fastest, 9 smallest) into `out` (cleared first), behind an `IMPZ` header that
+    /// [`restore_state`](Self::restore_state) recognizes: it takes either form. A level
+    /// over 9 is an `Err` naming `level`. Allocates the plain state on the way.
+    pub fn save_state_compressed(&self, out: &mut Vec<u8>, level: u32) -> Result<(), Error> {
+        if level > 9 {
+            return Err(Error::invalid("level", "must be a zlib level 0-9"));
+        }
+        let mut plain = Vec::new();
+        self.save_state(&mut plain);
+        out.clear();
+        crate::codec::compress(&plain, level, out)
+    }
+
     /// [`save_state`](Self::save_state) appended to what `out` holds.
     pub(crate) fn append_state(&self, out: &mut Vec<u8>) {
         let start = out.len();
@@ -229,7 +247,10 @@ impl World {
         });
         section(&mut w, b"BRPH", |w| w.put(&self.broadphase));
         section(&mut w, b"CONT", |w| {
-            w.put(&self.contacts);
+            let data = &self.shapes.data;
+            self.contacts.put_state(w, |s| {
+                data.get(s as usize).map_or(crate::id::NULL, |d| d.body)
+            });
             w.put(&self.mesh_pairs);
         });
         section(&mut w, b"ISLE", |w| w.put(&self.islands));
@@ -269,8 +290,12 @@ impl World {
     /// with the same structure: the same bodies, shapes, joints and settings). Everything
     /// is decoded and checked first; on `Err` (a corrupt or truncated state, another
     /// structure, a joint that broke since the save) the world is unchanged.
+    ///
+    /// A state compressed by [`save_state_compressed`](Self::save_state_compressed) is
+    /// inflated first (a corrupt stream is an `Err` naming `state`).
     pub fn restore_state(&mut self, state: &[u8]) -> Result<(), Error> {
-        let d = self.decode_state(state)?;
+        let plain = crate::codec::expand(state, "state")?;
+        let d = self.decode_state(&plain)?;
         self.check_state(&d)?;
         self.apply_state(d);
         Ok(())
@@ -352,7 +377,10 @@ impl World {
                     16
                 }
                 b"CONT" => {
-                    (d.contacts, d.mesh_pairs) = (s.get()?, s.get()?);
+                    let data = &self.shapes.data;
+                    let body_of = |s: u32| data.get(s as usize).map_or(crate::id::NULL, |d| d.body);
+                    d.contacts = crate::contact::ContactStore::get_state(&mut s, body_of)?;
+                    d.mesh_pairs = s.get()?;
                     32
                 }
                 b"ISLE" => {
