@@ -59,8 +59,24 @@ impl PyBatchWorld {
             .filter(|o| !o.is_none())
             .map(|o| ids(o, "ids"))
             .transpose()?;
-        let targets = bulk::targets(&self.worlds[0], given.as_deref());
         let width = column.width();
+        if given.is_none() && column.has_bulk() {
+            // Every body of every world (copies of one structure): the engine's getter.
+            let n = self.worlds[0].body_count();
+            let array = output(py, out, &[self.worlds.len(), n, width])?;
+            let mut result = Ok(());
+            arrays::fill(&array, |s| {
+                let per_world = (n * width).max(1);
+                for (w, block) in self.worlds.iter().zip(s.chunks_mut(per_world)) {
+                    result = bulk::read_all(w, column, &mut block[..n * width]);
+                    if result.is_err() {
+                        break;
+                    }
+                }
+            })?;
+            return result.map(|_| array);
+        }
+        let targets = bulk::targets(&self.worlds[0], given.as_deref());
         let array = output(py, out, &[self.worlds.len(), targets.len(), width])?;
         let mut result = Ok(());
         arrays::fill(&array, |s| {
@@ -315,15 +331,18 @@ impl PyBatchWorld {
         compression: Option<u32>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let mut out = Vec::new();
-        self.worlds[self.index(i)?].save_state(&mut out);
-        Ok(PyBytes::new(py, &pack::compress(out, compression)?))
+        let w = &self.worlds[self.index(i)?];
+        match pack::level(compression)? {
+            None => w.save_state(&mut out),
+            Some(level) => w.save_state_compressed(&mut out, level).map_err(py_err)?,
+        }
+        Ok(PyBytes::new(py, &out))
     }
 
     /// restore_state(i, data): puts a saved state into world `i`.
     fn restore_state(&mut self, i: isize, data: &[u8]) -> PyResult<()> {
         let k = self.index(i)?;
-        let bytes = pack::expand(data, "state")?;
-        self.worlds[k].restore_state(&bytes).map_err(py_err)
+        self.worlds[k].restore_state(data).map_err(py_err)
     }
 
     /// world(i) -> World: a standalone copy of world `i` (through its image), with one worker.

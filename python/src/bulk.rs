@@ -57,6 +57,29 @@ pub(crate) fn read(w: &World, ids: &[BodyId], column: Column, out: &mut [f32]) -
     }
 }
 
+impl Column {
+    /// Whether the engine has a bulk getter of the column for every body ([`read_all`]).
+    pub fn has_bulk(self) -> bool {
+        matches!(self, Column::Position | Column::Rotation)
+    }
+}
+
+/// Fills `out` (`body_count × width` floats) with `column` of every live body in slot
+/// order through the engine's bulk getter (one pass over the body store, no ids); only
+/// for columns that have one ([`Column::has_bulk`]).
+pub(crate) fn read_all(w: &World, column: Column, out: &mut [f32]) -> PyResult<()> {
+    let bad = |e| pyo3::exceptions::PyValueError::new_err(format!("out: {e}"));
+    match column {
+        Column::Position => w
+            .body_positions_into(bytemuck::try_cast_slice_mut(out).map_err(bad)?)
+            .map_err(crate::py_err),
+        Column::Rotation => w
+            .body_rotations_into(bytemuck::try_cast_slice_mut(out).map_err(bad)?)
+            .map_err(crate::py_err),
+        _ => unreachable!("only columns with a bulk getter are read whole"),
+    }
+}
+
 #[inline]
 fn rows_of<const C: usize>(
     w: &World,

@@ -7,7 +7,7 @@
 //! - `content.rs`: building bodies, shapes and joints from Python arguments;
 //! - `batch.rs`: `BatchWorld`, n copies of a world stepped across a rayon pool;
 //! - `arrays.rs`: numpy input checks (shape, dtype, finiteness) and output arrays;
-//! - `pack.rs`: the optional zlib compression of states and images.
+//! - `pack.rs`: the `compression=` level of states and images (the engine compresses).
 //!
 //! Ids cross into Python as one `int` (and `uint64` in arrays): the generation in the
 //! high 32 bits, the slot index in the low 32, so a live id is never 0 (generations start

@@ -111,6 +111,13 @@ impl PyWorld {
             .filter(|o| !o.is_none())
             .map(|o| ids(o, "ids"))
             .transpose()?;
+        if given.is_none() && column.has_bulk() {
+            // Every body: the engine's column getter.
+            let array = output(py, out, &[self.world.body_count(), column.width()])?;
+            let mut result = Ok(());
+            arrays::fill(&array, |s| result = bulk::read_all(&self.world, column, s))?;
+            return result.map(|_| array);
+        }
         let targets = bulk::targets(&self.world, given.as_deref());
         let array = output(py, out, &[targets.len(), column.width()])?;
         let mut result = Ok(());
@@ -235,10 +242,9 @@ impl PyWorld {
     #[staticmethod]
     #[pyo3(signature = (data, workers=None))]
     fn from_image(py: Python<'_>, data: &[u8], workers: Option<usize>) -> PyResult<Self> {
-        let bytes = pack::expand(data, "image")?;
         let world = py.detach(|| match workers {
-            Some(n) => World::from_image_with_workers(&bytes, n),
-            None => World::from_image(&bytes),
+            Some(n) => World::from_image_with_workers(data, n),
+            None => World::from_image(data),
         });
         world.map(|world| PyWorld { world }).map_err(py_err)
     }
@@ -1194,15 +1200,20 @@ impl PyWorld {
         compression: Option<u32>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let mut out = Vec::new();
-        self.world.save_state(&mut out);
-        Ok(PyBytes::new(py, &pack::compress(out, compression)?))
+        match pack::level(compression)? {
+            None => self.world.save_state(&mut out),
+            Some(level) => self
+                .world
+                .save_state_compressed(&mut out, level)
+                .map_err(py_err)?,
+        }
+        Ok(PyBytes::new(py, &out))
     }
 
     /// restore_state(data): puts back a saved state. ValueError on a corrupt state or one
     /// of another structure; the world is then unchanged.
     fn restore_state(&mut self, data: &[u8]) -> PyResult<()> {
-        let bytes = pack::expand(data, "state")?;
-        self.world.restore_state(&bytes).map_err(py_err)
+        self.world.restore_state(data).map_err(py_err)
     }
 
     /// save_image(compression=None) -> bytes: the whole world, for `World.from_image`.
@@ -1213,8 +1224,14 @@ impl PyWorld {
         compression: Option<u32>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let mut out = Vec::new();
-        self.world.save_image(&mut out);
-        Ok(PyBytes::new(py, &pack::compress(out, compression)?))
+        match pack::level(compression)? {
+            None => self.world.save_image(&mut out),
+            Some(level) => self
+                .world
+                .save_image_compressed(&mut out, level)
+                .map_err(py_err)?,
+        }
+        Ok(PyBytes::new(py, &out))
     }
 
     /// A hash of every body's pose and velocity: equal hashes after the same steps mean
