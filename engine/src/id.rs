@@ -126,11 +126,42 @@ impl SlotPool {
     }
 }
 
-crate::codec::fields!(SlotPool {
-    generations,
-    alive,
-    free
-});
+/// A pool is its generations, live flags and free list, and is checked on reading: the
+/// columns of one length, and the free list naming each dead slot once and no live one
+/// (a corrupt file is an error, never a pool whose lookups index past their columns).
+impl crate::codec::Field for SlotPool {
+    fn put(&self, w: &mut crate::codec::Writer<'_>) {
+        w.put(&self.generations);
+        w.put(&self.alive);
+        w.put(&self.free);
+    }
+    fn get(r: &mut crate::codec::Reader<'_>) -> Result<Self, Error> {
+        let pool = SlotPool {
+            generations: r.get()?,
+            alive: r.get()?,
+            free: r.get()?,
+        };
+        if pool.alive.len() != pool.generations.len() {
+            return Err(r.error("holds a slot pool whose columns differ in length"));
+        }
+        let dead = pool.alive.iter().filter(|&&a| !a).count();
+        let mut listed = vec![false; pool.alive.len()];
+        for &i in &pool.free {
+            match (pool.alive.get(i as usize), listed.get_mut(i as usize)) {
+                (Some(false), Some(seen)) if !*seen => *seen = true,
+                _ => {
+                    return Err(r.error(
+                        "holds a slot pool whose free list names a live, repeated or missing slot",
+                    ))
+                }
+            }
+        }
+        if pool.free.len() != dead {
+            return Err(r.error("holds a slot pool with dead slots not in its free list"));
+        }
+        Ok(pool)
+    }
+}
 
 impl SlotPool {
     /// Whether the two pools hold the same slots: the same generations, the same live
@@ -162,5 +193,52 @@ mod tests {
         assert_ne!(g2, g);
         assert!(p.check(i, g, "BodyId").is_err());
         assert!(p.check(99, 1, "BodyId").is_err());
+    }
+}
+
+#[cfg(test)]
+mod pool_tests {
+    use super::SlotPool;
+    use crate::codec::{Reader, Writer};
+
+    fn decode(generations: Vec<u32>, alive: Vec<bool>, free: Vec<u32>) -> bool {
+        let mut out = Vec::new();
+        let mut w = Writer::new(&mut out);
+        w.put(&generations);
+        w.put(&alive);
+        w.put(&free);
+        Reader::new(&out, "image").get::<SlotPool>().is_ok()
+    }
+
+    /// The image fuzz target's crash: a pool whose live flags were shorter than its
+    /// generations indexed past them in `check_joints`.
+    #[test]
+    fn inconsistent_pools_are_errors() {
+        assert!(decode(vec![1, 2], vec![true, false], vec![1]));
+        assert!(!decode(vec![1], vec![], vec![]), "columns of other lengths");
+        assert!(
+            !decode(vec![1, 2], vec![true, false], vec![0]),
+            "a live slot free"
+        );
+        assert!(
+            !decode(vec![1, 2], vec![true, false], vec![1, 1]),
+            "a slot free twice"
+        );
+        assert!(
+            !decode(vec![1, 2], vec![true, false], vec![5]),
+            "a slot past the end"
+        );
+        assert!(
+            !decode(vec![1, 2], vec![true, false], vec![]),
+            "a dead slot not free"
+        );
+        let mut pool = SlotPool::default();
+        pool.alloc();
+        pool.alloc();
+        pool.release(0);
+        let mut out = Vec::new();
+        Writer::new(&mut out).put(&pool);
+        let back: SlotPool = Reader::new(&out, "state").get().unwrap();
+        assert!(back.same_slots(&pool));
     }
 }
