@@ -23,3 +23,11 @@ fn replay(data: &[u8]) {
 fn a_body_without_an_island_is_refused() {
     replay(include_bytes!("data/restore_state-island.bin"));
 }
+
+/// Format 3: states whose contacts held a NaN coefficient restored, and the solver's
+/// clamp by the friction bound panicked (`min > max, or either was NaN`). Refused now.
+#[test]
+fn contacts_with_coefficients_not_finite_are_refused() {
+    replay(include_bytes!("data/restore_state-nan-friction-1.bin"));
+    replay(include_bytes!("data/restore_state-nan-friction-2.bin"));
+}

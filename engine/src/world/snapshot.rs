@@ -504,6 +504,47 @@ impl World {
                 ));
             }
         }
+        // The solver clamps by the coefficients and the impulses: a NaN or a negative
+        // bound would panic there (the restore_state fuzz target's find).
+        let finite = |m: &crate::collision::Manifold| {
+            m.normal.is_finite()
+                && m.friction_impulse.is_finite()
+                && m.twist_impulse.is_finite()
+                && m.points().iter().all(|p| {
+                    p.point.is_finite()
+                        && p.separation.is_finite()
+                        && p.anchor_a.is_finite()
+                        && p.anchor_b.is_finite()
+                        && p.normal_impulse.is_finite()
+                        && p.max_normal_impulse.is_finite()
+                })
+        };
+        let cache_ok = |k: &crate::contact::ManifoldCache| {
+            !k.valid
+                || (k.relative.p.is_finite()
+                    && k.relative.q.is_finite()
+                    && k.tolerance.is_finite()
+                    && k.anchor_a.iter().chain(&k.anchor_b).all(|v| v.is_finite()))
+        };
+        if d.contacts.contacts.iter().any(|c| {
+            c.alive
+                && !([
+                    c.friction,
+                    c.static_friction,
+                    c.restitution,
+                    c.rolling_resistance,
+                ]
+                .iter()
+                .all(|x| x.is_finite() && *x >= 0.0)
+                    && finite(&c.manifold)
+                    && cache_ok(&c.cache))
+        }) || d.contacts.tangent.iter().any(|t| !t.is_finite())
+        {
+            return Err(Error::invalid(
+                WHAT,
+                "holds a contact with a coefficient, point or impulse that is not finite",
+            ));
+        }
         if d.bodies.iter().any(|b| {
             !(b.position.is_finite()
                 && b.rotation.is_finite()
