@@ -31,3 +31,11 @@ fn contacts_with_coefficients_not_finite_are_refused() {
     replay(include_bytes!("data/restore_state-nan-friction-1.bin"));
     replay(include_bytes!("data/restore_state-nan-friction-2.bin"));
 }
+
+/// A state with extreme but finite impulses or lever arms restored, and the scalar
+/// kernel's twist clamp met a NaN bound (`inf * 0`) and panicked. The bound is now applied
+/// as max/min, as the lane kernel does: the step runs and the body is quarantined.
+#[test]
+fn extreme_finite_impulses_do_not_panic() {
+    replay(include_bytes!("data/restore_state-huge-impulse.bin"));
+}

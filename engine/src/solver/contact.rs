@@ -361,7 +361,10 @@ pub(crate) fn solve(
         let wn = n.dot(p.wb - p.wa);
         let max = c.friction * twist_limit;
         let old = c.twist_impulse;
-        let new = (old - c.twist_mass * wn).clamp(-max, max);
+        // max/min rather than `clamp`, which panics on a NaN bound (extreme but finite
+        // impulses restored from a state give `inf * 0`); the same for any other bound,
+        // and what the lane kernel does.
+        let new = (old - c.twist_mass * wn).max(-max).min(max);
         c.twist_impulse = new;
         p.apply_angular((new - old) * n);
 
