@@ -1,6 +1,6 @@
 //! Python bindings of impetus: the `impetus._impetus` extension module.
 //!
-//! Thin by design (STYLE.md, "Bindings are thin"): ids, definitions and bulk arrays over
+//! Thin by design (`docs/python.md`, "Bindings are thin"): ids, definitions and bulk arrays over
 //! the engine's public API, no second copy of engine logic.
 //!
 //! - `world.rs`: the `World` class, one method per engine call or bulk call;
