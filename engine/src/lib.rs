@@ -16,6 +16,9 @@
 //! - [`Stepper`] and [`PhysicsThread`]: a fixed time step with interpolated poses, on the
 //!   calling thread or on a thread of its own.
 //! - [`query`]: ray casts, shape casts and overlaps between steps.
+//! - [`debug_draw`]: [`World::debug_draw`] hands shapes, bounds, contacts, joints and
+//!   islands to a host's [`DebugDraw`] (only its `line` is required), filtered by body state
+//!   and a region of interest ([`DebugDrawOptions`]).
 //!
 //! ```
 //! use impetus::{BodyDef, BodyType, ShapeDef, Vec3, World, WorldDef};
@@ -62,7 +65,8 @@
 //! Public: [`collision`] (the pair functions and manifolds), [`hull`] ([`ConvexHull`]),
 //! [`particle`] (particles, springs, cloth, soft bodies),
 //! [`mesh`] ([`TriMesh`], [`HeightField`]), [`shape`], [`joint`], [`forces`] (the closed
-//! forms of drag and buoyancy), [`query`], [`profile`], [`stepper`], [`error`].
+//! forms of drag and buoyancy), [`query`], [`debug_draw`], [`profile`], [`stepper`],
+//! [`error`].
 //! Internal: `world/` (the [`World`], a file per concern), `solver/` (integrators, the
 //! constraint graph and its kernels, scalar and in lanes), `broadphase`, `contact.rs`
 //! (persistent contacts), `body.rs` (the body columns), `id.rs` (generational ids),
@@ -74,6 +78,7 @@ mod broadphase;
 mod codec;
 pub mod collision;
 mod contact;
+pub mod debug_draw;
 pub mod error;
 pub mod forces;
 pub mod hull;
@@ -91,6 +96,7 @@ mod world;
 
 pub use body::{BodyDef, BodyType};
 pub use collision::{Manifold, ManifoldPoint};
+pub use debug_draw::{DebugDraw, DebugDrawOptions, DebugPalette, Rgba};
 pub use error::Error;
 pub use forces::{Fluid, FluidId, Submersion};
 pub use glam::{Mat3, Quat, Vec3};
