@@ -340,7 +340,15 @@ impl JointConstraint {
                 let u = if length > 1.0e-6 {
                     f.d / length
                 } else {
-                    f.q_a * Vec3::Z
+                    // At the anchor (a spring of length 0 passes through it every half
+                    // period): along the relative motion, the way the length grows from
+                    // here; A's z axis only at rest.
+                    let rel = v.vb + v.wb.cross(f.r_b) - v.va - v.wa.cross(f.r_a);
+                    if rel.length() > 1.0e-6 {
+                        rel.normalize()
+                    } else {
+                        f.q_a * Vec3::Z
+                    }
                 };
                 let row = self.linear_row(u, f.r_a, f.r_b);
                 if min_length == max_length && spring.is_none() {
@@ -353,6 +361,7 @@ impl JointConstraint {
                             &mut v,
                             &s,
                             length - s.target,
+                            Some(s.target),
                             ctx,
                             use_bias,
                             &mut j.spring,

@@ -345,7 +345,10 @@ impl JointW {
                 length,
             } => {
                 let len = f.d.dot(f.d).sqrt();
-                let u = normalize_or(f.d, 1.0e-6, f.q_a.axes()[2]);
+                // At the anchor: along the relative motion (as the scalar joint).
+                let rel = l.vb + l.wb.cross(f.r_b) - l.va - l.wa.cross(f.r_a);
+                let at_rest = normalize_or(rel, 1.0e-6, f.q_a.axes()[2]);
+                let u = normalize_or(f.d, 1.0e-6, at_rest);
                 let row = self.linear_row(u, f.r_a, f.r_b);
                 if rigid.any() {
                     let c = len - *length;
@@ -358,7 +361,17 @@ impl JointW {
                 }
                 if axis.spring.on.any() {
                     let (spring, end) = (&mut j.spring, &mut j.spring_end);
-                    self.solve_spring(&row, &mut l, &axis.spring, len, ctx, use_bias, spring, end);
+                    self.solve_spring(
+                        &row,
+                        &mut l,
+                        &axis.spring,
+                        len,
+                        true,
+                        ctx,
+                        use_bias,
+                        spring,
+                        end,
+                    );
                 }
                 j.spring = (*rigid | axis.spring.on).select(j.spring, ZERO);
                 self.solve_range(&row, &mut l, len, axis, soft, ctx.inv_h, &mut j);

@@ -195,7 +195,17 @@ impl JointConstraint {
         match spring {
             Some(s) => {
                 let c = x - s.target;
-                self.solve_spring(row, v, &s, c, ctx, use_bias, &mut j.spring, spring_end)
+                self.solve_spring(
+                    row,
+                    v,
+                    &s,
+                    c,
+                    None,
+                    ctx,
+                    use_bias,
+                    &mut j.spring,
+                    spring_end,
+                )
             }
             None => j.spring = 0.0,
         }
@@ -229,6 +239,13 @@ impl JointConstraint {
     /// spring-damper over the substep ([`SpringStep`]): the solve pass gives the row the
     /// velocity that moves it to `x(h)`, the relax pass the velocity `v(h)`. Physical
     /// form: one implicit-Euler soft row, in the solve pass only.
+    ///
+    /// `through`: a distance spring's target length. Its coordinate is a length, which
+    /// cannot go below zero: when the update carries it below (the bodies pass through
+    /// each other's anchors, as a spring of length 0 does every half period), the row's
+    /// direction has turned round by the relax pass, which then takes the end velocity
+    /// in the turned direction (before, it took it in the old one and sent the body
+    /// back: a spring of length 0 stopped dead at its anchor).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn solve_spring(
         &self,
@@ -236,6 +253,7 @@ impl JointConstraint {
         v: &mut Vel,
         spring: &Spring,
         c: f32,
+        through: Option<f32>,
         ctx: &StepContext,
         use_bias: bool,
         acc: &mut f32,
@@ -254,7 +272,10 @@ impl JointConstraint {
                     let step =
                         SpringStep::new(2.0 * std::f32::consts::PI * hertz, damping_ratio, ctx.h);
                     let (x1, v1) = step.advance(c, v0);
-                    *end = v1;
+                    *end = match through {
+                        Some(target) if x1 + target < 0.0 => -v1,
+                        _ => v1,
+                    };
                     row.mass * ((x1 - c) * ctx.inv_h - cdot)
                 } else {
                     row.mass * (*end - cdot)

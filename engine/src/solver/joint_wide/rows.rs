@@ -116,7 +116,9 @@ impl JointW {
     /// The spring of an axis at `x`, on the lanes that have one (the others'
     /// accumulator is the caller's); as the scalar joint's: the exact update for the
     /// frequency form (solve pass: the velocity that reaches `x(h)`, relax pass: `v(h)`),
-    /// one soft row in the solve pass for the physical form.
+    /// one soft row in the solve pass for the physical form. `through`: a distance
+    /// spring's coordinate is a length, and an update that carries it below zero turns
+    /// the row round by the relax pass (as the scalar joint's `through`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn solve_spring(
         &self,
@@ -124,6 +126,7 @@ impl JointW {
         l: &mut BodiesW,
         spring: &SpringW,
         x: FloatW,
+        through: bool,
         ctx: &StepContext,
         use_bias: bool,
         acc: &mut FloatW,
@@ -135,7 +138,11 @@ impl JointW {
             let v0 = cdot - row.k * *acc;
             let [a, b, cc, d] = spring.step;
             let (x1, v1) = (a * c + b * v0, d * c + cc * v0);
-            *end = v1;
+            *end = if through {
+                (x1 + spring.target).simd_lt(ZERO).select(-v1, v1)
+            } else {
+                v1
+            };
             row.mass * ((x1 - c) * splat(ctx.inv_h) - cdot)
         } else {
             row.mass * (*end - cdot)
@@ -167,7 +174,17 @@ impl JointW {
     ) {
         if axis.spring.on.any() {
             let end = &mut imp.spring_end;
-            self.solve_spring(row, l, &axis.spring, x, ctx, use_bias, &mut imp.spring, end);
+            self.solve_spring(
+                row,
+                l,
+                &axis.spring,
+                x,
+                false,
+                ctx,
+                use_bias,
+                &mut imp.spring,
+                end,
+            );
         }
         imp.spring = axis.spring.on.select(imp.spring, ZERO);
         if axis.motor_on.any() {
