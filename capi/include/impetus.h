@@ -962,8 +962,10 @@ ImpStatus imp_shape_create_box(struct ImpWorldId world,
                                struct ImpVec3 half_extents,
                                struct ImpShapeId *out);
 
-// Attaches the plane `normal · x + offset = 0` in the body's frame (solid below); static
-// bodies only.
+// Attaches the half-space `normal · x <= offset` in the body's frame (`normal` a unit
+// vector): its surface is the plane `normal · x = offset`, solid on the side away from
+// `normal`. With normal (0, 1, 0) and offset 1 the ground's top is y = 1 (a ball of
+// radius 0.5 rests at y = 1.5). Static bodies only.
 ImpStatus imp_shape_create_plane(struct ImpWorldId world,
                                  struct ImpBodyId body,
                                  const struct ImpShapeDef *def,

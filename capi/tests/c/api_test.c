@@ -1,8 +1,9 @@
 /* The C ABI's contract, checked from C: the documented status codes for null pointers,
  * stale ids, bad definitions and out-of-range enumerations; every shape kind and joint
- * kind; queries; events and how long their views stay valid; sleep; the stepper;
- * snapshots and images; callbacks. Run by capi/tests/c_programs.rs (and under valgrind).
- * Prints "api_test: N checks passed" and exits 0, or names the first failed check. */
+ * kind; a plane's offset; queries; events and how long their views stay valid; sleep; the
+ * stepper; snapshots and images; callbacks. Run by capi/tests/c_programs.rs (and under
+ * valgrind). Prints "api_test: N checks passed" and exits 0, or names the first failed
+ * check. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -808,6 +809,31 @@ static void snapshots(void) {
     OK(imp_world_destroy(world));
 }
 
+/* The plane normal . x = offset: with normal (0, 1, 0) and offset 1 the ground's top is
+ * y = 1, and a ball of radius 0.5 comes to rest on it at y = 1.5. */
+static void plane_offset(void) {
+    ImpWorldId world = new_world(false);
+    ImpBodyDef static_def = imp_default_body_def();
+    static_def.body_type = IMP_BODY_STATIC;
+    ImpBodyId ground;
+    OK(imp_body_create(world, &static_def, &ground));
+    ImpShapeDef def = imp_default_shape_def();
+    ImpShapeId plane, shape;
+    OK(imp_shape_create_plane(world, ground, &def, (ImpVec3){0.0f, 1.0f, 0.0f}, 1.0f, &plane));
+    ImpBodyDef ball_def = imp_default_body_def();
+    ball_def.position = (ImpVec3){0.0f, 3.0f, 0.0f};
+    ImpBodyId ball;
+    OK(imp_body_create(world, &ball_def, &ball));
+    OK(imp_shape_create_sphere(world, ball, &def, 0.5f, &shape));
+    for (int i = 0; i < 120; ++i) {
+        OK(imp_world_step(world, dt));
+    }
+    ImpVec3 p;
+    OK(imp_body_get_position(world, ball, &p));
+    EXPECT(fabsf(p.y - 1.5f) < 0.01f);
+    OK(imp_world_destroy(world));
+}
+
 int main(void) {
     abi_and_errors();
     every_shape_kind();
@@ -817,6 +843,7 @@ int main(void) {
     sleep_and_bodies();
     stepper();
     snapshots();
+    plane_offset();
     printf("api_test: %d checks passed\n", checks);
     return 0;
 }
