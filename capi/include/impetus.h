@@ -153,6 +153,210 @@ typedef struct ImpShapeId {
   uint32_t generation;
 } ImpShapeId;
 
+// An axis-aligned box, in m.
+typedef struct ImpAabb {
+  // Lower corner.
+  struct ImpVec3 min;
+  // Upper corner.
+  struct ImpVec3 max;
+} ImpAabb;
+
+// A colour: red, green, blue and alpha (1 opaque), each nominally in [0, 1], not
+// premultiplied, handed over as the palette holds it.
+typedef struct ImpColor {
+  // Red.
+  float r;
+  // Green.
+  float g;
+  // Blue.
+  float b;
+  // Alpha.
+  float a;
+} ImpColor;
+
+// The colours of `imp_world_debug_draw`; each field is the engine's `DebugPalette`
+// field of the same name.
+typedef struct ImpDebugPalette {
+  // Shapes of awake dynamic bodies.
+  struct ImpColor awake;
+  // Shapes of sleeping dynamic bodies.
+  struct ImpColor sleeping;
+  // Shapes of static bodies.
+  struct ImpColor static_body;
+  // Shapes of kinematic bodies.
+  struct ImpColor kinematic;
+  // Sensor shapes.
+  struct ImpColor sensor;
+  // Shape bounding boxes.
+  struct ImpColor aabb;
+  // Centres of mass.
+  struct ImpColor center_of_mass;
+  // Contact points.
+  struct ImpColor contact_point;
+  // Contact normals.
+  struct ImpColor contact_normal;
+  // Normal forces at contact points.
+  struct ImpColor contact_force;
+  // Friction forces at manifold centres.
+  struct ImpColor friction_force;
+  // Joint lines (bodies to frames, frame to frame).
+  struct ImpColor joint;
+  // Joint limits and motor targets.
+  struct ImpColor joint_limits;
+  // Boxes of awake islands.
+  struct ImpColor island_awake;
+  // Boxes of sleeping islands.
+  struct ImpColor island_sleeping;
+  // Labels.
+  struct ImpColor text;
+} ImpDebugPalette;
+
+// What `imp_world_debug_draw` draws, for which bodies, where, at what size and in which
+// colours. Get one from `imp_default_debug_draw_options()` (a null options pointer means
+// these defaults); each field is the engine's `DebugDrawOptions` field of the same name.
+typedef struct ImpDebugDrawOptions {
+  // The shapes of the kept bodies. Default: true.
+  bool shapes;
+  // Each kept shape's tight bounding box. Default: false.
+  bool aabbs;
+  // The centre of mass of each kept dynamic body. Default: false.
+  bool centers_of_mass;
+  // Labels through `draw_text`: `body <index>`, `joint <index>`. Default: false.
+  bool labels;
+  // The points of touching contacts. Default: false.
+  bool contact_points;
+  // Their normals, `normal_length` long, pointing the way the contact pushes a dynamic
+  // body (up, for a body resting on the ground). Default: false.
+  bool contact_normals;
+  // The normal force at each point and each manifold's friction force in the last
+  // step, `force_scale` m per N. Default: false.
+  bool contact_forces;
+  // Joint frames and the lines from the bodies to them. Default: true.
+  bool joints;
+  // Joint limits and motor targets. Default: false.
+  bool joint_limits;
+  // Island boxes. Default: false.
+  bool islands;
+  // Keep awake dynamic bodies. Default: true.
+  bool awake;
+  // Keep sleeping dynamic bodies. Default: true.
+  bool sleeping;
+  // Keep static bodies. Default: true.
+  bool static_bodies;
+  // Keep kinematic bodies. Default: true.
+  bool kinematic;
+  // Draw only what meets `region`. Default: false.
+  bool use_region;
+  // The region of interest (with `use_region`): finite, `min <= max` on every axis.
+  struct ImpAabb region;
+  // The size of points, m. Default: 0.05.
+  float point_size;
+  // The length of contact normals, m. Default: 0.25.
+  float normal_length;
+  // The length of force segments, m per N. Default: 0.001.
+  float force_scale;
+  // The length of frame axes and the radius of limit arcs, m. Default: 0.25.
+  float frame_size;
+  // The side of the square a plane is drawn as, m. Default: 20.
+  float plane_size;
+  // The colours.
+  struct ImpDebugPalette palette;
+  // Set by `imp_default_debug_draw_options()`; checked by `imp_world_debug_draw`. Do
+  // not touch.
+  uint32_t internal_value;
+} ImpDebugDrawOptions;
+
+// Draws a segment from `a` to `b` (m, world space).
+typedef void (*ImpDrawLineFcn)(struct ImpVec3 a,
+                               struct ImpVec3 b,
+                               struct ImpColor color,
+                               void *context);
+
+// Draws a point `size` m across.
+typedef void (*ImpDrawPointFcn)(struct ImpVec3 position,
+                                float size,
+                                struct ImpColor color,
+                                void *context);
+
+// Draws a box of `half_extents` (m) centred at `transform.p`, turned by `transform.q`.
+typedef void (*ImpDrawBoxFcn)(struct ImpTransform transform,
+                              struct ImpVec3 half_extents,
+                              struct ImpColor color,
+                              void *context);
+
+// Draws a sphere of `radius` (m) centred at `transform.p`; `transform.q` is its body's
+// rotation.
+typedef void (*ImpDrawSphereFcn)(struct ImpTransform transform,
+                                 float radius,
+                                 struct ImpColor color,
+                                 void *context);
+
+// Draws a capsule: the segment from (0, -half_height, 0) to (0, half_height, 0) in the
+// frame of `transform`, swept by `radius` (m).
+typedef void (*ImpDrawCapsuleFcn)(struct ImpTransform transform,
+                                  float half_height,
+                                  float radius,
+                                  struct ImpColor color,
+                                  void *context);
+
+// Draws a convex polygon (a hull face, a plane's square) of `count` vertices,
+// counter-clockwise seen from outside. The array is valid during the call only.
+typedef void (*ImpDrawPolygonFcn)(const struct ImpVec3 *vertices,
+                                  uint32_t count,
+                                  struct ImpColor color,
+                                  void *context);
+
+// Draws a triangle of a mesh or height field, counter-clockwise about its face normal.
+typedef void (*ImpDrawTriangleFcn)(struct ImpVec3 a,
+                                   struct ImpVec3 b,
+                                   struct ImpVec3 c,
+                                   struct ImpColor color,
+                                   void *context);
+
+// Draws a coordinate frame (a joint frame): its origin and axes, `size` m long.
+typedef void (*ImpDrawFrameFcn)(struct ImpTransform transform, float size, void *context);
+
+// Draws a short label (`body 3`, `joint 2`) anchored at `position`: a NUL-terminated
+// ASCII string valid during the call only.
+typedef void (*ImpDrawTextFcn)(struct ImpVec3 position,
+                               const char *text,
+                               struct ImpColor color,
+                               void *context);
+
+// The host's drawing functions, each handed `context`. Any of them may be null. A null
+// `draw_line` draws no segments; every other null function leaves its primitive to the
+// engine's decomposition into `draw_line` calls (a box into its 12 edges, a sphere into
+// three circles, a polygon or triangle into its outline, a point into three crossing
+// segments, a frame into three axes: x red, y green, z blue), except `draw_text`, whose
+// labels are then not drawn. So a host that only draws segments sets `draw_line` alone.
+// All-zero (`ImpDebugDraw draw = {0};`) is valid and draws nothing.
+//
+// The functions run inside the world, on the calling thread, during
+// `imp_world_debug_draw`: they must not call into the same world (such a call returns
+// `IMP_ERR_BUSY`).
+typedef struct ImpDebugDraw {
+  // Segments.
+  ImpDrawLineFcn draw_line;
+  // Points (contact points, centres of mass, distance limits).
+  ImpDrawPointFcn draw_point;
+  // Boxes (box shapes, bounds, islands).
+  ImpDrawBoxFcn draw_box;
+  // Spheres.
+  ImpDrawSphereFcn draw_sphere;
+  // Capsules.
+  ImpDrawCapsuleFcn draw_capsule;
+  // Convex polygons (hull faces, planes; triangles too when `draw_triangle` is null).
+  ImpDrawPolygonFcn draw_polygon;
+  // Triangles of meshes and height fields.
+  ImpDrawTriangleFcn draw_triangle;
+  // Joint frames.
+  ImpDrawFrameFcn draw_frame;
+  // Labels.
+  ImpDrawTextFcn draw_text;
+  // Handed to every function.
+  void *context;
+} ImpDebugDraw;
+
 // Two shapes that began or stopped touching. The contact normal points from A to B.
 typedef struct ImpContactTouch {
   // Shape A.
@@ -419,14 +623,6 @@ typedef struct ImpShapeHit {
   // The hit shape's outward unit normal there, towards the cast shape.
   struct ImpVec3 normal;
 } ImpShapeHit;
-
-// An axis-aligned box, in m.
-typedef struct ImpAabb {
-  // Lower corner.
-  struct ImpVec3 min;
-  // Upper corner.
-  struct ImpVec3 max;
-} ImpAabb;
 
 // Called once per shape an overlap query found, by increasing id; return false to stop.
 typedef bool (*ImpOverlapFcn)(struct ImpShapeId shape, void *context);
@@ -806,6 +1002,22 @@ ImpStatus imp_body_get_shapes(struct ImpWorldId world,
                               struct ImpShapeId *shapes,
                               uint32_t capacity,
                               uint32_t *count);
+
+// Debug draw options with every default filled in: the shapes and joints of every body,
+// everywhere.
+struct ImpDebugDrawOptions imp_default_debug_draw_options(void);
+
+// Draws the world through the host's functions in `draw` (which must not be null), as
+// `options` choose (null: `imp_default_debug_draw_options()`). The functions run during
+// the call and must not call into this world.
+//
+// Errors: a null `draw` (`IMP_ERR_NULL_POINTER`); options that did not come from
+// `imp_default_debug_draw_options()` (`IMP_ERR_BAD_DEF`); a non-finite or inverted
+// `region` with `use_region`, a negative or non-finite size, a non-finite colour
+// (`IMP_ERR_INVALID_INPUT`, naming the field; nothing is drawn).
+ImpStatus imp_world_debug_draw(struct ImpWorldId world,
+                               const struct ImpDebugDraw *draw,
+                               const struct ImpDebugDrawOptions *options);
 
 // Writes the view of the last step's contact begin events (shapes with contact events
 // on) to `out`.

@@ -19,7 +19,8 @@
 //! - **Event views** are `{pointer, count}` pairs into memory the world owns, valid until the
 //!   next step (or restore, or the world's destruction).
 //! - **Callbacks** (pair filter, contact modifier, query results) are a function pointer
-//!   plus a `void *context` handed back on every call.
+//!   plus a `void *context` handed back on every call; debug drawing takes a struct of
+//!   them with one context ([`ImpDebugDraw`], as Box2D's `b2DebugDraw`).
 //! - **Enumerations** in structs and arguments are `uint32_t` typedefs with `#define`d
 //!   values, so an out-of-range value is an [`ImpStatus::IMP_ERR_INVALID_ENUM`], never
 //!   undefined behaviour.
@@ -50,6 +51,7 @@ use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 mod body;
+mod debug_draw;
 mod events;
 mod joint;
 mod query;
@@ -57,6 +59,7 @@ mod shape;
 mod world;
 
 pub use body::*;
+pub use debug_draw::*;
 pub use events::*;
 pub use joint::*;
 pub use query::*;

@@ -1,9 +1,9 @@
 /* The C ABI's contract, checked from C: the documented status codes for null pointers,
  * stale ids, bad definitions and out-of-range enumerations; every shape kind and joint
  * kind; a plane's offset; queries; events and how long their views stay valid; sleep; the
- * stepper; snapshots and images; callbacks. Run by capi/tests/c_programs.rs (and under
- * valgrind). Prints "api_test: N checks passed" and exits 0, or names the first failed
- * check. */
+ * stepper; snapshots and images; callbacks; debug drawing. Run by capi/tests/c_programs.rs
+ * (and under valgrind). Prints "api_test: N checks passed" and exits 0, or names the first
+ * failed check. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -834,6 +834,158 @@ static void plane_offset(void) {
     OK(imp_world_destroy(world));
 }
 
+/* What imp_world_debug_draw handed over, told apart by the options' colours. */
+typedef struct Drawn {
+    ImpDebugDrawOptions options;
+    int lines, awake_lines, normal_lines, up_normals, points, corner_points, boxes, texts;
+    float edge_error; /* the largest |length - 1 m| of the box's edges */
+    ImpWorldId world; /* when set, the line callback calls into it */
+    ImpStatus inner;
+} Drawn;
+
+static bool same_color(ImpColor a, ImpColor b) {
+    return a.r == b.r && a.g == b.g && a.b == b.b && a.a == b.a;
+}
+
+static void on_line(ImpVec3 a, ImpVec3 b, ImpColor color, void *context) {
+    Drawn *d = context;
+    ++d->lines;
+    ImpVec3 v = {b.x - a.x, b.y - a.y, b.z - a.z};
+    float length = sqrtf(v.x * v.x + v.y * v.y + v.z * v.z);
+    if (same_color(color, d->options.palette.awake)) {
+        ++d->awake_lines;
+        d->edge_error = fmaxf(d->edge_error, fabsf(length - 1.0f));
+    }
+    if (same_color(color, d->options.palette.contact_normal)) {
+        ++d->normal_lines;
+        if (fabsf(length - d->options.normal_length) < 1e-4f && v.y > 0.999f * length) {
+            ++d->up_normals;
+        }
+    }
+    if (d->world.generation != 0) {
+        /* Calling back into the world that is drawing is refused, not a deadlock. */
+        d->inner = imp_world_step(d->world, dt);
+    }
+}
+
+static void on_point(ImpVec3 p, float size, ImpColor color, void *context) {
+    Drawn *d = context;
+    (void)size;
+    ++d->points;
+    /* A contact point at a bottom corner of the box, on the ground. */
+    if (same_color(color, d->options.palette.contact_point) && fabsf(p.y) < 0.02f &&
+        fabsf(fabsf(p.x) - 0.5f) < 0.02f && fabsf(fabsf(p.z) - 0.5f) < 0.02f) {
+        ++d->corner_points;
+    }
+}
+
+static void on_box(ImpTransform transform, ImpVec3 half_extents, ImpColor color, void *context) {
+    Drawn *d = context;
+    (void)color;
+    if (fabsf(transform.p.y - 0.5f) < 0.01f && half_extents.x == 0.5f) {
+        ++d->boxes;
+    }
+}
+
+static void on_text(ImpVec3 position, const char *text, ImpColor color, void *context) {
+    Drawn *d = context;
+    (void)position;
+    (void)color;
+    if (strncmp(text, "body ", 5) == 0) {
+        ++d->texts;
+    }
+}
+
+static void reset(Drawn *d) {
+    ImpDebugDrawOptions options = d->options;
+    memset(d, 0, sizeof *d);
+    d->options = options;
+}
+
+/* A 1 m box resting on a plane: 12 edges through lines alone, 4 contact points at its
+ * bottom corners with upward normals; a box through draw_box; the filters, the region,
+ * the errors, and a callback calling into the world. */
+static void debug_draw(void) {
+    ImpWorldId world = new_world(false);
+    ImpBodyDef static_def = imp_default_body_def();
+    static_def.body_type = IMP_BODY_STATIC;
+    ImpBodyId ground;
+    OK(imp_body_create(world, &static_def, &ground));
+    ImpShapeDef def = imp_default_shape_def();
+    ImpShapeId plane;
+    OK(imp_shape_create_plane(world, ground, &def, (ImpVec3){0.0f, 1.0f, 0.0f}, 0.0f, &plane));
+    dynamic_box(world, (ImpVec3){0.0f, 0.5f, 0.0f}, NULL);
+    for (int i = 0; i < 60; ++i) {
+        OK(imp_world_step(world, dt));
+    }
+
+    Drawn drawn;
+    memset(&drawn, 0, sizeof drawn);
+    drawn.options = imp_default_debug_draw_options();
+    drawn.options.static_bodies = false;
+    drawn.options.contact_points = true;
+    drawn.options.contact_normals = true;
+    ImpDebugDraw draw;
+    memset(&draw, 0, sizeof draw);
+    draw.draw_line = on_line;
+    draw.draw_point = on_point;
+    draw.context = &drawn;
+    OK(imp_world_debug_draw(world, &draw, &drawn.options));
+    EXPECT(drawn.awake_lines == 12 && drawn.edge_error < 1e-4f);
+    EXPECT(drawn.points == 4 && drawn.corner_points == 4);
+    EXPECT(drawn.normal_lines == 4 && drawn.up_normals == 4);
+    EXPECT(drawn.lines == 16);
+
+    /* With draw_box the box comes whole; labels through draw_text. */
+    draw.draw_box = on_box;
+    draw.draw_text = on_text;
+    drawn.options.contact_points = false;
+    drawn.options.contact_normals = false;
+    drawn.options.labels = true;
+    reset(&drawn);
+    OK(imp_world_debug_draw(world, &draw, &drawn.options));
+    EXPECT(drawn.boxes == 1 && drawn.lines == 0 && drawn.texts == 1);
+
+    /* Null options: the defaults, the ground's square and normal included. */
+    reset(&drawn);
+    OK(imp_world_debug_draw(world, &draw, NULL));
+    EXPECT(drawn.boxes == 1 && drawn.lines == 5);
+
+    /* A region far away draws nothing. */
+    drawn.options.use_region = true;
+    drawn.options.region = (ImpAabb){{50.0f, 50.0f, 50.0f}, {60.0f, 60.0f, 60.0f}};
+    reset(&drawn);
+    OK(imp_world_debug_draw(world, &draw, &drawn.options));
+    EXPECT(drawn.boxes == 0 && drawn.lines == 0 && drawn.texts == 0);
+
+    /* Errors: a null drawer, an inverted or non-finite region, options not from their
+     * default function; nothing is drawn. */
+    STATUS(imp_world_debug_draw(world, NULL, NULL), IMP_ERR_NULL_POINTER);
+    ERROR_NAMES("draw");
+    drawn.options.region.min.x = 70.0f;
+    STATUS(imp_world_debug_draw(world, &draw, &drawn.options), IMP_ERR_INVALID_INPUT);
+    ERROR_NAMES("region");
+    drawn.options.region.min.x = NAN;
+    STATUS(imp_world_debug_draw(world, &draw, &drawn.options), IMP_ERR_INVALID_INPUT);
+    ERROR_NAMES("region");
+    drawn.options.use_region = false;
+    drawn.options.normal_length = -1.0f;
+    STATUS(imp_world_debug_draw(world, &draw, &drawn.options), IMP_ERR_INVALID_INPUT);
+    ERROR_NAMES("normal_length");
+    ImpDebugDrawOptions zero;
+    memset(&zero, 0, sizeof zero);
+    STATUS(imp_world_debug_draw(world, &draw, &zero), IMP_ERR_BAD_DEF);
+    ERROR_NAMES("ImpDebugDrawOptions");
+    EXPECT(drawn.boxes == 0 && drawn.lines == 0 && drawn.texts == 0);
+
+    /* A drawing function calling into the world it is drawing gets IMP_ERR_BUSY. */
+    reset(&drawn);
+    drawn.world = world;
+    OK(imp_world_debug_draw(world, &draw, NULL));
+    EXPECT(drawn.lines == 5 && drawn.inner == IMP_ERR_BUSY);
+    OK(imp_world_destroy(world));
+}
+
 int main(void) {
     abi_and_errors();
     every_shape_kind();
@@ -844,6 +996,7 @@ int main(void) {
     stepper();
     snapshots();
     plane_offset();
+    debug_draw();
     printf("api_test: %d checks passed\n", checks);
     return 0;
 }
