@@ -246,6 +246,12 @@ pub struct SpringDef {
     /// made. Default: `None`.
     pub rest_length: Option<f32>,
     /// Compliance, in m/N: the inverse of the stiffness. 0 is a rigid rod. Default: 0.
+    ///
+    /// Rigid rods are solved one sweep a substep, which alone lets a long strand of them
+    /// stretch under its weight; every particle that a path of rigid rods joins to a
+    /// pinned particle is therefore also kept within that path's rest length of the pin
+    /// (a one-sided long-range attachment, as a pinned cloth's), so a hanging strand,
+    /// rope or tree of rods stays at its length.
     pub compliance: f32,
     /// Damping along the spring, in N·s/m. Default: 0.
     pub damping: f32,

@@ -2,7 +2,7 @@
 //! springs in lanes by colour (`springs.rs`), the volumes by colour and the tethers
 //! (here), the bodies' springs and contacts per particle (`couple.rs`).
 
-use super::store::{ParticleStore, VolumeData, COLORS};
+use super::store::{ParticleStore, RodTether, VolumeData, COLORS};
 use crate::id::NULL;
 use crate::parallel::{for_each_maybe_par, DisjointPtr};
 use crate::solver::StepContext;
@@ -182,6 +182,7 @@ pub(crate) fn solve_tethers(store: &mut ParticleStore, parallel: bool) {
         inv_mass,
         tether,
         tether_length,
+        plan,
         ..
     } = store;
     let x = DisjointPtr::new(position);
@@ -198,4 +199,15 @@ pub(crate) fn solve_tethers(store: &mut ParticleStore, parallel: bool) {
         }
     };
     for_each_maybe_par(tether, parallel, CHUNK, work);
+    // The rigid strands' attachments: each writes its own particle, reads a pin.
+    let pull = |_: usize, t: &mut RodTether| {
+        let pin = *x.get_mut(t.pin);
+        let p = x.get_mut(t.particle);
+        let d = *p - pin;
+        let len = d.length();
+        if len > t.length {
+            *p = pin + d * (t.length / len);
+        }
+    };
+    for_each_maybe_par(&mut plan.rod_tethers, parallel, CHUNK, pull);
 }
