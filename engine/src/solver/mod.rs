@@ -38,7 +38,11 @@
 //! with one biased and one relax sweep. What was kept is the removal, after each relax
 //! pass, of the corner loads of a four-point manifold that move no body
 //! ([`contact::null_impulses`]): left as the rows solved one after another leave them,
-//! a corner at zero lets a box stand on a diagonal and rock.
+//! a corner at zero lets a box stand on a diagonal and rock. A load remembered per
+//! contact point (the spring leaking only the load above it) was measured too
+//! (`docs/decisions.md`, "Stiffness under load, part two"): the leak is also what damps
+//! one sweep's error through a stack, and without it stacks rock at any memory shorter
+//! than about 4 s, so it was not kept.
 //!
 //! Names inside the kernels: `v`, `w` linear / angular velocity, `dp`, `dq` delta position /
 //! rotation, `m` inverse mass, `i` world inverse inertia, `h` substep, `n` normal,
