@@ -27,11 +27,12 @@
 //!
 //! # The `.impr` format, version 1
 //!
-//! Version 1 with particles: the particle table and the particle frames are records of
-//! their own (tags 5 and 6, below), which a reader written before them skips as it skips
-//! any tag it does not know. So the header still says version 1: a file without particles
-//! is byte for byte what it was, an older reader reads a file with particles (without the
-//! particles), and this reader reads older files (with no particles in any frame).
+//! Version 1 with particles and joints: the particle table and the particle frames, the
+//! joint table and the joints' removals are records of their own (tags 5 to 8, below),
+//! which a reader written before them skips as it skips any tag it does not know. So the
+//! header still says version 1: a file without particles or joints is byte for byte what
+//! it was, an older reader reads a file with them (without them), and this reader reads
+//! older files (with no particles in any frame and no joints).
 //!
 //! The whole file is one gzip stream (RFC 1952; browsers decompress it with
 //! `DecompressionStream('gzip')`). Inside, every number is little-endian; `f32` values are
@@ -74,6 +75,15 @@
 //!   `flags: u8` (bit 0: a sensor). Bodies that appear during the recording get their
 //!   record before the first frame that has them.
 //! - **4, removed body**: `body: u32`; the body was removed before the next frame.
+//! - **7, joint** (the joint table, numbered from 0 in order of appearance), after the
+//!   records of its bodies and before the first frame that has it: `id_index: u32`,
+//!   `id_generation: u32` (the engine's `JointId`), `body_a: u32`, `body_b: u32` (body
+//!   numbers), `kind: u8` (0 ball, 1 hinge, 2 slider, 3 fixed, 4 distance, 5 cone-twist,
+//!   6 motor), `frame_a: pose`, `frame_b: pose`: the joint's frame on each body, in that
+//!   body's own frame (`World::joint_def`). A joint frame's world pose at a frame is its
+//!   body's pose at that frame times the joint frame: where `World::debug_draw` draws it.
+//! - **8, removed joint**: `joint: u32`; the joint was removed, or broke, or went with one
+//!   of its bodies, before the next frame.
 //! - **3, frame**, written after each step (frame 0: the world as the recorder found it):
 //!   - `frame: u32` (steps since the recorder was attached), `state_hash: u64`
 //!     (`World::state_hash`), `pose_hash: u64` (below);
@@ -132,7 +142,7 @@ mod write;
 
 pub use read::{
     first_difference, BodyRecord, ContactRecord, Events, FrameRecord, HitRecord, JointBreakRecord,
-    ParticleRecord, ReadError, Recording, ShapeRecord,
+    JointRecord, ParticleRecord, ReadError, Recording, ShapeRecord,
 };
 pub use write::{default_colour, RecordError, RecordOptions, Recorder};
 
@@ -151,6 +161,8 @@ pub(crate) mod tag {
     pub const REMOVED: u8 = 4;
     pub const PARTICLES_ADDED: u8 = 5;
     pub const PARTICLE_FRAME: u8 = 6;
+    pub const JOINT: u8 = 7;
+    pub const REMOVED_JOINT: u8 = 8;
 }
 
 /// Shape kinds of the shape table.
@@ -285,4 +297,69 @@ pub fn cloth_world() -> Result<impetus::World, impetus::Error> {
         ..ClothDef::default()
     })?;
     Ok(world)
+}
+
+/// The joints' test scene: a static ground box (half extents 8 × 0.5 × 8 m, top at y = 0);
+/// a bar (half extents 0.5 × 0.1 × 0.1 m) hinged by its end about z to a small static
+/// block at (−1, 3, 0), released level; and a chain of three links (half extents 0.25 ×
+/// 0.08 × 0.08 m) held by ball joints end to end from a block at (1.5, 3, 0), released
+/// level along +x. Gravity −10 m/s², one worker. Both swing down. Returns the world and
+/// the chain's last joint (the joints example removes it to let the last link fall).
+pub fn joints_world() -> Result<(impetus::World, impetus::JointId), impetus::Error> {
+    use impetus::{BodyDef, BodyType, JointDef, JointKind, ShapeDef, Vec3, World, WorldDef};
+    let mut world = World::new(WorldDef {
+        gravity: Vec3::new(0.0, -10.0, 0.0),
+        worker_count: 1,
+        ..WorldDef::default()
+    })?;
+    let add = |world: &mut World, body_type, position, half: Vec3| {
+        let b = world.create_body(&BodyDef {
+            body_type,
+            position,
+            ..Default::default()
+        })?;
+        world.add_shape(b, &ShapeDef::cuboid(half))?;
+        Ok::<_, impetus::Error>(b)
+    };
+    add(
+        &mut world,
+        BodyType::Static,
+        Vec3::new(0.0, -0.5, 0.0),
+        Vec3::new(8.0, 0.5, 8.0),
+    )?;
+    let block = Vec3::splat(0.1);
+    let pivot = Vec3::new(-1.0, 3.0, 0.0);
+    let hinge_block = add(&mut world, BodyType::Static, pivot, block)?;
+    let bar = add(
+        &mut world,
+        BodyType::Dynamic,
+        pivot + Vec3::new(0.5, 0.0, 0.0),
+        Vec3::new(0.5, 0.1, 0.1),
+    )?;
+    let join = |world: &mut World, kind, a, b, anchor: Vec3, axis: Vec3| {
+        let (xa, xb) = (world.body_transform(a)?, world.body_transform(b)?);
+        world.create_joint(&JointDef::at_world(kind, a, &xa, b, &xb, anchor, axis))
+    };
+    let hinge = JointKind::Hinge {
+        limits: None,
+        motor: None,
+        spring: None,
+    };
+    join(&mut world, hinge, hinge_block, bar, pivot, Vec3::Z)?;
+    let top = Vec3::new(1.5, 3.0, 0.0);
+    let mut last = add(&mut world, BodyType::Static, top, block)?;
+    let mut joint = None;
+    for i in 0..3 {
+        let end = top + Vec3::new(0.5 * i as f32, 0.0, 0.0);
+        let link = add(
+            &mut world,
+            BodyType::Dynamic,
+            end + Vec3::new(0.25, 0.0, 0.0),
+            Vec3::new(0.25, 0.08, 0.08),
+        )?;
+        joint = Some(join(&mut world, JointKind::Ball, last, link, end, Vec3::Z)?);
+        last = link;
+    }
+    let joint = joint.ok_or(impetus::Error::Unsupported { what: "no chain" })?;
+    Ok((world, joint))
 }

@@ -97,6 +97,29 @@ pub struct BodyRecord {
     pub removed_at: Option<u32>,
 }
 
+/// A joint of the joint table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointRecord {
+    /// The engine's `JointId` slot.
+    pub id_index: u32,
+    /// The engine's `JointId` generation.
+    pub id_generation: u32,
+    /// Body A's number.
+    pub body_a: u32,
+    /// Body B's number.
+    pub body_b: u32,
+    /// 0 ball, 1 hinge, 2 slider, 3 fixed, 4 distance, 5 cone-twist, 6 motor.
+    pub kind: u8,
+    /// The joint frame on body A, in A's own frame.
+    pub frame_a: Pose,
+    /// The joint frame on body B, in B's own frame.
+    pub frame_b: Pose,
+    /// The first frame that has the joint.
+    pub first_frame: u32,
+    /// The first frame without it, if it was removed (or broke).
+    pub removed_at: Option<u32>,
+}
+
 /// A particle of the particle table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParticleRecord {
@@ -211,6 +234,8 @@ pub struct Recording {
     pub frames: Vec<FrameRecord>,
     /// The particle table.
     pub particles: Vec<ParticleRecord>,
+    /// The joint table.
+    pub joints: Vec<JointRecord>,
 }
 
 /// The first frame at which two recordings differ (state hash, pose hash or particle
@@ -412,6 +437,7 @@ impl Recording {
             bodies: Vec::new(),
             frames: Vec::new(),
             particles: Vec::new(),
+            joints: Vec::new(),
         };
         if !(rec.dt.is_finite() && rec.dt > 0.0) {
             return Err(c.err(format!("dt {} is not a positive time step", rec.dt)));
@@ -455,6 +481,22 @@ impl Recording {
                     let mut f = read_frame(&mut r, &rec, &mut last, &live)?;
                     end_particle_frame(&mut f, &mut rec, &mut ps);
                     rec.frames.push(f);
+                }
+                tag::JOINT => {
+                    let j = read_joint(&mut r, &rec, &live)?;
+                    rec.joints.push(j);
+                }
+                tag::REMOVED_JOINT => {
+                    let n = r.u32("a removed joint")?;
+                    let frame = rec.frames.len() as u32;
+                    match rec.joints.get_mut(n as usize) {
+                        Some(j) if j.removed_at.is_none() => j.removed_at = Some(frame),
+                        _ => {
+                            return Err(
+                                r.err(format!("removal of joint {n}, which is not in the world"))
+                            )
+                        }
+                    }
                 }
                 tag::PARTICLES_ADDED => read_particles_added(&mut r, &mut rec, &mut ps)?,
                 tag::PARTICLE_FRAME => read_particle_frame(&mut r, &mut rec, &mut ps)?,
@@ -682,6 +724,34 @@ fn read_body(r: &mut Cursor, rec: &Recording) -> Result<BodyRecord, ReadError> {
         colour,
         pose,
         shapes,
+        first_frame: rec.frames.len() as u32,
+        removed_at: None,
+    })
+}
+
+fn read_joint(r: &mut Cursor, rec: &Recording, live: &[bool]) -> Result<JointRecord, ReadError> {
+    let what = format!("joint {}", rec.joints.len());
+    let id_index = r.u32(&what)?;
+    let id_generation = r.u32(&what)?;
+    let body_a = r.u32(&what)?;
+    let body_b = r.u32(&what)?;
+    for b in [body_a, body_b] {
+        if !live.get(b as usize).copied().unwrap_or(false) {
+            return Err(r.err(format!("{what}: body {b}, which is not in the world")));
+        }
+    }
+    let kind = r.u8(&what)?;
+    if kind > 6 {
+        return Err(r.err(format!("{what}: unknown joint kind {kind}")));
+    }
+    Ok(JointRecord {
+        id_index,
+        id_generation,
+        body_a,
+        body_b,
+        kind,
+        frame_a: r.pose(&what)?,
+        frame_b: r.pose(&what)?,
         first_frame: rec.frames.len() as u32,
         removed_at: None,
     })

@@ -5,7 +5,7 @@ use crate::{
 };
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use impetus::{BodyId, BodyType, Shape, World};
+use impetus::{BodyId, BodyType, JointId, JointKind, Shape, World};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
@@ -106,10 +106,11 @@ pub fn default_colour(id: BodyId, body_type: BodyType) -> u32 {
 
 /// Records a world into an `.impr` stream (see the crate documentation for the format).
 ///
-/// [`Recorder::new`] writes the header, the shapes and bodies the world has, and frame 0;
-/// call [`Recorder::record`] after each [`World::step`], then [`Recorder::finish`]. Bodies
-/// created later are added to the body table when they first show up (with the shapes
-/// they have then); removed ones get a removal record. Particles are recorded in every
+/// [`Recorder::new`] writes the header, the shapes, bodies and joints the world has, and
+/// frame 0; call [`Recorder::record`] after each [`World::step`], then
+/// [`Recorder::finish`]. Bodies created later are added to the body table when they first
+/// show up (with the shapes they have then); removed ones get a removal record. Joints
+/// likewise: the joint table, and a removal record for a joint removed or broken. Particles are recorded in every
 /// frame that has any, each one's id and radius once in the particle table when it first
 /// shows up. Buffers are reused from frame to frame.
 pub struct Recorder<W: Write> {
@@ -123,6 +124,10 @@ pub struct Recorder<W: Write> {
     live: Vec<bool>,
     last: Vec<[u32; 7]>,
     live_count: usize,
+    /// The joint table: number by engine id; per number the id and whether it is live.
+    joint_numbers: HashMap<JointId, u32>,
+    joint_ids: Vec<JointId>,
+    joint_live: Vec<bool>,
     /// Shape number by the bytes of its record, and by the address of shared geometry.
     shape_numbers: HashMap<Vec<u8>, u32>,
     shared: HashMap<usize, u32>,
@@ -209,6 +214,9 @@ impl<W: Write> Recorder<W> {
             live: Vec::new(),
             last: Vec::new(),
             live_count: 0,
+            joint_numbers: HashMap::new(),
+            joint_ids: Vec::new(),
+            joint_live: Vec::new(),
             shape_numbers: HashMap::new(),
             shared: HashMap::new(),
             keep: Vec::new(),
@@ -358,6 +366,55 @@ impl<W: Write> Recorder<W> {
         Ok(())
     }
 
+    /// Adds joint `id` to the joint table, returning its number.
+    fn add_joint(&mut self, world: &World, id: JointId) -> Result<u32, RecordError> {
+        let def = world.joint_def(id)?;
+        let (a, b) = (self.number(def.body_a), self.number(def.body_b));
+        let p = &mut self.payload;
+        p.clear();
+        put_u32(p, id.index);
+        put_u32(p, id.generation);
+        put_u32(p, a);
+        put_u32(p, b);
+        p.push(joint_kind(&def.kind));
+        put_pose(p, &pose_of(&def.frame_a));
+        put_pose(p, &pose_of(&def.frame_b));
+        self.record_out(tag::JOINT)?;
+        let number = self.joint_ids.len() as u32;
+        self.joint_numbers.insert(id, number);
+        self.joint_ids.push(id);
+        self.joint_live.push(true);
+        Ok(number)
+    }
+
+    /// New joints into the table, removed (or broken) ones out; after the bodies.
+    fn sync_joints(&mut self, world: &World) -> Result<(), RecordError> {
+        if self.joint_numbers.len() == world.joint_count()
+            && world
+                .joints()
+                .all(|id| self.joint_numbers.contains_key(&id))
+        {
+            return Ok(());
+        }
+        for n in 0..self.joint_ids.len() {
+            if self.joint_live[n] && world.joint_def(self.joint_ids[n]).is_err() {
+                self.joint_live[n] = false;
+                self.joint_numbers.remove(&self.joint_ids[n]);
+                self.payload.clear();
+                put_u32(&mut self.payload, n as u32);
+                self.record_out(tag::REMOVED_JOINT)?;
+            }
+        }
+        let fresh: Vec<JointId> = world
+            .joints()
+            .filter(|id| !self.joint_numbers.contains_key(id))
+            .collect();
+        for id in fresh {
+            self.add_joint(world, id)?;
+        }
+        Ok(())
+    }
+
     fn number(&self, id: BodyId) -> u32 {
         self.numbers.get(&id).copied().unwrap_or(UNKNOWN_BODY)
     }
@@ -445,6 +502,7 @@ impl<W: Write> Recorder<W> {
 
     fn write_frame(&mut self, world: &World) -> Result<(), RecordError> {
         self.sync_bodies(world)?;
+        self.sync_joints(world)?;
         self.write_particles(world)?;
 
         // The awake non-static bodies, by number.
@@ -575,6 +633,19 @@ impl<W: Write> Recorder<W> {
             put_f32(p, b.angular_impulse);
         }
         self.record_out(tag::FRAME)
+    }
+}
+
+/// The joint table's code for a kind (see the crate documentation).
+fn joint_kind(kind: &JointKind) -> u8 {
+    match kind {
+        JointKind::Ball => 0,
+        JointKind::Hinge { .. } => 1,
+        JointKind::Slider { .. } => 2,
+        JointKind::Fixed { .. } => 3,
+        JointKind::Distance { .. } => 4,
+        JointKind::ConeTwist { .. } => 5,
+        JointKind::Motor { .. } => 6,
     }
 }
 
