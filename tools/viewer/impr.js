@@ -6,6 +6,7 @@
 export const VERSION = 1;
 export const UNKNOWN_BODY = 0xffffffff;
 export const SHAPE_KINDS = ['sphere', 'capsule', 'box', 'hull', 'plane', 'mesh', 'heightfield'];
+export const JOINT_KINDS = ['ball', 'hinge', 'slider', 'fixed', 'distance', 'conetwist', 'motor'];
 
 /** A file that does not read. */
 export class ImprError extends Error {
@@ -263,6 +264,31 @@ function readBody(r, rec) {
   };
 }
 
+/** Tag 7: a joint into the table; its bodies must be in the world. */
+function readJoint(r, rec, live) {
+  const what = `joint ${rec.joints.length}`;
+  const idIndex = r.u32(what);
+  const idGeneration = r.u32(what);
+  const bodyA = r.u32(what);
+  const bodyB = r.u32(what);
+  for (const b of [bodyA, bodyB]) {
+    if (!live[b]) throw r.fail(`${what}: body ${b}, which is not in the world`);
+  }
+  const kind = r.u8(what);
+  if (kind >= JOINT_KINDS.length) throw r.fail(`${what}: unknown joint kind ${kind}`);
+  return {
+    idIndex,
+    idGeneration,
+    bodyA,
+    bodyB,
+    kind: JOINT_KINDS[kind],
+    frameA: r.pose(what),
+    frameB: r.pose(what),
+    firstFrame: rec.frames.length,
+    removedAt: null,
+  };
+}
+
 function readFrame(r, rec, last, live) {
   const expected = rec.frames.length;
   const frame = r.u32("a frame's number");
@@ -461,14 +487,16 @@ function endParticleFrame(f, rec, ps) {
 
 /**
  * Reads the decompressed stream. Returns { dt, substeps, gravity, shapes, bodies, particles,
- * frames }; particles is the particle table ({ idIndex, idGeneration, radius, firstFrame,
+ * joints, frames }; particles is the particle table ({ idIndex, idGeneration, radius, firstFrame,
  * removedAt }); a frame has frame, stateHash, poseHash (BigInt), bodies (Uint32Array of
  * body numbers), poses (Float32Array, 7 per body: position, quaternion x y z w),
  * contactCounts (Uint8Array), contactBodies (Uint32Array, A and B per contact),
  * contactNormals (Float32Array, 3 per contact), contactPoints (Float32Array, 5 per point:
  * x y z separation impulse), events, particles (Uint32Array of the live particles'
  * numbers, ascending), particlePositions (Float32Array, x y z per particle) and
- * particleHash (BigInt; EMPTY_HASH for a frame without particles).
+ * particleHash (BigInt; EMPTY_HASH for a frame without particles). joints is the joint
+ * table ({ idIndex, idGeneration, bodyA, bodyB, kind (a JOINT_KINDS name), frameA, frameB
+ * (7 floats each: the joint frame in its body's own frame), firstFrame, removedAt }).
  */
 export function parseImpr(raw) {
   const c = new Cursor(raw, 0, raw.length);
@@ -485,6 +513,7 @@ export function parseImpr(raw) {
     shapes: [],
     bodies: [],
     particles: [],
+    joints: [],
     frames: [],
   };
   if (!(rec.dt > 0 && Number.isFinite(rec.dt))) throw c.fail(`dt ${rec.dt} is not a positive time step`);
@@ -525,6 +554,13 @@ export function parseImpr(raw) {
       readParticlesAdded(r, rec, ps);
     } else if (tag === 6) {
       readParticleFrame(r, rec, ps);
+    } else if (tag === 7) {
+      rec.joints.push(readJoint(r, rec, live));
+    } else if (tag === 8) {
+      const n = r.u32('a removed joint');
+      const j = rec.joints[n];
+      if (!j || j.removedAt !== null) throw r.fail(`removal of joint ${n}, which is not in the world`);
+      j.removedAt = rec.frames.length;
     } else if (tag === 4) {
       const n = r.u32('a removed body');
       if (!live[n]) throw r.fail(`removal of body ${n}, which is not in the world`);

@@ -8,10 +8,14 @@
 // Particles (cloth, soft bodies): one more InstancedMesh, of small spheres scaled to each
 // particle's radius, whose first `count` instances are the frame's particles (every frame
 // stores all of them, so seeking needs no keyframes for them).
+// Joints: one LineSegments, drawn as impetus's debug draw draws them (World::debug_draw
+// with its default palette and frame size): each joint frame (its body's pose at the frame
+// times the recorded joint frame) as three axes 0.25 m long, x red, y green, z blue, and
+// teal lines from each body's origin to its joint frame and between the two frames.
 //
 // URL parameters: file=URL (a recording to load), compare=URL (a second one, compared
-// frame by frame), frame=N, contacts=1, particles=0 (hide them), camera=px,py,pz,tx,ty,tz,
-// aa=0 (no antialiasing: much faster on software GL).
+// frame by frame), frame=N, contacts=1, particles=0 (hide them), joints=0 (hide them),
+// camera=px,py,pz,tx,ty,tz, aa=0 (no antialiasing: much faster on software GL).
 // window.viewer is the page's handle for tests and the console (see the end of the file).
 
 import * as THREE from 'three';
@@ -21,6 +25,16 @@ import { loadImpr, firstDifference, hex64 } from './impr.js';
 const KEY = 30;
 /** The particles' colour (chartreuse: no body colour and no overlay is near it). */
 const PARTICLE_COLOUR = 0xc8f040;
+/** The joints' segments, 9 a joint: the axes of frame A, of frame B, then the lines body A
+ * to frame A, body B to frame B, frame A to frame B; their colours (sRGB) are the debug
+ * draw's default palette (impetus::DebugPalette, lines::frame). */
+const JOINT_SEGMENTS = 9;
+const JOINT_AXIS = 0.25;
+const JOINT_COLOURS = [
+  [0.9, 0.2, 0.2], [0.2, 0.9, 0.2], [0.2, 0.4, 1.0],
+  [0.9, 0.2, 0.2], [0.2, 0.9, 0.2], [0.2, 0.4, 1.0],
+  [0.5, 0.8, 0.8], [0.5, 0.8, 0.8], [0.5, 0.8, 0.8],
+];
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 
@@ -51,6 +65,9 @@ let contactPoints = null;
 let contactLines = null;
 let particleMesh = null; // InstancedMesh of the particles, null for a recording without
 let particleRadii = null; // Float32Array: per particle number, its radius
+let jointLines = null; // LineSegments of the joints, null for a recording without
+const jointA = new Float32Array(7); // scratch: a joint's frames in the world
+const jointB = new Float32Array(7);
 let playing = false;
 let speed = 1;
 let picked = -1;
@@ -224,6 +241,27 @@ function build() {
     world.add(particleMesh);
   }
   $('particlesRow').hidden = !particleMesh;
+  // Joints: the segments of every joint of the table, the live ones first each frame.
+  jointLines = null;
+  if (rec.joints.length > 0) {
+    const n = JOINT_SEGMENTS * 2 * rec.joints.length;
+    const colours = new Float32Array(3 * n);
+    const c = new THREE.Color();
+    for (let v = 0; v < n; v++) {
+      const [r, g, b] = JOINT_COLOURS[(v >> 1) % JOINT_SEGMENTS];
+      c.setRGB(r, g, b, THREE.SRGBColorSpace);
+      colours.set([c.r, c.g, c.b], 3 * v);
+    }
+    const g = new THREE.BufferGeometry();
+    g.setAttribute('position', new THREE.BufferAttribute(new Float32Array(3 * n), 3).setUsage(THREE.DynamicDrawUsage));
+    g.setAttribute('color', new THREE.BufferAttribute(colours, 3));
+    jointLines = new THREE.LineSegments(g, new THREE.LineBasicMaterial({ vertexColors: true, depthTest: false }));
+    jointLines.frustumCulled = false;
+    jointLines.renderOrder = 10;
+    jointLines.visible = $('joints').checked;
+    world.add(jointLines);
+  }
+  $('jointsRow').hidden = !jointLines;
   // Poses and keyframes.
   cur = new Float32Array(7 * rec.bodies.length);
   rec.bodies.forEach((b, i) => cur.set(b.pose, 7 * i));
@@ -332,6 +370,68 @@ function writeParticles() {
   particleMesh.boundingSphere = null;
 }
 
+/** Body pose `cur[b..b + 7]` times the local pose `l`, into `out` (7 floats). */
+function composeInto(out, b, l) {
+  const px = cur[b], py = cur[b + 1], pz = cur[b + 2];
+  const x = cur[b + 3], y = cur[b + 4], z = cur[b + 5], w = cur[b + 6];
+  // p + q * lp; q * lq.
+  const lx = l[0], ly = l[1], lz = l[2];
+  const tx = 2 * (y * lz - z * ly), ty = 2 * (z * lx - x * lz), tz = 2 * (x * ly - y * lx);
+  out[0] = px + lx + w * tx + (y * tz - z * ty);
+  out[1] = py + ly + w * ty + (z * tx - x * tz);
+  out[2] = pz + lz + w * tz + (x * ty - y * tx);
+  const qx = l[3], qy = l[4], qz = l[5], qw = l[6];
+  out[3] = w * qx + x * qw + y * qz - z * qy;
+  out[4] = w * qy - x * qz + y * qw + z * qx;
+  out[5] = w * qz + x * qy - y * qx + z * qw;
+  out[6] = w * qw - x * qx - y * qy - z * qz;
+}
+
+/** A segment from (px, py, pz) to (px + dx, py + dy, pz + dz) into `P` at float `o`. */
+function writeRay(P, o, px, py, pz, dx, dy, dz) {
+  P[o] = px; P[o + 1] = py; P[o + 2] = pz;
+  P[o + 3] = px + dx; P[o + 4] = py + dy; P[o + 5] = pz + dz;
+}
+
+/** A frame's three axes, JOINT_AXIS long, as 3 segments into `P` at float `o`. */
+function writeAxes(P, o, f) {
+  const px = f[0], py = f[1], pz = f[2];
+  const x = f[3], y = f[4], z = f[5], w = f[6];
+  const s = JOINT_AXIS;
+  writeRay(P, o, px, py, pz, s * (1 - 2 * (y * y + z * z)), 2 * s * (x * y + w * z), 2 * s * (x * z - w * y));
+  writeRay(P, o + 6, px, py, pz, 2 * s * (x * y - w * z), s * (1 - 2 * (x * x + z * z)), 2 * s * (y * z + w * x));
+  writeRay(P, o + 12, px, py, pz, 2 * s * (x * z + w * y), 2 * s * (y * z - w * x), s * (1 - 2 * (x * x + y * y)));
+}
+
+/** The segment from body `b`'s origin (its pose in `cur`) to the frame `f`, into `P` at `o`. */
+function writeLink(P, o, b, f) {
+  writeRay(P, o, cur[b], cur[b + 1], cur[b + 2], f[0] - cur[b], f[1] - cur[b + 1], f[2] - cur[b + 2]);
+}
+
+/** The joints in the world at this frame into the joint segments, in place (no allocation). */
+function writeJoints() {
+  const attr = jointLines.geometry.attributes.position;
+  const P = attr.array;
+  let k = 0;
+  for (const j of rec.joints) {
+    if (j.firstFrame > at || (j.removedAt !== null && at >= j.removedAt)) continue;
+    composeInto(jointA, 7 * j.bodyA, j.frameA);
+    composeInto(jointB, 7 * j.bodyB, j.frameB);
+    const o = 6 * JOINT_SEGMENTS * k;
+    writeAxes(P, o, jointA);
+    writeAxes(P, o + 18, jointB);
+    writeLink(P, o + 36, 7 * j.bodyA, jointA);
+    writeLink(P, o + 42, 7 * j.bodyB, jointB);
+    writeRay(P, o + 48, jointA[0], jointA[1], jointA[2], jointB[0] - jointA[0], jointB[1] - jointA[1], jointB[2] - jointA[2]);
+    k++;
+  }
+  jointLines.geometry.setDrawRange(0, 2 * JOINT_SEGMENTS * k);
+  attr.clearUpdateRanges();
+  attr.addUpdateRange(0, 6 * JOINT_SEGMENTS * k);
+  attr.needsUpdate = true;
+  jointLines.userData.live = k;
+}
+
 function writeContacts() {
   const fr = rec.frames[at];
   const np = fr.contactPoints.length / 5;
@@ -369,6 +469,7 @@ function seek(f) {
   writeMatrices();
   if (contactPoints.visible) writeContacts();
   if (particleMesh && particleMesh.visible) writeParticles();
+  if (jointLines && jointLines.visible) writeJoints();
   updateHud();
   requestRender();
 }
@@ -382,12 +483,15 @@ function updateHud() {
     ['begin', ev.contactBegin.length], ['end', ev.contactEnd.length], ['hits', ev.hits.length],
     ['sensor', ev.sensorBegin.length + ev.sensorEnd.length], ['broken joints', ev.jointBreaks.length],
   ].filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+  const joints = rec.joints.length
+    ? `   joints ${rec.joints.filter((j) => j.firstFrame <= at && (j.removedAt === null || at < j.removedAt)).length}`
+    : '';
   const particles = rec.particles.length
     ? `\nparticles ${fr.particles.length} (${rec.particles.length} in the recording)   particle hash ${hex64(fr.particleHash)} (${fr.computedParticleHash === fr.particleHash ? 'matches the particles read' : 'MISMATCH'})`
     : '';
   $('hashes').textContent =
     `state hash ${hex64(fr.stateHash)}   pose hash ${hex64(fr.poseHash)} (${fr.computedPoseHash === fr.poseHash ? 'matches the poses read' : 'MISMATCH'})\n` +
-    `awake ${fr.bodies.length} of ${rec.bodies.length} bodies   contacts ${fr.contactCounts.length} (${fr.contactPoints.length / 5} points)   events: ${events}` +
+    `awake ${fr.bodies.length} of ${rec.bodies.length} bodies   contacts ${fr.contactCounts.length} (${fr.contactPoints.length / 5} points)${joints}   events: ${events}` +
     particles;
   $('hashes').style.whiteSpace = 'pre';
   if (other) {
@@ -534,6 +638,7 @@ $('scrub').oninput = (e) => { pause(); seek(+e.target.value); };
 $('speed').onchange = (e) => (speed = +e.target.value);
 $('contacts').onchange = (e) => setContacts(e.target.checked);
 $('particles').onchange = (e) => setParticles(e.target.checked);
+$('joints').onchange = (e) => setJoints(e.target.checked);
 window.addEventListener('keydown', (e) => {
   if (!rec || e.target.tagName === 'INPUT' && e.target.type !== 'range' && e.target.type !== 'checkbox') return;
   if (e.key === ' ') { e.preventDefault(); playing ? pause() : play(); }
@@ -541,6 +646,7 @@ window.addEventListener('keydown', (e) => {
   else if (e.key === 'ArrowLeft') { pause(); seek(at - (e.shiftKey ? 10 : 1)); }
   else if (e.key === 'c' || e.key === 'C') { $('contacts').checked = !$('contacts').checked; setContacts($('contacts').checked); }
   else if (e.key === 'p' || e.key === 'P') setParticles(!$('particles').checked);
+  else if (e.key === 'j' || e.key === 'J') setJoints(!$('joints').checked);
 });
 
 function setContacts(on) {
@@ -557,6 +663,14 @@ function setParticles(on) {
   if (!particleMesh) return;
   particleMesh.visible = on;
   if (on) writeParticles();
+  requestRender();
+}
+
+function setJoints(on) {
+  $('joints').checked = on;
+  if (!jointLines) return;
+  jointLines.visible = on;
+  if (on) writeJoints();
   requestRender();
 }
 
@@ -686,6 +800,7 @@ function benchmark(n) {
       seekPoses((at + 1) % rec.frames.length);
       writeMatrices();
       if (particleMesh && particleMesh.visible) writeParticles();
+      if (jointLines && jointLines.visible) writeJoints();
       renderer.render(scene, camera);
       work.push(performance.now() - w0);
       if (++i < n) requestAnimationFrame(tick);
@@ -714,11 +829,14 @@ const viewer = {
   pick,
   setContacts,
   setParticles,
+  setJoints,
   benchmark,
   get frame() { return at; },
   get recording() { return rec; },
   get diffFrame() { return diffFrame; },
   get drawCalls() { return renderer.info.render.calls; },
+  /** The joints drawn at this frame (0 while hidden or without joints). */
+  get jointsDrawn() { return jointLines && jointLines.visible ? jointLines.userData.live : 0; },
   loadMs: null,
 };
 window.viewer = viewer;
@@ -733,6 +851,7 @@ viewer.ready = (async () => {
       if (params.has('frame')) seek(+params.get('frame'));
       if (params.get('contacts') === '1') setContacts(true);
       if (params.get('particles') === '0') setParticles(false);
+      if (params.get('joints') === '0') setJoints(false);
       renderer.render(scene, camera);
     }
     document.body.dataset.ready = '1';

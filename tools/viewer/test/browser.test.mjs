@@ -10,6 +10,10 @@
 // Then particles: fixtures/cloth.impr (a 16 x 16 cloth falling onto a grey sphere, see
 // reader.test.mjs) at frames 0 and 120: the particles (chartreuse) show, move down, are
 // one draw call, and hide with the toggle (target/viewer/cloth-0.png, cloth-120.png).
+// Then joints: fixtures/joints.impr (a hinged bar and a chain of three ball-jointed links,
+// see reader.test.mjs) at frames 30 and 90: the joints' frames show (their green y and blue z axes),
+// four joints and then three (the chain's last is removed at frame 60), and hide with the
+// toggle (target/viewer/joints-30.png, joints-90.png).
 // Then shoot.mjs on the cloth fixture (target/viewer/shoot/cloth-0000.png, cloth-0120.png).
 //
 // With PILE_FILE set (a recording of the pile), it also plays that file and prints the
@@ -231,6 +235,63 @@ test('particles: a cloth falls onto a sphere, one draw call, toggled off and on'
     await page.click('#particles');
     await page.evaluate(() => window.viewer.seek(120));
     assert.equal(particlePixels(decodePng(await page.screenshot())).n, shots[120].n, 'shown again, the same pixels');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+});
+
+/**
+ * Pixels of the joint frames' y and z axes (green 0x33e633 and blue 0x3366ff, blended into
+ * the background at their edges) above the HUD (which has blue controls of its own).
+ */
+function jointAxisPixels({ width, height, px }) {
+  let n = 0;
+  for (let y = 0; y < height * 0.8; y++) {
+    for (let x = 0; x < width; x++) {
+      const o = 4 * (y * width + x);
+      const [r, g, b] = [px[o], px[o + 1], px[o + 2]];
+      if ((b > 120 && b > 2.5 * r && b > 1.5 * g) || (g > 120 && g > 2.5 * r && g > 2.5 * b)) n++;
+    }
+  }
+  return n;
+}
+
+test('joints: their frames show, four and then three, toggled off and on', { skip: !haveChromium && `no Chromium at ${chromium}`, timeout: 120000 }, async () => {
+  mkdirSync(outDir, { recursive: true });
+  const server = await serve({ 'joints.impr': join(viewerDir, 'test', 'fixtures', 'joints.impr') });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage({ viewport: { width: 800, height: 600 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    // From the front, to the right and above, so that the z axes (the hinge's axis) show.
+    await page.goto(`http://127.0.0.1:${server.address().port}/?file=/rec/joints.impr&camera=2.5,3.5,4.5,0.7,2.2,0`);
+    await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.error || ''), '', 'the page reports no error');
+    assert.equal(await page.isVisible('#joints'), true, 'the toggle shows');
+    const shots = {};
+    for (const f of [30, 90]) {
+      await page.evaluate((f) => window.viewer.seek(f), f);
+      const png = await page.screenshot({ path: join(outDir, `joints-${f}.png`) });
+      shots[f] = { blue: jointAxisPixels(decodePng(png)), drawn: await page.evaluate(() => window.viewer.jointsDrawn), hud: await page.textContent('#hashes') };
+    }
+    console.log('joints frame 30:', shots[30].blue, 'axis pixels; frame 90:', shots[90].blue, `\nscreenshots: ${outDir}/joints-30.png, joints-90.png`);
+    assert.equal(shots[30].drawn, 4);
+    assert.equal(shots[90].drawn, 3, 'the chain\'s last joint was removed at frame 60');
+    assert.match(shots[30].hud, /joints 4/);
+    assert.match(shots[90].hud, /joints 3/);
+    assert.ok(shots[30].blue > 40 && shots[90].blue > 30, `the axes show (${shots[30].blue}, ${shots[90].blue} pixels)`);
+    // The toggle (J) hides them; and back.
+    await page.keyboard.press('j');
+    await page.evaluate(() => window.viewer.seek(30));
+    assert.equal(jointAxisPixels(decodePng(await page.screenshot())), 0, 'hidden');
+    assert.equal(await page.evaluate(() => window.viewer.jointsDrawn), 0);
+    await page.click('#joints');
+    await page.evaluate(() => window.viewer.seek(30));
+    assert.equal(jointAxisPixels(decodePng(await page.screenshot())), shots[30].blue, 'shown again, the same pixels');
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -5,7 +5,10 @@
 // impetus-recorder --example cloth -- tools/viewer/test/fixtures/cloth.impr 120 --grid 10
 // --churn` (a 16 x 16 cloth falling onto a sphere; its last row removed before step 40,
 // three loose particles added in the freed slots before step 50; positions on a 2^-10 m
-// grid). With IMPR_FILE set (CI: the pile recording), that file is read and checked too.
+// grid). fixtures/joints.impr is `cargo run -p impetus-recorder --example joints --
+// tools/viewer/test/fixtures/joints.impr` (a hinged bar and a chain of three ball-jointed
+// links swinging down, 120 steps; the chain's last joint removed before step 60). With
+// IMPR_FILE set (CI: the pile recording), that file is read and checked too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -14,6 +17,7 @@ import { gunzip, loadImpr, parseImpr, poseHash, poseHashBigInt, particleHash, fi
 
 const fixture = readFileSync(fileURLToPath(new URL('./fixtures/fall.impr', import.meta.url)));
 const clothFixture = readFileSync(fileURLToPath(new URL('./fixtures/cloth.impr', import.meta.url)));
+const jointsFixture = readFileSync(fileURLToPath(new URL('./fixtures/joints.impr', import.meta.url)));
 
 test('the fixture reads: header, tables, 121 frames', async () => {
   const rec = await loadImpr(fixture);
@@ -252,6 +256,92 @@ test('bad files with particles throw an ImprError naming the fault', async () =>
   b.set(raw.subarray(0, p5.at + 5 + p5.len));
   b.set(raw.subarray(p5.at), p5.at + 5 + p5.len);
   assert.throws(() => parseImpr(b), /a second particle frame for frame 45/);
+});
+
+/** Body `b`'s pose at frame `f` of `rec` (its last recorded pose at or before `f`). */
+function poseAt(rec, b, f) {
+  for (let k = f; k >= 0; k--) {
+    const j = rec.frames[k].bodies.indexOf(b);
+    if (j >= 0) return [...rec.frames[k].poses.slice(7 * j, 7 * j + 7)];
+  }
+  return rec.bodies[b].pose;
+}
+
+/** The pose `p` times the local pose `l` (7 floats each): p + q l.p, q l.q. */
+function compose(p, l) {
+  const [x, y, z, w] = p.slice(3);
+  const rotate = (v) => {
+    const t = [2 * (y * v[2] - z * v[1]), 2 * (z * v[0] - x * v[2]), 2 * (x * v[1] - y * v[0])];
+    return [v[0] + w * t[0] + (y * t[2] - z * t[1]), v[1] + w * t[1] + (z * t[0] - x * t[2]), v[2] + w * t[2] + (x * t[1] - y * t[0])];
+  };
+  const d = rotate(l);
+  const [a, b, c, e] = l.slice(3);
+  return [
+    p[0] + d[0], p[1] + d[1], p[2] + d[2],
+    w * a + x * e + y * c - z * b, w * b - x * c + y * e + z * a, w * c + x * b - y * a + z * e, w * e - x * a - y * b - z * c,
+  ];
+}
+
+test('the joints fixture: the joint table, both frames of each joint at its anchor, a removal', async () => {
+  const rec = await loadImpr(jointsFixture);
+  assert.equal(rec.frames.length, 121);
+  assert.equal(rec.bodies.length, 7, 'ground, two blocks, the bar, three links');
+  assert.deepEqual(rec.joints.map((j) => j.kind), ['hinge', 'ball', 'ball', 'ball']);
+  assert.deepEqual(rec.joints.map((j) => [j.bodyA, j.bodyB]), [[1, 2], [3, 4], [4, 5], [5, 6]]);
+  assert.deepEqual(rec.joints.map((j) => j.firstFrame), [0, 0, 0, 0]);
+  assert.deepEqual(rec.joints.map((j) => j.removedAt), [null, null, null, 60]);
+  const anchors = [[-1, 3, 0], [1.5, 3, 0], [2, 3, 0], [2.5, 3, 0]];
+  for (const f of [0, 30, 59, 120]) {
+    rec.joints.forEach((j, k) => {
+      if (j.removedAt !== null && f >= j.removedAt) return;
+      const a = compose(poseAt(rec, j.bodyA, f), j.frameA);
+      const b = compose(poseAt(rec, j.bodyB, f), j.frameB);
+      // The joints hold: the two frames' origins meet (to a few mm while swinging).
+      const gap = Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+      assert.ok(gap < (f === 0 ? 1e-6 : 0.01), `frame ${f}, joint ${k}: frames ${gap} m apart`);
+      if (k === 0 || f === 0) {
+        // The hinge's block and the chain's top block are static: those anchors stay.
+        const d = Math.hypot(a[0] - anchors[k][0], a[1] - anchors[k][1], a[2] - anchors[k][2]);
+        assert.ok(d < 1e-5, `frame ${f}, joint ${k}: anchor ${a.slice(0, 3)}`);
+      }
+    });
+  }
+  // The chain's last link, let go at frame 60, falls to the ground; the bar swings.
+  assert.ok(poseAt(rec, 6, 59)[1] > 1, `the link hangs at y = ${poseAt(rec, 6, 59)[1]}`);
+  assert.ok(poseAt(rec, 6, 120)[1] < 0.3, `the loose link lies at y = ${poseAt(rec, 6, 120)[1]}`);
+  assert.ok(poseAt(rec, 2, 24)[1] < 2.6, 'the bar hangs down a quarter period after its release');
+});
+
+test('a file from before joints reads with none; bad joint records throw an ImprError naming the fault', async () => {
+  assert.deepEqual((await loadImpr(fixture)).joints, []);
+  const raw = await gunzip(new Uint8Array(jointsFixture));
+  const withRecord = (tag, payload) => {
+    const b = new Uint8Array(raw.length + 5 + payload.length);
+    b.set(raw);
+    b[raw.length] = tag;
+    new DataView(b.buffer).setUint32(raw.length + 1, payload.length, true);
+    b.set(payload, raw.length + 5);
+    return b;
+  };
+  const joint = (bodyB, kind) => {
+    const p = new Uint8Array(17 + 56);
+    const v = new DataView(p.buffer);
+    [9, 1, 0, bodyB].forEach((x, i) => v.setUint32(4 * i, x, true));
+    p[16] = kind;
+    v.setFloat32(17 + 24, 1, true);
+    v.setFloat32(17 + 52, 1, true);
+    return p;
+  };
+  const u32 = (x) => new Uint8Array(new Uint32Array([x]).buffer);
+  const fails = (bytes, pattern) => assert.throws(() => parseImpr(bytes), (e) => e instanceof ImprError && pattern.test(e.message));
+  fails(withRecord(7, joint(1000, 1)), /joint 4: body 1000, which is not in the world/);
+  fails(withRecord(7, joint(1, 9)), /joint 4: unknown joint kind 9/);
+  fails(withRecord(8, u32(3)), /removal of joint 3, which is not in the world/);
+  fails(withRecord(8, u32(7)), /removal of joint 7, which is not in the world/);
+  fails(withRecord(7, joint(1, 3).subarray(0, 40)), /joint 4: needs 4 bytes, the (record|file) has 3 left/);
+  const rec = parseImpr(withRecord(7, joint(1, 3)));
+  assert.equal(rec.joints[4].kind, 'fixed');
+  assert.equal(rec.joints[4].firstFrame, 121);
 });
 
 test('IMPR_FILE (if set) reads and its pose hashes match', { skip: !process.env.IMPR_FILE && 'IMPR_FILE not set' }, async () => {
