@@ -48,7 +48,8 @@ pub struct ManifoldPoint {
     pub anchor_a: Vec3,
     /// Lever arm from body B's centre of mass to the point, world space, in m.
     pub anchor_b: Vec3,
-    /// Accumulated normal impulse of the last step, in N·s (warm start).
+    /// Accumulated normal impulse of the last substep of the last step, in N·s (the warm
+    /// start of every substep of the next): the load times the substep length.
     pub normal_impulse: f32,
     /// The largest normal impulse applied in any substep of the last step, in N·s.
     pub max_normal_impulse: f32,
