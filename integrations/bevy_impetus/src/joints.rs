@@ -6,7 +6,10 @@
 //! before the first step at which both entities have bodies; removing the component or
 //! despawning its entity removes it; removing either body removes it too (it comes back if
 //! that entity gets a body again). A joint that breaks publishes
-//! [`JointBroken`](crate::JointBroken).
+//! [`JointBroken`](crate::JointBroken). A joint the engine refuses (both bodies static or
+//! kinematic, an entity without a body, a bad limit) is reported as a
+//! [`PhysicsError`](crate::PhysicsError) on the joint's entity and skipped: insert it again
+//! to retry.
 
 use crate::world::ImpetusWorld;
 use bevy::ecs::component::Component;

@@ -44,7 +44,8 @@
 //!   [`ImpetusWorld::restore_state`]; images for bug reports
 //!   ([`ImpetusWorld::save_image`]).
 //! - Interpolation between fixed steps, opt-in per entity ([`TransformInterpolation`]).
-//! - Debug drawing with Bevy's gizmos, behind the `debug-render` feature.
+//! - Debug drawing with Bevy's gizmos through the engine's `DebugDraw` trait, behind the
+//!   `debug-render` feature (`ImpetusDebugRenderPlugin`).
 //!
 //! # Write-back
 //!
@@ -68,8 +69,10 @@
 //! # Determinism
 //!
 //! The engine's results do not depend on its thread count. The plugin applies its queues
-//! in entity order; to get the same entities in two runs, spawn them in the same order
-//! (Bevy allocates entity ids in spawn order).
+//! in entity order, whatever order the hooks saw the components in; to get the same
+//! entities in two runs, spawn them in the same order (Bevy allocates entity ids in spawn
+//! order: spawn physics entities from one system, or from systems ordered one after the
+//! other, not from systems that may run in parallel).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -90,7 +93,7 @@ pub use components::{
     PhysicsBody, Restitution, RigidBody, RollingResistance, Sensor, TransformInterpolation,
 };
 #[cfg(feature = "debug-render")]
-pub use debug_render::ImpetusDebugRenderPlugin;
+pub use debug_render::{ImpetusDebugRender, ImpetusDebugRenderPlugin, PhysicsGizmos};
 /// The engine itself, for its types (`WorldDef`, `JointKind`, `Shape`, ids, errors).
 pub use impetus;
 pub use joints::{Joint, JointFrames, JointKind, Limits, Motor, Spring, SpringStiffness};
@@ -107,8 +110,6 @@ use bevy::transform::TransformSystems;
 
 /// What a game usually imports.
 pub mod prelude {
-    #[cfg(feature = "debug-render")]
-    pub use crate::ImpetusDebugRenderPlugin;
     pub use crate::{
         AngularVelocity, Collider, ColliderDensity, CollisionEnded, CollisionGroups,
         CollisionStarted, ContactImpact, Damping, ExternalForce, ExternalImpulse, Friction,
@@ -117,6 +118,8 @@ pub mod prelude {
         PhysicsSnapshot, Restitution, RigidBody, RollingResistance, Sensor, SensorEntered,
         SensorExited, SpatialQuery, SpatialQueryFilter, TransformInterpolation,
     };
+    #[cfg(feature = "debug-render")]
+    pub use crate::{ImpetusDebugRender, ImpetusDebugRenderPlugin, PhysicsGizmos};
 }
 
 /// The plugin's systems in `FixedPostUpdate`, in this order. Order your own systems
