@@ -85,8 +85,6 @@ use crate::error::Error;
 use crate::math::{is_finite3, Aabb, Transform, MAX_LENGTH};
 use glam::Vec3;
 
-mod world;
-
 /// The segments of a full circle in the default decompositions: spheres, capsules and the
 /// arcs of joint limits (an arc gets its share of them, at least one).
 pub const CIRCLE_SEGMENTS: usize = 16;

@@ -8,6 +8,7 @@ mod bodies;
 mod bounds;
 mod contacts;
 mod continuous;
+mod debug_draw;
 mod def;
 mod deprecated;
 mod joints;

@@ -1,16 +1,16 @@
 //! [`World::debug_draw`]: the walk over the world's bodies, shapes, contacts, joints and
-//! islands (see the parent module for what is drawn).
+//! islands (see `crate::debug_draw` for what is drawn).
 
-use super::{DebugDraw, DebugDrawOptions, Rgba};
+use super::World;
 use crate::body::BodyType;
 use crate::contact::SENSOR;
+use crate::debug_draw::{DebugDraw, DebugDrawOptions, Rgba};
 use crate::error::Error;
 use crate::hull::MAX_HULL_VERTICES;
 use crate::id::NULL;
 use crate::joint::JointKind;
 use crate::math::{perpendicular, Aabb, Transform};
 use crate::shape::Shape;
-use crate::world::World;
 use glam::{Quat, Vec3};
 use std::f32::consts::TAU;
 use std::fmt::Write;
@@ -415,7 +415,7 @@ impl<D: DebugDraw + ?Sized> Walk<'_, D> {
         // An angle range about A's z axis, measured from A's x axis towards its y axis (the
         // twist of B's frame relative to A's): the arc and its two bounding radii.
         let angles = |draw: &mut D, lower: f32, upper: f32| {
-            super::lines::arc(draw, xa.p, x, y, r, lower, upper, color);
+            crate::debug_draw::lines::arc(draw, xa.p, x, y, r, lower, upper, color);
             for angle in [lower, upper] {
                 let (sin, cos) = angle.sin_cos();
                 draw.line(xa.p, xa.p + (x * cos + y * sin) * r, color);
@@ -441,7 +441,7 @@ impl<D: DebugDraw + ?Sized> Walk<'_, D> {
             JointKind::ConeTwist { cone_angle, twist } => {
                 let (sin, cos) = cone_angle.sin_cos();
                 let rim = xa.p + z * (r * cos);
-                super::lines::arc(self.draw, rim, x, y, r * sin, 0.0, TAU, color);
+                crate::debug_draw::lines::arc(self.draw, rim, x, y, r * sin, 0.0, TAU, color);
                 for k in 0..4 {
                     let (s, c) = (k as f32 * 0.25 * TAU).sin_cos();
                     self.draw
