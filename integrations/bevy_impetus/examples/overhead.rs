@@ -15,6 +15,11 @@
 //! Figures are means over the phase: `--awake-steps` steps after the first (everything
 //! falling and piling up, awake), then 200 steps once every box sleeps. The first step is
 //! not timed: in the app it creates the bodies.
+//!
+//! Measured on the project's 2-core machine (shared, so the least of three runs), one
+//! worker: awake, `World::step` 8.95 ms and the app's update 8.83 ms, of which 0.33 ms
+//! outside the step (3.9 % of it); asleep (from step 855), 0.016 ms outside the step. Two
+//! workers: 0.34 ms (3.8 %) and 0.016 ms. Both worlds end on the same state hash.
 
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
