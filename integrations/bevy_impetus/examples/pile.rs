@@ -42,7 +42,10 @@ fn setup(
         Transform::from_xyz(10.0, 30.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
 
-    // The ground and four walls 6 m high.
+    // The ground and four walls 6 m high. Boxes that land on the pile at speed splash over
+    // the walls, some of them tens of metres out: the ground is wide enough to
+    // catch them, so that they come to rest and the whole pile falls asleep (with a 40 m
+    // ground they fell past its edge for ever, and the island never slept).
     let stone = materials.add(StandardMaterial {
         base_color: Color::srgb(0.45, 0.45, 0.42),
         ..default()
@@ -56,7 +59,7 @@ fn setup(
             Transform::from_translation(at),
         ));
     };
-    wall(Vec3::new(20.0, 0.5, 20.0), Vec3::new(0.0, -0.5, 0.0));
+    wall(Vec3::new(100.0, 0.5, 100.0), Vec3::new(0.0, -0.5, 0.0));
     for s in [-1.0f32, 1.0] {
         wall(Vec3::new(0.5, 3.0, 8.0), Vec3::new(7.5 * s, 3.0, 0.0));
         wall(Vec3::new(8.0, 3.0, 0.5), Vec3::new(0.0, 3.0, 7.5 * s));
