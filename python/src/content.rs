@@ -224,6 +224,11 @@ pub(crate) struct JointArgs {
     pub twist: Option<(f32, f32)>,
     /// The distance between the anchors, the default length of a distance joint.
     pub anchor_distance: f32,
+    /// A motor joint's largest force (N) and torque (N·m), and the share of the pose
+    /// error it removes per second per unit of step rate.
+    pub max_force: f32,
+    pub max_torque: f32,
+    pub correction: f32,
 }
 
 impl JointArgs {
@@ -273,10 +278,19 @@ impl JointArgs {
                 cone_angle: self.cone_angle,
                 twist: limits(self.twist, "twist")?,
             },
+            // Holds B at the pose it has now relative to A (the frames meet at the anchor);
+            // `World.set_motor_target` moves the target.
+            "motor" => JointKind::Motor {
+                linear_offset: Vec3::ZERO,
+                angular_offset: Quat::IDENTITY,
+                max_force: self.max_force,
+                max_torque: self.max_torque,
+                correction: self.correction,
+            },
             other => {
                 return Err(PyValueError::new_err(format!(
                     "kind must be one of 'ball', 'hinge', 'slider', 'fixed', 'distance', \
-                     'cone_twist', got {other:?}"
+                     'cone_twist', 'motor', got {other:?}"
                 )))
             }
         })

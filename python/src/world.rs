@@ -6,8 +6,8 @@ use crate::content::{self, JointArgs, PyFilter, PyMaterial, ShapeOptions};
 use crate::{body_from_py, body_to_py, joint_from_py, joint_to_py, pack, py_err, py_err_at};
 use crate::{shape_from_py, shape_to_py};
 use impetus::{
-    BodyDef, BodyType, ConvexHull, HeightField, JointDef, QueryFilter, Shape as Geometry,
-    Transform, TriMesh, Vec3, World, WorldDef,
+    BodyDef, BodyType, ConvexHull, HeightField, JointDef, JointKind, QueryFilter,
+    Shape as Geometry, Transform, TriMesh, Vec3, World, WorldDef,
 };
 use numpy::prelude::*;
 use numpy::{PyArray1, PyArrayDyn};
@@ -787,16 +787,21 @@ impl PyWorld {
     /// create_joint(kind, body_a, body_b, anchor, axis=(0, 0, 1), *, anchor_b=None,
     ///              limits=None, motor=None, spring=None, min_length=None, max_length=None,
     ///              cone_angle=0.5, twist=None, collide_connected=False,
-    ///              break_impulse=inf, break_angular_impulse=inf) -> int
+    ///              break_impulse=inf, break_angular_impulse=inf, max_force=3.4e38,
+    ///              max_torque=3.4e38, correction=0.3) -> int
     ///
     /// `kind`: 'ball', 'hinge' (about `axis`), 'slider' (along `axis`), 'fixed',
     /// 'distance' (between `anchor` on A and `anchor_b` on B; lengths default to their
-    /// distance now) or 'cone_twist' (cone about `axis`). Anchors and axis are world
-    /// coordinates at the bodies' current poses. `limits` and `twist` are (lower, upper),
-    /// `motor` (speed, max_force), `spring` (hertz, damping_ratio, target).
+    /// distance now), 'cone_twist' (cone about `axis`) or 'motor' (drives B to a pose
+    /// relative to A, at first the one it has now: see `set_motor_target`; with at most
+    /// `max_force` N and `max_torque` N·m, removing `correction` of the error per second
+    /// per unit of step rate, in [0, 1]). Anchors and axis are world coordinates at the
+    /// bodies' current poses. `limits` and `twist` are (lower, upper), `motor` (speed,
+    /// max_force), `spring` (hertz, damping_ratio, target).
     #[pyo3(signature = (kind, body_a, body_b, anchor, axis=None, *, anchor_b=None, limits=None,
         motor=None, spring=None, min_length=None, max_length=None, cone_angle=0.5, twist=None,
-        collide_connected=false, break_impulse=f32::INFINITY, break_angular_impulse=f32::INFINITY))]
+        collide_connected=false, break_impulse=f32::INFINITY, break_angular_impulse=f32::INFINITY,
+        max_force=f32::MAX, max_torque=f32::MAX, correction=0.3))]
     fn create_joint(
         &mut self,
         kind: String,
@@ -815,6 +820,9 @@ impl PyWorld {
         collide_connected: bool,
         break_impulse: f32,
         break_angular_impulse: f32,
+        max_force: f32,
+        max_torque: f32,
+        correction: f32,
     ) -> PyResult<u64> {
         let (a, b) = (body_from_py(body_a), body_from_py(body_b));
         let xf_a = self.world.body_transform(a).map_err(py_err)?;
@@ -832,6 +840,9 @@ impl PyWorld {
             cone_angle,
             twist,
             anchor_distance: anchor.distance(anchor_b),
+            max_force,
+            max_torque,
+            correction,
         };
         let turn =
             impetus::Quat::from_rotation_arc(Vec3::Z, axis.try_normalize().unwrap_or(Vec3::Z));
@@ -849,6 +860,42 @@ impl PyWorld {
             .create_joint(&def)
             .map(joint_to_py)
             .map_err(py_err)
+    }
+
+    /// set_motor_target(joint, offset, rotation=(0, 0, 0, 1))
+    ///
+    /// Moves a motor joint's target: B's joint frame at `offset` (m) and turned by
+    /// `rotation` (a quaternion x, y, z, w) in A's joint frame. ValueError for a joint that
+    /// is not a motor or a target that is not finite; KeyError for an unknown id.
+    #[pyo3(signature = (joint, offset, rotation=None))]
+    fn set_motor_target(
+        &mut self,
+        joint: u64,
+        offset: &Bound<'_, PyAny>,
+        rotation: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let id = joint_from_py(joint);
+        let offset = Vec3::from_array(vector::<3>(offset, "offset")?);
+        let turn = match rotation {
+            Some(r) => impetus::Quat::from_array(vector::<4>(r, "rotation")?),
+            None => impetus::Quat::IDENTITY,
+        };
+        let kind = match self.world.joint_def(id).map_err(py_err)?.kind {
+            JointKind::Motor {
+                max_force,
+                max_torque,
+                correction,
+                ..
+            } => JointKind::Motor {
+                linear_offset: offset,
+                angular_offset: turn,
+                max_force,
+                max_torque,
+                correction,
+            },
+            _ => return Err(PyValueError::new_err("joint: not a motor joint")),
+        };
+        self.world.set_joint_kind(id, kind).map_err(py_err)
     }
 
     /// Removes a joint. KeyError for an unknown id.

@@ -125,6 +125,43 @@ def test_hinge_motor_spins_up_at_its_torque_then_holds_its_speed():
     assert abs(w[0]) < 1e-4 and abs(w[1]) < 1e-4
 
 
+def test_motor_joint_drives_a_body_to_its_target_under_gravity():
+    # A 125 kg box on a motor joint at its centre first holds where it was made (against
+    # gravity), then moves to a target 1 m up and turned 90° about z, and rests there.
+    world = impetus.World(enable_sleep=False)
+    base = world.create_body("static", position=(0, 5, 0))
+    box = world.create_body(position=(0, 5, 0))
+    world.add_box(box, (0.25, 0.25, 0.25))
+    motor = world.create_joint(
+        "motor", base, box, (0, 5, 0), max_force=1e4, max_torque=1e4, correction=0.3
+    )
+    world.step(DT, 60)
+    assert np.allclose(world.positions([box])[0], (0, 5, 0), atol=2e-3)
+    half = math.sqrt(0.5)
+    world.set_motor_target(motor, (0, 1, 0), (0, 0, half, half))
+    world.step(DT, 240)
+    assert np.allclose(world.positions([box])[0], (0, 6, 0), atol=5e-3)
+    q = world.rotations([box])[0]
+    assert abs(abs(q[2]) - half) < 5e-3 and abs(abs(q[3]) - half) < 5e-3
+    assert np.linalg.norm(world.linear_velocities([box])[0]) < 1e-2
+    # A weak motor cannot hold the box: it sags under its weight (1,226 N > 100 N).
+    world.set_motor_target(motor, (0, 1, 0))
+    weak = world.create_joint("motor", base, box, (0, 6, 0), max_force=100.0, max_torque=1e4)
+    world.remove_joint(motor)
+    world.step(DT, 60)
+    assert world.positions([box])[0][1] < 5.5
+    # Bad input names its field; a target for a joint that is not a motor is refused.
+    with pytest.raises(ValueError, match="max_force"):
+        world.create_joint("motor", base, box, (0, 5, 0), max_force=-1.0)
+    with pytest.raises(ValueError, match="correction"):
+        world.create_joint("motor", base, box, (0, 5, 0), correction=2.0)
+    hinge = world.create_joint("hinge", base, box, (0, 5, 0))
+    with pytest.raises(ValueError, match="not a motor"):
+        world.set_motor_target(hinge, (0, 1, 0))
+    with pytest.raises(ValueError):
+        world.set_motor_target(weak, (0, float("nan"), 0))
+
+
 def test_height_field_and_mesh_hold_boxes():
     world = impetus.World()
     field = world.create_body("static", position=(-5, 0, -5))
