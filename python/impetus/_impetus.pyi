@@ -18,7 +18,7 @@ Ids = Union[int, Sequence[int], npt.NDArray[np.integer]]
 F32 = npt.NDArray[np.float32]
 U64 = npt.NDArray[np.uint64]
 BodyType = Literal["dynamic", "static", "kinematic"]
-JointKind = Literal["ball", "hinge", "slider", "fixed", "distance", "cone_twist"]
+JointKind = Literal["ball", "hinge", "slider", "fixed", "distance", "cone_twist", "motor"]
 
 class RayHits(TypedDict):
     hit: npt.NDArray[np.bool_]
@@ -173,7 +173,13 @@ class World:
         collide_connected: bool = False,
         break_impulse: float = ...,
         break_angular_impulse: float = ...,
+        max_force: float = ...,
+        max_torque: float = ...,
+        correction: float = 0.3,
     ) -> int: ...
+    def set_motor_target(
+        self, joint: int, offset: Vec3, rotation: Optional[Quat] = None
+    ) -> None: ...
     def remove_joint(self, joint: int) -> None: ...
     def joint_reaction_force(self, joint: int) -> F32: ...
     def joint_break_events(self) -> U64: ...
