@@ -7,12 +7,12 @@
 
 mod common;
 
-use common::{field_of, DT};
+use common::{body, field_of, DT};
 use impetus::debug_draw::CIRCLE_SEGMENTS;
 use impetus::{
-    Aabb, BodyDef, BodyId, BodyType, ConvexHull, DebugDraw, DebugDrawOptions, HeightField,
-    JointDef, JointKind, Limits, Motor, Quat, Rgba, ShapeDef, Spring, Transform, TriMesh, Vec3,
-    World, WorldDef,
+    Aabb, BodyId, BodyType, ConvexHull, DebugDraw, DebugDrawOptions, HeightField, JointDef,
+    JointKind, Limits, Motor, Quat, Rgba, ShapeDef, Spring, Transform, TriMesh, Vec3, World,
+    WorldDef,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -237,20 +237,6 @@ fn world(sleep: bool) -> World {
         enable_sleep: sleep,
         ..common::def(1)
     })
-}
-
-fn body(w: &mut World, body_type: BodyType, position: Vec3, shape: Option<ShapeDef>) -> BodyId {
-    let b = w
-        .create_body(&BodyDef {
-            body_type,
-            position,
-            ..Default::default()
-        })
-        .unwrap();
-    if let Some(s) = shape {
-        w.add_shape(b, &s).unwrap();
-    }
-    b
 }
 
 fn unit_box(w: &mut World, position: Vec3) -> BodyId {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::DT;
+use common::{body, DT};
 use impetus::{
     BodyDef, BodyId, BodyType, Error, JointDef, JointId, JointKind, Limits, Motor, Quat, ShapeDef,
     Transform, Vec3, World, WorldDef,
@@ -15,20 +15,6 @@ const G: f32 = 10.0;
 
 fn world(threads: usize) -> World {
     common::world(Vec3::new(0.0, -G, 0.0), threads)
-}
-
-fn body(w: &mut World, body_type: BodyType, position: Vec3, shape: Option<ShapeDef>) -> BodyId {
-    let b = w
-        .create_body(&BodyDef {
-            body_type,
-            position,
-            ..Default::default()
-        })
-        .unwrap();
-    if let Some(s) = shape {
-        w.add_shape(b, &s).unwrap();
-    }
-    b
 }
 
 /// A joint with both frames at the world point `anchor`, z along `axis`.

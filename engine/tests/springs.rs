@@ -102,12 +102,13 @@ fn trace(kind: Kind, zeta: f32, substeps: u32, steps: usize, physical: bool) -> 
             let read = move |w: &World| w.body_position(b).unwrap().x - 1.2;
             (b, Box::new(read))
         }
-        Kind::Distance => {
+        Kind::Distance | Kind::ZeroLength => {
             let b = body(&mut w, Vec3::new(1.0, 0.0, 0.0), Quat::IDENTITY);
+            let zero = matches!(kind, Kind::ZeroLength);
             let kind = JointKind::Distance {
                 min_length: 0.0,
                 max_length: 10.0,
-                spring: spring(1.2),
+                spring: spring(if zero { 0.0 } else { 1.2 }),
             };
             // Frames at the anchor's origin and at the body's centre: 1 m apart.
             let (xa, xb) = (
@@ -117,25 +118,14 @@ fn trace(kind: Kind, zeta: f32, substeps: u32, steps: usize, physical: bool) -> 
             let mut def = JointDef::at_world(kind, anchor, &xa, b, &xb, Vec3::ZERO, Vec3::X);
             def.frame_b.p = Vec3::ZERO;
             w.create_joint(&def).unwrap();
-            let read = move |w: &World| w.body_position(b).unwrap().length() - 1.2;
-            (b, Box::new(read))
-        }
-        Kind::ZeroLength => {
-            let b = body(&mut w, Vec3::new(1.0, 0.0, 0.0), Quat::IDENTITY);
-            let kind = JointKind::Distance {
-                min_length: 0.0,
-                max_length: 10.0,
-                spring: spring(0.0),
+            // The length from its rest; for a spring of length 0 the signed position on
+            // the line through the anchor (it swings through).
+            let read: Reader = if zero {
+                Box::new(move |w: &World| w.body_position(b).unwrap().x)
+            } else {
+                Box::new(move |w: &World| w.body_position(b).unwrap().length() - 1.2)
             };
-            let (xa, xb) = (
-                w.body_transform(anchor).unwrap(),
-                w.body_transform(b).unwrap(),
-            );
-            let mut def = JointDef::at_world(kind, anchor, &xa, b, &xb, Vec3::ZERO, Vec3::X);
-            def.frame_b.p = Vec3::ZERO;
-            w.create_joint(&def).unwrap();
-            let read = move |w: &World| w.body_position(b).unwrap().x;
-            (b, Box::new(read))
+            (b, read)
         }
     };
     let _ = b;

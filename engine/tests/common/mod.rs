@@ -8,7 +8,7 @@ pub mod query;
 pub mod seal;
 pub mod state_world;
 
-use impetus::{BodyDef, BodyType, Error, Quat, ShapeDef, ShapeId, Vec3, World, WorldDef};
+use impetus::{BodyDef, BodyId, BodyType, Error, Quat, ShapeDef, ShapeId, Vec3, World, WorldDef};
 
 /// The fixed step of the tests, in s.
 pub const DT: f32 = 1.0 / 60.0;
@@ -43,6 +43,21 @@ pub fn ground_plane(w: &mut World) -> ShapeId {
         })
         .unwrap();
     w.add_shape(ground, &ShapeDef::plane(Vec3::Y, 0.0)).unwrap()
+}
+
+/// A body of `body_type` at `position`, with `shape` if given.
+pub fn body(w: &mut World, body_type: BodyType, position: Vec3, shape: Option<ShapeDef>) -> BodyId {
+    let b = w
+        .create_body(&BodyDef {
+            body_type,
+            position,
+            ..Default::default()
+        })
+        .unwrap();
+    if let Some(s) = shape {
+        w.add_shape(b, &s).unwrap();
+    }
+    b
 }
 
 /// The field an `InvalidInput` error names; panics on any other error.

@@ -153,15 +153,7 @@ impl SpatialQuery<'_> {
                 .world
                 .cast_ray(vec_in(origin), vec_in(direction), max_distance, f)
         })?;
-        Ok(hit.and_then(|h| {
-            Some(RayHit {
-                entity: self.physics.entity_of(h.body)?,
-                point: vec_out(h.point),
-                normal: vec_out(h.normal),
-                distance: h.distance,
-                fraction: h.fraction,
-            })
-        }))
+        Ok(hit.and_then(|h| self.ray_hit(&h)))
     }
 
     /// Every collider the ray hits, nearest first.
@@ -177,18 +169,19 @@ impl SpatialQuery<'_> {
                 .world
                 .cast_ray_all(vec_in(origin), vec_in(direction), max_distance, f)
         })?;
-        Ok(hits
-            .into_iter()
-            .filter_map(|h| {
-                Some(RayHit {
-                    entity: self.physics.entity_of(h.body)?,
-                    point: vec_out(h.point),
-                    normal: vec_out(h.normal),
-                    distance: h.distance,
-                    fraction: h.fraction,
-                })
-            })
-            .collect())
+        Ok(hits.iter().filter_map(|h| self.ray_hit(h)).collect())
+    }
+
+    /// An engine ray hit as one naming its entity (`None` for a body the plugin did not
+    /// make).
+    fn ray_hit(&self, h: &impetus::RayHit) -> Option<RayHit> {
+        Some(RayHit {
+            entity: self.physics.entity_of(h.body)?,
+            point: vec_out(h.point),
+            normal: vec_out(h.normal),
+            distance: h.distance,
+            fraction: h.fraction,
+        })
     }
 
     /// The first collider that `shape` (a sphere, capsule, cuboid or convex hull collider,
