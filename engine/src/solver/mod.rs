@@ -42,7 +42,13 @@
 //! contact point (the spring leaking only the load above it) was measured too
 //! (`docs/decisions.md`, "Stiffness under load, part two"): the leak is also what damps
 //! one sweep's error through a stack, and without it stacks rock at any memory shorter
-//! than about 4 s, so it was not kept.
+//! than about 4 s, so it was not kept. Support trees solved exactly (each body's most
+//! loaded support, the trees' normal, friction and twist rows solved as
+//! [`articulation`] solves ball-joint trees) were measured too (`docs/decisions.md`,
+//! "Stiffness under load, part three"): they hold aligned stacks at any mass ratio with
+//! no overlap and columns at rest, but a tree of welded edges is one rigid body, and
+//! tilted or landing columns and piles ask its corners for more than they can carry, so
+//! it was not kept either.
 //!
 //! Names inside the kernels: `v`, `w` linear / angular velocity, `dp`, `dq` delta position /
 //! rotation, `m` inverse mass, `i` world inverse inertia, `h` substep, `n` normal,
