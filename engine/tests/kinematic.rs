@@ -4,22 +4,14 @@
 mod common;
 
 use common::DT;
-use impetus::{BodyDef, BodyId, BodyType, Error, Quat, ShapeDef, Transform, Vec3, World};
+use impetus::{BodyId, BodyType, Error, Quat, ShapeDef, Transform, Vec3, World};
 
 fn world() -> World {
     common::world(Vec3::new(0.0, -9.81, 0.0), 1)
 }
 
 fn body(w: &mut World, body_type: BodyType, position: Vec3, shape: ShapeDef) -> BodyId {
-    let b = w
-        .create_body(&BodyDef {
-            body_type,
-            position,
-            ..Default::default()
-        })
-        .unwrap();
-    w.add_shape(b, &shape).unwrap();
-    b
+    common::body(w, body_type, position, Some(shape))
 }
 
 /// The platform's path: eased from rest to rest, 3 m along x and 1 m up while turning 30°
