@@ -39,6 +39,73 @@ pub(super) struct SweepScratch {
     pub(super) found: Vec<u64>,
     /// Positions of the moved members in the current cell's `dynamic`.
     pub(super) moved_at: Vec<u32>,
+    /// The current cell's dynamic members, packed in its sort order.
+    dynamic: Vec<Member>,
+    /// Its static members, packed the same way.
+    statics: Vec<Member>,
+}
+
+/// A member's fat box with its id and moved flag, packed so that the sweep reads the
+/// cell's members in order from one array instead of gathering each candidate's box from
+/// the proxy arrays (figures in `docs/decisions.md`, "The lead").
+#[derive(Clone, Copy)]
+struct Member {
+    min: [f32; 3],
+    max: [f32; 3],
+    id: u32,
+    moved: bool,
+}
+
+impl Member {
+    #[inline(always)]
+    fn overlaps(&self, o: &Member) -> bool {
+        // The same comparisons as `Aabb::overlaps` (touching counts).
+        self.min[0] <= o.max[0]
+            && o.min[0] <= self.max[0]
+            && self.min[1] <= o.max[1]
+            && o.min[1] <= self.max[1]
+            && self.min[2] <= o.max[2]
+            && o.min[2] <= self.max[2]
+    }
+}
+
+/// Packs `ids` into `out`, in their order.
+fn gather(ids: &[u32], p: &Proxies, out: &mut Vec<Member>) {
+    out.clear();
+    out.extend(ids.iter().map(|&id| {
+        let bb = &p.fat[id as usize];
+        Member {
+            min: bb.min.to_array(),
+            max: bb.max.to_array(),
+            id,
+            moved: p.moved(id),
+        }
+    }));
+}
+
+/// Sorts packed members by fat-box minimum on `axis`, ties by id (a full sort, or an
+/// insertion sort for a list that is nearly in order already), and writes the order back
+/// to `ids`.
+fn sort_packed(members: &mut [Member], ids: &mut [u32], axis: usize, full: bool) {
+    if full {
+        members.sort_unstable_by(|x, y| x.min[axis].total_cmp(&y.min[axis]).then(x.id.cmp(&y.id)));
+    } else {
+        for i in 1..members.len() {
+            let x = members[i];
+            let mut j = i;
+            while j > 0 && {
+                let y = &members[j - 1];
+                x.min[axis] < y.min[axis] || (x.min[axis] == y.min[axis] && x.id < y.id)
+            } {
+                members[j] = members[j - 1];
+                j -= 1;
+            }
+            members[j] = x;
+        }
+    }
+    for (id, m) in ids.iter_mut().zip(members.iter()) {
+        *id = m.id;
+    }
 }
 
 impl Cell {
@@ -63,83 +130,91 @@ impl Cell {
         }
         self.added = 0;
         let a = self.axis as usize;
-        sort_members(&mut self.dynamic, p, a, full);
-        sort_members(&mut self.statics, p, a, full);
+        let SweepScratch {
+            found,
+            moved_at,
+            dynamic,
+            statics,
+        } = out;
+        gather(&self.dynamic, p, dynamic);
+        sort_packed(dynamic, &mut self.dynamic, a, full);
+        gather(&self.statics, p, statics);
+        sort_packed(statics, &mut self.statics, a, full);
+        let (dynamic, statics) = (&dynamic[..], &statics[..]);
         let coord = self.coord;
-        let found = &mut out.found;
+        // Called for boxes that overlap: the rest of the test.
         let mut test = |x: u32, y: u32| {
             if p.may_pair(x, y)
-                && p.fat[x as usize].overlaps(&p.fat[y as usize])
                 && owner(&p.range[x as usize], &p.range[y as usize]) == coord
                 && !p.existed(x, y)
             {
                 found.push(pair_key(x, y));
             }
         };
-        let static_moved = self.statics.iter().any(|&s| p.moved(s));
+        let static_moved = statics.iter().any(|s| s.moved);
         // Where the moved members sit, and the longest member on the axis (how far left a
         // box overlapping a given one can start).
-        let moved_at = &mut out.moved_at;
         moved_at.clear();
         let mut max_extent = 0.0f32;
-        for (i, &x) in self.dynamic.iter().enumerate() {
-            let bb = &p.fat[x as usize];
-            max_extent = max_extent.max(bb.max[a] - bb.min[a]);
-            if p.moved(x) {
+        for (i, m) in dynamic.iter().enumerate() {
+            max_extent = max_extent.max(m.max[a] - m.min[a]);
+            if m.moved {
                 moved_at.push(i as u32);
             }
         }
-        if !static_moved && moved_at.len() * 4 <= self.dynamic.len() {
+        if !static_moved && moved_at.len() * 4 <= dynamic.len() {
             // Few moved: scan around each moved member only. To the right, every member
             // starting before it ends; to the left, unmoved members back to where one of
             // the longest could still reach it (moved ones find this one on their right).
             for &i in moved_at.iter() {
                 let i = i as usize;
-                let x = self.dynamic[i];
-                let (x_min, x_max) = (p.min(x, a), p.fat[x as usize].max[a]);
-                for &y in &self.dynamic[i + 1..] {
-                    if p.min(y, a) > x_max {
+                let x = &dynamic[i];
+                for y in &dynamic[i + 1..] {
+                    if y.min[a] > x.max[a] {
                         break;
                     }
-                    test(x, y);
+                    if x.overlaps(y) {
+                        test(x.id, y.id);
+                    }
                 }
                 // Slack for the rounding of `max - min` far from the origin.
+                let x_min = x.min[a];
                 let reach = x_min - max_extent - (x_min.abs() + max_extent) * 4.0 * f32::EPSILON;
-                for &y in self.dynamic[..i].iter().rev() {
-                    if p.min(y, a) < reach {
+                for y in dynamic[..i].iter().rev() {
+                    if y.min[a] < reach {
                         break;
                     }
-                    if !p.moved(y) {
-                        test(x, y);
+                    if !y.moved && x.overlaps(y) {
+                        test(x.id, y.id);
                     }
                 }
-                for &s in &self.statics {
-                    if p.min(s, a) > x_max {
+                for s in statics {
+                    if s.min[a] > x.max[a] {
                         break;
                     }
-                    test(x, s);
+                    if x.overlaps(s) {
+                        test(x.id, s.id);
+                    }
                 }
             }
             return;
         }
-        for (i, &x) in self.dynamic.iter().enumerate() {
-            let x_max = p.fat[x as usize].max[a];
-            let x_moved = p.moved(x);
-            for &y in &self.dynamic[i + 1..] {
-                if p.min(y, a) > x_max {
+        for (i, x) in dynamic.iter().enumerate() {
+            for y in &dynamic[i + 1..] {
+                if y.min[a] > x.max[a] {
                     break;
                 }
-                if x_moved || p.moved(y) {
-                    test(x, y);
+                if (x.moved || y.moved) && x.overlaps(y) {
+                    test(x.id, y.id);
                 }
             }
-            if x_moved || static_moved {
-                for &s in &self.statics {
-                    if p.min(s, a) > x_max {
+            if x.moved || static_moved {
+                for s in statics {
+                    if s.min[a] > x.max[a] {
                         break;
                     }
-                    if x_moved || p.moved(s) {
-                        test(x, s);
+                    if (x.moved || s.moved) && x.overlaps(s) {
+                        test(x.id, s.id);
                     }
                 }
             }
@@ -167,28 +242,6 @@ pub(super) fn spread_axis(ids: &[u32], p: &Proxies, current: u8) -> u8 {
         1
     } else {
         2
-    }
-}
-
-/// Sorts proxy ids by fat-box minimum on `axis`, ties by id: a full sort, or an insertion
-/// sort for a list that is nearly in order already.
-pub(super) fn sort_members(ids: &mut [u32], p: &Proxies, axis: usize, full: bool) {
-    let less = |x: u32, y: u32| {
-        let (vx, vy) = (p.min(x, axis), p.min(y, axis));
-        vx < vy || (vx == vy && x < y)
-    };
-    if full {
-        ids.sort_unstable_by(|&x, &y| p.min(x, axis).total_cmp(&p.min(y, axis)).then(x.cmp(&y)));
-        return;
-    }
-    for i in 1..ids.len() {
-        let x = ids[i];
-        let mut j = i;
-        while j > 0 && less(x, ids[j - 1]) {
-            ids[j] = ids[j - 1];
-            j -= 1;
-        }
-        ids[j] = x;
     }
 }
 

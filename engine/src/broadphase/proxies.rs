@@ -52,9 +52,4 @@ impl Proxies {
     pub(super) fn moved(&self, id: u32) -> bool {
         self.flags[id as usize] & MOVED != 0
     }
-
-    #[inline]
-    pub(super) fn min(&self, id: u32, axis: usize) -> f32 {
-        self.fat[id as usize].min[axis]
-    }
 }
