@@ -6,7 +6,7 @@ use crate::collision::{collide, collide_triangle, Manifold, MAX_POINTS};
 use crate::id::NULL;
 use crate::math::Transform;
 use crate::shape::store::ShapeStore;
-use glam::Vec3;
+use glam::{Mat3A, Vec3, Vec3A};
 
 /// The colour of a contact that has none (not touching): see `solver::color`.
 pub(crate) const NO_COLOR: u8 = u8::MAX;
@@ -350,24 +350,33 @@ fn recycle(c: &mut Contact, xa: &Transform, xb: &Transform) -> bool {
     if relative.q.dot(cache.relative.q).abs() < RECYCLE_MIN_QUAT_DOT {
         return false;
     }
+    // B's anchors in A's frame now and when the manifold was computed, with the two
+    // relative rotations as matrices, built once for all the points.
+    let (rot, rot_then) = (
+        Mat3A::from_quat(relative.q),
+        Mat3A::from_quat(cache.relative.q),
+    );
+    let (p, p_then) = (Vec3A::from(relative.p), Vec3A::from(cache.relative.p));
     let m = &mut c.manifold;
-    for k in 0..m.count {
-        let now = relative.transform_point(cache.anchor_b[k]);
-        let then = cache.relative.transform_point(cache.anchor_b[k]);
-        if (now - then).length_squared() > cache.tolerance * cache.tolerance {
+    let mut now = [Vec3A::ZERO; MAX_POINTS];
+    for (now, &b) in now.iter_mut().zip(&cache.anchor_b).take(m.count) {
+        let b = Vec3A::from(b);
+        *now = rot * b + p;
+        let then = rot_then * b + p_then;
+        if (*now - then).length_squared() > cache.tolerance * cache.tolerance {
             return false;
         }
     }
     // Anchor freezing: the world normal and the lever arms stay as the full update left
-    // them; only separations (from body-local anchors at the current poses) and the
-    // reported points move.
-    let n = m.normal;
-    for k in 0..m.count {
-        let pa = xa.transform_point(cache.anchor_a[k]);
-        let pb = xb.transform_point(cache.anchor_b[k]);
-        let p = &mut m.points[k];
-        p.separation = (pb - pa).dot(n);
-        p.point = 0.5 * (pa + pb);
+    // them; only separations and the reported points move. Both come from the anchors in
+    // A's frame, where coordinates stay small however far from the origin the pair is.
+    let n = Vec3A::from(xa.inv_transform_vector(m.normal));
+    let (rot_a, p_a) = (Mat3A::from_quat(xa.q), Vec3A::from(xa.p));
+    let points = m.points[..m.count].iter_mut();
+    for ((point, &a), &now) in points.zip(&cache.anchor_a).zip(&now) {
+        let a = Vec3A::from(a);
+        point.separation = (now - a).dot(n);
+        point.point = (rot_a * (0.5 * (a + now)) + p_a).into();
     }
     true
 }

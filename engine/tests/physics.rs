@@ -209,7 +209,12 @@ fn tower_of_ten_boxes_stands() {
 /// added in the substep before instead of a pass over the contacts; that is the same sum,
 /// so a landing tower and a box sliding to a stop must follow the per-contact warm start
 /// (forced here by a jointed pair far away, which touches nothing) to rounding. (A
-/// tumbling pile would not do: it amplifies the rounding differences exponentially.)
+/// tumbling pile would not do: it amplifies the rounding differences exponentially. Nor
+/// would boxes that land on each other one after another: each landing spins them by an
+/// amount that hangs on rounding, and with gaps of 3 to 5 cm between the boxes the two warm
+/// starts parted by 0.3-1.4 mm at some gaps and agreed to 1e-6 m at others, with both the
+/// old and the new recycling arithmetic. So the tower's boxes start touching, and it lands
+/// as one.)
 #[test]
 fn carried_warm_start_matches_the_contact_pass() {
     let run = |with_joint: bool| {
@@ -217,7 +222,7 @@ fn carried_warm_start_matches_the_contact_pass() {
         ground(&mut w, 0.6);
         let mut boxes: Vec<BodyId> = (0..8)
             .map(|i| {
-                let p = Vec3::new(0.0, 0.55 + 1.05 * i as f32, 0.0);
+                let p = Vec3::new(0.0, 0.55 + i as f32, 0.0);
                 dynamic_body(
                     &mut w,
                     p,
