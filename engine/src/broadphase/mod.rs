@@ -1,8 +1,9 @@
 //! Broadphase: a uniform spatial grid whose cells each keep a sweep-and-prune list.
 //!
 //! Each proxy (one per shape; the proxy id is the shape's slot index) has a fat AABB, the
-//! shape's bounds grown by a margin; it only changes when the shape's tight bounds leave
-//! it ([`BroadPhase::move_proxy`]). A resting world therefore moves no proxies and the
+//! shape's bounds grown by a margin (and, as the world sets it, stretched ahead along the
+//! body's motion: see `world/bounds.rs`); it only changes when the shape's tight bounds
+//! leave it ([`BroadPhase::move_proxy`]). A resting world therefore moves no proxies and the
 //! broadphase costs nothing but the check that nothing moved.
 //!
 //! The grid is hashed (only occupied cells exist, so there is no world boundary): a proxy

@@ -36,7 +36,8 @@ pub struct WorldDef {
     /// Contact points are kept while the surfaces are closer than this, in m, so fast
     /// bodies are caught before they touch. Default: 4 × `linear_slop` = 0.02.
     pub speculative_distance: f32,
-    /// Fat-AABB margin of the broadphase, in m. Default: 0.1.
+    /// Fat-AABB margin of the broadphase, in m. Default: 0.1. (A moving body's fat boxes
+    /// also reach two steps of its motion ahead.)
     pub aabb_margin: f32,
     /// Edge of the broadphase grid's cells, in m. 0 chooses it when the first proxies
     /// arrive: 8 × the median largest extent of their fat boxes (10 m for unit boxes).
