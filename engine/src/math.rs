@@ -361,4 +361,13 @@ impl Aabb {
             max: self.max + Vec3::splat(margin),
         }
     }
+
+    /// The box covering this one and this one moved by `d`.
+    #[inline]
+    pub fn swept(&self, d: Vec3) -> Aabb {
+        Aabb {
+            min: self.min.min(self.min + d),
+            max: self.max.max(self.max + d),
+        }
+    }
 }

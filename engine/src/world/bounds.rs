@@ -86,11 +86,7 @@ fn shape_bounds(
     for s in &bodies.shapes[b] {
         let d = &data[s.index as usize];
         let grow = def.speculative_distance + spin * d.reach();
-        let bb = d.shape.aabb(&d.pose(&xf)).expanded(grow);
-        let bounds = Aabb {
-            min: bb.min.min(bb.min + motion),
-            max: bb.max.max(bb.max + motion),
-        };
+        let bounds = d.shape.aabb(&d.pose(&xf)).expanded(grow).swept(motion);
         f(s.index, bounds, motion);
     }
 }
@@ -105,10 +101,5 @@ const FAT_AHEAD_STEPS: f32 = 2.0;
 /// displacement multiplier of Box2D v2's dynamic tree; figures in `docs/decisions.md`
 /// ("The lead").
 fn fat_box(bounds: &Aabb, motion: glam::Vec3, margin: f32) -> Aabb {
-    let ahead = FAT_AHEAD_STEPS * motion;
-    let fat = bounds.expanded(margin);
-    Aabb {
-        min: fat.min + ahead.min(glam::Vec3::ZERO),
-        max: fat.max + ahead.max(glam::Vec3::ZERO),
-    }
+    bounds.expanded(margin).swept(FAT_AHEAD_STEPS * motion)
 }
