@@ -219,6 +219,7 @@ impl crate::codec::Field for BroadPhase {
             moved,
             pairs,
             sweep_scratch: Vec::new(),
+            sweep_ends: Vec::new(),
             candidates: Vec::new(),
             live: r.get()?,
         })

@@ -90,8 +90,17 @@ pub(crate) const MAX_CELLS_PER_PROXY: u64 = 64;
 /// and its sort axis re-chosen, instead of insertion-sorted.
 const FULL_SORT_ADDED: u8 = 8;
 
-/// Dirty cells per parallel sweep work item.
-const SWEEP_CHUNK: usize = crate::parallel::par_min(32);
+/// The sweep's work items are runs of dirty cells holding about equal numbers of members
+/// (a cell's sweep costs about its member count): the list is cut into some
+/// `SWEEP_ITEMS_PER_WORKER` items per worker, each of at least [`SWEEP_MIN_WORK`] members
+/// (plus [`SWEEP_CELL_WORK`] a cell for its fixed cost), and swept serially below two
+/// items' work. Cutting by members rather than by a fixed count of cells spreads a few
+/// crowded cells (a layer of bodies over a ground) as well as many sparse ones.
+const SWEEP_ITEMS_PER_WORKER: usize = 4;
+/// The least work (members) of a parallel sweep item.
+const SWEEP_MIN_WORK: usize = crate::parallel::par_min(512);
+/// A cell's fixed share of the sweep's work, counted in members.
+const SWEEP_CELL_WORK: usize = 16;
 
 /// A proxy in at most this many cells keeps their indices, so a moved proxy whose cell
 /// range did not change marks its cells without hashing.
@@ -115,12 +124,40 @@ pub(crate) struct BroadPhase {
     /// Proxies created or moved since the last update, in call order.
     moved: Vec<u32>,
     pairs: Pairs,
-    /// Each sweeping worker's finds and scratch (one per chunk of [`SWEEP_CHUNK`] dirty
-    /// cells when parallel, one when serial), kept to reuse their allocations.
+    /// Each sweep work item's finds and scratch (one per item when parallel, one when
+    /// serial), kept to reuse their allocations.
     sweep_scratch: Vec<SweepScratch>,
+    /// Where each sweep work item ends in the dirty list (see [`SWEEP_MIN_WORK`]).
+    sweep_ends: Vec<usize>,
     /// New pairs with a large member, gathered before the cells' finds are added.
     candidates: Vec<u64>,
     live: usize,
+}
+
+/// Cuts the dirty list into the sweep's work items (see [`SWEEP_MIN_WORK`]): `ends` gets
+/// each item's end in `dirty`, a single item when the work is too small to share among
+/// `workers`. Which cells an item holds never shows in the result (the finds are sorted).
+fn split_sweep(cells: &[Cell], dirty: &[u32], workers: usize, ends: &mut Vec<usize>) {
+    ends.clear();
+    let work = |&i: &u32| {
+        let c = &cells[i as usize];
+        c.dynamic.len() + c.statics.len() + SWEEP_CELL_WORK
+    };
+    let total: usize = dirty.iter().map(work).sum();
+    if workers > 1 && total >= 2 * SWEEP_MIN_WORK {
+        let target = (total / (SWEEP_ITEMS_PER_WORKER * workers)).max(SWEEP_MIN_WORK);
+        let mut acc = 0;
+        for (k, i) in dirty.iter().enumerate() {
+            acc += work(i);
+            if acc >= target {
+                ends.push(k + 1);
+                acc = 0;
+            }
+        }
+    }
+    if ends.last() != Some(&dirty.len()) {
+        ends.push(dirty.len());
+    }
 }
 
 impl Default for BroadPhase {
@@ -150,6 +187,7 @@ impl BroadPhase {
             moved: Vec::new(),
             pairs: Pairs::default(),
             sweep_scratch: Vec::new(),
+            sweep_ends: Vec::new(),
             candidates: Vec::new(),
             live: 0,
         }
@@ -362,12 +400,16 @@ impl BroadPhase {
             }
         };
         let scratch = &mut self.sweep_scratch;
+        let ends = &mut self.sweep_ends;
+        let workers = pool.map_or(1, |pool| pool.current_num_threads());
+        split_sweep(&self.grid.cells, &dirty, workers, ends);
         match pool {
-            Some(pool) if dirty.len() > 2 * SWEEP_CHUNK => {
-                scratch.resize_with(dirty.len().div_ceil(SWEEP_CHUNK), Default::default);
+            Some(pool) if ends.len() > 1 => {
+                scratch.resize_with(ends.len(), Default::default);
                 pool.install(|| {
-                    dirty
-                        .par_chunks(SWEEP_CHUNK)
+                    ends.par_iter()
+                        .enumerate()
+                        .map(|(k, &end)| &dirty[if k == 0 { 0 } else { ends[k - 1] }..end])
                         .zip(scratch.par_iter_mut())
                         .for_each(sweep)
                 })
