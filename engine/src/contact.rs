@@ -151,6 +151,19 @@ impl ContactStore {
         }
     }
 
+    /// Starts loading the contact slot that the `ahead`th next [`Self::create`] would fill:
+    /// a free slot, or past the end of the array (a hint: the slot is written whole, but a
+    /// cold one stalls the writes).
+    #[inline]
+    pub fn prefetch_slot(&mut self, ahead: usize) {
+        let free = self.free.len();
+        if ahead < free {
+            crate::math::prefetch(&self.contacts[self.free[free - 1 - ahead] as usize]);
+        } else if let Some(slot) = self.contacts.spare_capacity_mut().get(ahead - free) {
+            crate::math::prefetch(slot);
+        }
+    }
+
     pub fn destroy(&mut self, i: u32) {
         self.ends[i as usize] = [crate::id::NULL; 2];
         self.idle[i as usize] = false;

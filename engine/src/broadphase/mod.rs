@@ -330,6 +330,17 @@ impl BroadPhase {
         }
     }
 
+    /// Sets the caller's value of the `k`th pair of [`Self::begun`], before any pair is
+    /// added or removed: the update appends the begun pairs to the pair list in that
+    /// order, so no lookup is needed.
+    #[inline]
+    pub fn set_begun_value(&mut self, k: usize, value: u32) {
+        let first = self.pairs.list.len() - self.pairs.begun.len();
+        let e = &mut self.pairs.list[first + k];
+        debug_assert_eq!(e.key, self.pairs.begun[k]);
+        e.value = value;
+    }
+
     /// The caller's value of a live pair, `None` when the pair does not exist.
     #[inline]
     pub fn pair_value(&self, key: u64) -> Option<u32> {

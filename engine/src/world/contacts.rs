@@ -9,7 +9,15 @@ use crate::broadphase::{pair_ids, pair_key};
 use crate::collision::can_collide;
 use crate::contact::{needs_solving, Contact, CONTACT_EVENTS, HIT_EVENTS, MODIFY, SENSOR};
 use crate::id::NULL;
+use crate::math::prefetch_head;
 use crate::solver::color::NO_COLOR;
+
+/// How many new pairs ahead the broadphase stage starts loading a pair's shapes and the
+/// contact slot it will likely take.
+const CREATE_AHEAD: usize = 4;
+
+/// The bytes of a shape's data that deciding and making a contact read.
+const SHAPE_HEAD: usize = 128;
 
 impl World {
     /// The broadphase stage: sort the moved proxies, destroy the contacts of pairs that ended, create
@@ -29,9 +37,20 @@ impl World {
         let mut begun = std::mem::take(&mut self.scratch.begun);
         begun.clear();
         begun.extend_from_slice(self.broadphase.begun());
-        for &key in &begun {
+        for (k, &key) in begun.iter().enumerate() {
+            // The new pairs' shapes are scattered: start loading those of a pair a few
+            // places ahead, and the contact slot it will likely take, while this one is made.
+            if let Some(&ahead) = begun.get(k + CREATE_AHEAD) {
+                let (a, b) = pair_ids(ahead);
+                for s in [a, b] {
+                    prefetch_head(&self.shapes.data[s as usize], SHAPE_HEAD);
+                }
+                self.contacts.prefetch_slot(CREATE_AHEAD);
+            }
             let (pa, pb) = pair_ids(key);
-            self.create_pair_contact(key, pa, pb);
+            if let Some(index) = self.make_pair_contact(pa, pb) {
+                self.broadphase.set_begun_value(k, index);
+            }
         }
         self.scratch.begun = begun;
         self.update_mesh_children(); // midphase.rs: child contacts of mesh pairs
@@ -138,9 +157,16 @@ impl World {
     /// Creates the contact of broadphase pair `(pa, pb)` if the pair can respond, registers
     /// a parent with the mesh pairs, and records it as the pair's value.
     pub(crate) fn create_pair_contact(&mut self, key: u64, pa: u32, pb: u32) {
-        let Some(c) = self.new_contact(pa, pb) else {
-            return;
-        };
+        if let Some(index) = self.make_pair_contact(pa, pb) {
+            self.broadphase.set_pair_value(key, index);
+        }
+    }
+
+    /// Creates the contact of shapes `pa`, `pb` if the pair can respond (registering a
+    /// parent with the mesh pairs) and returns its index; the caller records it as the
+    /// pair's value.
+    fn make_pair_contact(&mut self, pa: u32, pb: u32) -> Option<u32> {
+        let c = self.new_contact(pa, pb)?;
         let parent = self.shapes.data[c.shape_b as usize]
             .shape
             .kind()
@@ -150,7 +176,7 @@ impl World {
             let link = self.mesh_pairs.alloc(index);
             self.contacts.contacts[index as usize].link = link;
         }
-        self.broadphase.set_pair_value(key, index);
+        Some(index)
     }
 
     /// Destroys contact `k` (a broadphase pair's, not a child): its end record if it
