@@ -112,6 +112,14 @@ pub(crate) struct SolverMass {
     pub inv_inertia: Mat3,
 }
 
+impl SolverMass {
+    /// A body that nothing moves.
+    pub const ZERO: Self = Self {
+        inv_mass: 0.0,
+        inv_inertia: Mat3::ZERO,
+    };
+}
+
 /// Floats in a [`MassRow`]: what the contact kernels gather of a body's mass, rounded up
 /// to whole lane blocks so that a row loads as `MASS_FLOATS / W` vectors.
 pub(crate) const MASS_FLOATS: usize = if self::wide::W > 8 { self::wide::W } else { 8 };
@@ -217,43 +225,29 @@ pub(crate) const FAST_ROTATION: u32 = 2;
 /// The body's principal moments differ: it gets the gyroscopic term.
 pub(crate) const GYROSCOPIC: u32 = 4;
 
-/// Fills `sb.forcing` for the step (after the gather, before the first substep).
-pub(crate) fn prepare_forcing(
-    sb: &mut SolverBodies,
-    bodies: &BodyStore,
-    ctx: &StepContext,
-    parallel: bool,
-) {
+/// What `integrate_velocities` adds to dynamic body `i` each substep (see [`Forcing`]),
+/// from its inverse mass and world inverse inertia at the start of the step.
+#[inline]
+fn body_forcing(bodies: &BodyStore, i: usize, mass: &SolverMass, ctx: &StepContext) -> Forcing {
     let h = ctx.h;
-    let (slots, mass) = (&sb.slot, &sb.mass);
-    sb.forcing.resize(slots.len(), Forcing::default());
-    let work = |k: usize, f: &mut Forcing| {
-        let i = slots[k] as usize;
-        if bodies.body_type[i] != BodyType::Dynamic {
-            *f = Forcing::default();
-            return;
-        }
-        let m = mass[k].inv_mass;
-        let inertia = bodies.inertia[i];
-        *f = Forcing {
-            dv: h * (m * bodies.force[i] + bodies.gravity_scale[i] * ctx.gravity),
-            lin_damp: 1.0 / (1.0 + h * bodies.linear_damping[i]),
-            dw: h * (mass[k].inv_inertia * bodies.torque[i]),
-            ang_damp: 1.0 / (1.0 + h * bodies.angular_damping[i]),
-            flags: DYNAMIC
-                | if bodies.allow_fast_rotation[i] {
-                    FAST_ROTATION
-                } else {
-                    0
-                }
-                | if inertia.x == inertia.y && inertia.y == inertia.z {
-                    0
-                } else {
-                    GYROSCOPIC
-                },
-        };
-    };
-    for_each_maybe_par(&mut sb.forcing, parallel, 1024, work);
+    let inertia = bodies.inertia[i];
+    Forcing {
+        dv: h * (mass.inv_mass * bodies.force[i] + bodies.gravity_scale[i] * ctx.gravity),
+        lin_damp: 1.0 / (1.0 + h * bodies.linear_damping[i]),
+        dw: h * (mass.inv_inertia * bodies.torque[i]),
+        ang_damp: 1.0 / (1.0 + h * bodies.angular_damping[i]),
+        flags: DYNAMIC
+            | if bodies.allow_fast_rotation[i] {
+                FAST_ROTATION
+            } else {
+                0
+            }
+            | if inertia.x == inertia.y && inertia.y == inertia.z {
+                0
+            } else {
+                GYROSCOPIC
+            },
+    }
 }
 
 /// Step-wide constants shared by the kernels.
@@ -276,40 +270,93 @@ pub(crate) struct StepContext {
 }
 
 impl SolverBodies {
-    /// Gathers every movable body into the dense arrays (in slot order: reproducible).
-    pub fn gather(&mut self, bodies: &BodyStore, alive: impl Fn(usize) -> bool) {
+    /// Gathers every movable body into the dense arrays (in slot order: reproducible) and
+    /// fills its [`Forcing`] for the step.
+    ///
+    /// The list of movable bodies is made serially (a scan of two flags a body); each
+    /// body's state, masses and forcing are then written in one pass over the list, by the
+    /// workers in chunks when `parallel`: each dense index is written by one worker from
+    /// its own body's columns, so the result does not depend on the split. (Serially, and
+    /// in a second pass for the forcing, this was 0.3-0.4 ms a step of pile and
+    /// many_pyramids at two threads: see `docs/decisions.md`, "The lead".)
+    pub fn gather(
+        &mut self,
+        bodies: &BodyStore,
+        alive: impl Fn(usize) -> bool,
+        ctx: &StepContext,
+        parallel: bool,
+    ) {
         let n = bodies.body_type.len();
-        self.states.clear();
         self.slot.clear();
-        self.mass.clear();
-        self.mass_rows.clear();
         self.index.clear();
         self.index.resize(n, NULL);
         for i in 0..n {
-            if !alive(i) || bodies.body_type[i] == BodyType::Static {
-                continue;
+            if alive(i) && bodies.body_type[i] != BodyType::Static {
+                self.index[i] = self.slot.len() as u32;
+                self.slot.push(i as u32);
             }
-            self.index[i] = self.states.len() as u32;
-            self.slot.push(i as u32);
-            self.states.push(BodyState {
+        }
+        let len = self.slot.len();
+        self.states.resize(len, BodyState::IDENTITY);
+        self.mass.resize(len, SolverMass::ZERO);
+        self.mass_rows.resize(len, MassRow::ZERO);
+        self.forcing.resize(len, Forcing::default());
+        let slots = &self.slot;
+        let work = |k: usize,
+                    state: &mut BodyState,
+                    mass: &mut SolverMass,
+                    row: &mut MassRow,
+                    forcing: &mut Forcing| {
+            let i = slots[k] as usize;
+            let dynamic = bodies.body_type[i] == BodyType::Dynamic;
+            *state = BodyState {
                 v: bodies.linear_velocity[i],
                 w: bodies.angular_velocity[i],
                 ..BodyState::IDENTITY
-            });
-            self.mass.push(SolverMass {
+            };
+            *mass = SolverMass {
                 inv_mass: bodies.inv_mass[i],
-                inv_inertia: if bodies.body_type[i] == BodyType::Dynamic {
+                inv_inertia: if dynamic {
                     rotate_diagonal(bodies.rotation[i], bodies.inv_inertia[i])
                 } else {
                     Mat3::ZERO
                 },
-            });
-            let m = self.mass.last().expect("pushed above");
-            self.mass_rows
-                .push(MassRow::new(m.inv_mass, &m.inv_inertia));
+            };
+            *row = MassRow::new(mass.inv_mass, &mass.inv_inertia);
+            *forcing = if dynamic {
+                body_forcing(bodies, i, mass, ctx)
+            } else {
+                Forcing::default()
+            };
+        };
+        if parallel {
+            use rayon::prelude::*;
+            self.states
+                .par_iter_mut()
+                .zip(&mut self.mass)
+                .zip(&mut self.mass_rows)
+                .zip(&mut self.forcing)
+                .enumerate()
+                .with_min_len(GATHER_CHUNK)
+                .for_each(|(k, (((state, mass), row), forcing))| {
+                    work(k, state, mass, row, forcing)
+                });
+        } else {
+            self.states
+                .iter_mut()
+                .zip(&mut self.mass)
+                .zip(&mut self.mass_rows)
+                .zip(&mut self.forcing)
+                .enumerate()
+                .for_each(|(k, (((state, mass), row), forcing))| {
+                    work(k, state, mass, row, forcing)
+                });
         }
     }
 }
+
+/// Bodies per task of the parallel gather.
+const GATHER_CHUNK: usize = crate::parallel::par_min(512);
 
 /// Semi-implicit Euler on velocities: gravity, applied forces, damping (all from the
 /// step's [`Forcing`]), speed caps. Kinematic bodies keep their velocity. (The

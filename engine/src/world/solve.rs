@@ -42,15 +42,24 @@ impl World {
         }
     }
 
-    /// Gathers the movable bodies, maps the touching contacts' bodies (listed by the
+    /// Gathers the awake movable bodies into the solver's dense arrays, with their
+    /// forcing for the step.
+    pub(crate) fn gather_bodies(&mut self, ctx: &StepContext, parallel: bool) {
+        let (pool, awake) = (&self.body_pool, &self.bodies.awake);
+        self.solver.gather(
+            &self.bodies,
+            |i| pool.is_alive(i) && awake[i],
+            ctx,
+            parallel,
+        );
+    }
+
+    /// Maps the touching contacts' bodies (listed by the
     /// narrowphase) to the solver indices of their dynamic bodies ([`NULL`] for static or
     /// kinematic), and updates the colours: contacts that stopped touching give theirs
     /// back, contacts that began touching take one, serially in contact order. Runs once
     /// per step, after `collide`.
     pub(crate) fn gather_contacts(&mut self) {
-        let (pool, awake) = (&self.body_pool, &self.bodies.awake);
-        self.solver
-            .gather(&self.bodies, |i| pool.is_alive(i) && awake[i]);
         let coloring = &mut self.graph.coloring;
         let contacts = &mut self.contacts.contacts;
         for &k in &self.touching.uncolor {
@@ -155,8 +164,8 @@ impl World {
     /// (and their trees when they changed), rolling-resistance rows.
     fn prepare(&mut self, ctx: &StepContext, parallel: bool) {
         let h = ctx.h;
+        self.gather_bodies(ctx, parallel);
         self.gather_contacts();
-        solver::prepare_forcing(&mut self.solver, &self.bodies, ctx, parallel);
         self.build_graph(ctx, parallel);
         let pool = &self.joints.pool;
         if self.joints.trees_dirty {
