@@ -211,6 +211,7 @@ impl crate::codec::Field for BroadPhase {
             list,
             begun: r.get()?,
             ended: r.get()?,
+            ended_at: Vec::new(),
         };
         Ok(BroadPhase {
             proxies,

@@ -433,26 +433,39 @@ impl BroadPhase {
         self.candidates.clear();
         self.large_candidates(&moved);
 
-        // Phase 3: ended pairs, found in parallel, in list order (then sorted by key).
+        // Phase 3: ended pairs, found in parallel by their places in the list, in list order.
         let p = &self.proxies;
-        let ends = |e: &PairEntry| {
+        let ends = |(k, e): (usize, &PairEntry)| {
             let (a, b) = pair_ids(e.key);
             ((p.moved(a) || p.moved(b)) && !p.fat[a as usize].overlaps(&p.fat[b as usize]))
-                .then_some((e.key, e.value))
+                .then_some(k as u32)
         };
         let list = &self.pairs.list;
-        let ended = &mut self.pairs.ended;
+        let ended_at = &mut self.pairs.ended_at;
+        ended_at.clear();
         match pool {
-            Some(pool) if list.len() > crate::parallel::par_min(4096) => pool
-                .install(|| ended.par_extend(list.par_iter().with_min_len(1024).filter_map(ends))),
-            _ => ended.extend(list.iter().filter_map(ends)),
+            Some(pool) if list.len() > crate::parallel::par_min(4096) => pool.install(|| {
+                ended_at.par_extend(
+                    list.par_iter()
+                        .enumerate()
+                        .with_min_len(1024)
+                        .filter_map(ends),
+                )
+            }),
+            _ => ended_at.extend(list.iter().enumerate().filter_map(ends)),
         }
 
-        // Phase 4: apply, in key order.
+        // Phase 4: apply. The ended pairs are reported in key order; they leave the list
+        // from its end backwards, so each one's place still holds it when its turn comes
+        // (a removal moves only the last entry) and no lookup finds it.
+        let ended = &mut self.pairs.ended;
+        ended.extend(self.pairs.ended_at.iter().map(|&k| {
+            let e = &list[k as usize];
+            (e.key, e.value)
+        }));
         ended.sort_unstable_by_key(|&(k, _)| k);
-        for i in 0..self.pairs.ended.len() {
-            let key = self.pairs.ended[i].0;
-            let k = self.pairs.index[&key] as usize;
+        for i in (0..self.pairs.ended_at.len()).rev() {
+            let k = self.pairs.ended_at[i] as usize;
             self.pairs.remove_at(k);
         }
         // Only the set matters: the candidates are sorted and deduplicated below, so how the

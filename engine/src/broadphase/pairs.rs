@@ -58,6 +58,8 @@ pub(super) struct Pairs {
     pub(super) list: Vec<PairEntry>,
     pub(super) begun: Vec<u64>,
     pub(super) ended: Vec<(u64, u32)>,
+    /// Scratch of an update: the ended pairs' places in `list`, ascending.
+    pub(super) ended_at: Vec<u32>,
 }
 
 impl Pairs {

@@ -13,8 +13,8 @@ use crate::math::prefetch_head;
 use crate::solver::color::NO_COLOR;
 
 /// How many new pairs ahead the broadphase stage starts loading a pair's shapes and the
-/// contact slot it will likely take.
-const CREATE_AHEAD: usize = 4;
+/// contact slot it will likely take (and half as many ahead, its bodies' joints).
+const CREATE_AHEAD: usize = 8;
 
 /// The bytes of a shape's data that deciding and making a contact read.
 const SHAPE_HEAD: usize = 128;
@@ -38,14 +38,27 @@ impl World {
         begun.clear();
         begun.extend_from_slice(self.broadphase.begun());
         for (k, &key) in begun.iter().enumerate() {
-            // The new pairs' shapes are scattered: start loading those of a pair a few
-            // places ahead, and the contact slot it will likely take, while this one is made.
+            // The new pairs' data is scattered, and found through a chain (shape, its
+            // body's joint list, the joints): start loading each link of the chain for a
+            // pair a few places ahead, the link before it having loaded by then, while
+            // this pair is made; and the contact slot a pair will likely take.
             if let Some(&ahead) = begun.get(k + CREATE_AHEAD) {
                 let (a, b) = pair_ids(ahead);
                 for s in [a, b] {
                     prefetch_head(&self.shapes.data[s as usize], SHAPE_HEAD);
                 }
                 self.contacts.prefetch_slot(CREATE_AHEAD);
+            }
+            if let Some(&ahead) = begun.get(k + CREATE_AHEAD / 2) {
+                let (a, b) = pair_ids(ahead);
+                for s in [a, b] {
+                    let body = self.shapes.data[s as usize].body as usize;
+                    if let Some(list) = self.joints.of_body.get(body) {
+                        for &j in list {
+                            prefetch_head(&self.joints.slots[j as usize], 64);
+                        }
+                    }
+                }
             }
             let (pa, pb) = pair_ids(key);
             if let Some(index) = self.make_pair_contact(pa, pb) {

@@ -117,9 +117,11 @@ impl World {
             (Some(_), Some(lb)) => (lb, a),
             _ => return false,
         };
+        // The bodies first: they share the slot's first line, the definition's flag lies
+        // further in (one line less to load for each of the body's other joints).
         list.iter().any(|&k| {
             let d = &self.joints.slots[k as usize];
-            !d.def.collide_connected && (d.body_a == other || d.body_b == other)
+            (d.body_a == other || d.body_b == other) && !d.def.collide_connected
         })
     }
 
