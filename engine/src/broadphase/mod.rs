@@ -16,16 +16,18 @@
 //! An update runs in four phases:
 //! 1. **Re-bin** (serial, only the moved proxies): a proxy whose cell range changed leaves
 //!    its old cells and joins its new ones; every cell holding a moved proxy is marked dirty.
-//! 2. **Sweep** (the dirty cells in parallel): sort, then sweep the sorted list, testing
-//!    only pairs with at least one moved member. A pair whose boxes span several common
-//!    cells is reported by exactly one of them, its *owner*: the cell at the per-axis
-//!    maximum of the two ranges' lower corners, which lies in both ranges. Static members
-//!    are only tested against dynamic ones, so a resting pile never re-tests statics
-//!    against statics. Pairs already in the pair set are dropped here, in parallel.
+//! 2. **Sweep** (the dirty cells in parallel, in runs of about equal member counts): sort,
+//!    then sweep the sorted list, testing only pairs with at least one moved member. A
+//!    pair whose boxes span several common cells is reported by exactly one of them, its
+//!    *owner*: the cell at the per-axis maximum of the two ranges' lower corners, which
+//!    lies in both ranges. Static members are only tested against dynamic ones, so a
+//!    resting pile never re-tests statics against statics. Pairs already in the pair set
+//!    are dropped here, in parallel.
 //! 3. **Ended pairs** (all pairs in parallel): a pair ends when one of its proxies moved
 //!    and the fat boxes no longer overlap.
-//! 4. **Apply** (serial): the new pairs, sorted by key, join the pair set; the ended ones,
-//!    sorted by key, leave it.
+//! 4. **Apply** (serial): the ended pairs leave the pair list from its end backwards, by
+//!    the places phase 3 found them at (no lookup), and are reported sorted by key; the
+//!    new pairs, sorted by key, join it.
 //!
 //! Proxies spanning more than [`MAX_CELLS_PER_PROXY`] cells (ground boxes, planes) go to a
 //! separate *large* list; a moved proxy is tested against every large one, and a moved
