@@ -276,9 +276,9 @@ impl SolverBodies {
     /// The list of movable bodies is made serially (a scan of two flags a body); each
     /// body's state, masses and forcing are then written in one pass over the list, by the
     /// workers in chunks when `parallel`: each dense index is written by one worker from
-    /// its own body's columns, so the result does not depend on the split. (Serially, and
-    /// in a second pass for the forcing, this was 0.3-0.4 ms a step of pile and
-    /// many_pyramids at two threads: see `docs/decisions.md`, "The lead".)
+    /// its own body's columns, so the result does not depend on the split. (It was a
+    /// serial pass, and the forcing a second one: figures in `docs/decisions.md`, "The
+    /// lead".)
     pub fn gather(
         &mut self,
         bodies: &BodyStore,

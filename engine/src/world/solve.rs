@@ -54,11 +54,11 @@ impl World {
         );
     }
 
-    /// Maps the touching contacts' bodies (listed by the
-    /// narrowphase) to the solver indices of their dynamic bodies ([`NULL`] for static or
-    /// kinematic), and updates the colours: contacts that stopped touching give theirs
-    /// back, contacts that began touching take one, serially in contact order. Runs once
-    /// per step, after `collide`.
+    /// Maps the touching contacts' bodies (listed by the narrowphase) to the solver indices
+    /// of their dynamic bodies ([`NULL`] for static or kinematic), and updates the colours:
+    /// contacts that stopped touching give theirs back, contacts that began touching take
+    /// one, serially in contact order. Runs once per step, after `collide` and
+    /// [`Self::gather_bodies`].
     pub(crate) fn gather_contacts(&mut self) {
         let coloring = &mut self.graph.coloring;
         let contacts = &mut self.contacts.contacts;
