@@ -145,8 +145,13 @@ fn split_sweep(cells: &[Cell], dirty: &[u32], workers: usize, ends: &mut Vec<usi
         let c = &cells[i as usize];
         c.dynamic.len() + c.statics.len() + SWEEP_CELL_WORK
     };
-    let total: usize = dirty.iter().map(work).sum();
-    if workers > 1 && total >= 2 * SWEEP_MIN_WORK {
+    // One worker: one item, without counting the members.
+    let total: usize = if workers > 1 {
+        dirty.iter().map(work).sum()
+    } else {
+        0
+    };
+    if total >= 2 * SWEEP_MIN_WORK {
         let target = (total / (SWEEP_ITEMS_PER_WORKER * workers)).max(SWEEP_MIN_WORK);
         let mut acc = 0;
         for (k, i) in dirty.iter().enumerate() {
