@@ -23,14 +23,30 @@ pub(crate) const MODIFY: u8 = 8;
 /// The modifier gave it a tangent velocity (in [`ContactStore::tangent`]).
 pub(crate) const TANGENT: u8 = 16;
 
-/// The contact's size: the hot fields in the first line, 7 lines in all.
+/// The contact's size: 7 lines.
 const _: () = assert!(std::mem::size_of::<Contact>() == 448);
+
+/// The bytes at the head of a [`Contact`] that the solver's `prepare` reads (and its
+/// `store` writes): bodies, friction coefficients and the manifold up to the last point's
+/// impulses, four cache lines. The point's id and world position, the manifold's tail,
+/// lie past them.
+pub(crate) const SOLVER_BYTES: usize = 256;
+const _: () = {
+    use std::mem::offset_of;
+    let last = offset_of!(Contact, manifold)
+        + offset_of!(Manifold, points)
+        + (MAX_POINTS - 1) * std::mem::size_of::<crate::collision::ManifoldPoint>()
+        + offset_of!(crate::collision::ManifoldPoint, id);
+    assert!(last <= SOLVER_BYTES);
+    assert!(offset_of!(Contact, static_friction) < SOLVER_BYTES);
+};
 
 /// A contact between shapes `shape_a` and `shape_b` (slot indices, ordered so that
 /// `kind(a) <= kind(b)`; the manifold normal points from A to B).
 ///
-/// Laid out for the solver: what `prepare` and `store` touch (bodies, mixed coefficients,
-/// manifold) comes first and starts on a cache line, the recycling cache last. The solver
+/// Laid out for the solver: what `prepare` and `store` touch (bodies, friction
+/// coefficients, the manifold's solver fields) fills the first [`SOLVER_BYTES`], the
+/// recycling cache comes last. The solver
 /// visits contacts colour by colour, out of memory order, so each visit is a cache miss
 /// per line touched; with the hot fields first the lines are adjacent and the prefetch in
 /// `prepare` covers them.
@@ -58,11 +74,11 @@ pub(crate) struct Contact {
     pub friction: f32,
     /// Mixed static friction coefficient: sqrt(μa μb).
     pub static_friction: f32,
+    pub manifold: Manifold,
     /// Mixed restitution: max(ea, eb).
     pub restitution: f32,
     /// Mixed rolling resistance times rolling radius, in m: the larger of the shapes'.
     pub rolling_resistance: f32,
-    pub manifold: Manifold,
     pub shape_a: u32,
     pub shape_b: u32,
     /// A child contact's triangle in its mesh or height field (shape B); `NULL` for other

@@ -33,42 +33,53 @@ pub use tolerance::Tolerance;
 pub const MAX_POINTS: usize = 4;
 
 /// One contact point of a manifold.
+///
+/// `repr(C)`, with what the solver reads first (lever arms, separation, impulses) and what
+/// only the narrowphase and the host read last: see [`Manifold`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct ManifoldPoint {
-    /// World-space contact point, halfway between the two surfaces, in m.
-    pub point: Vec3,
-    /// Signed distance between the surfaces along the normal, in m; negative when
-    /// penetrating, positive for speculative points.
-    pub separation: f32,
-    /// Feature id: stable while the same features touch, used to carry impulses over.
-    pub id: u32,
     /// Lever arm from body A's centre of mass to the point, world space, in m: what the
     /// solver uses. Set when the manifold is computed in full and frozen while it is
     /// recycled (see `contact::update_contact`).
     pub anchor_a: Vec3,
     /// Lever arm from body B's centre of mass to the point, world space, in m.
     pub anchor_b: Vec3,
+    /// Signed distance between the surfaces along the normal, in m; negative when
+    /// penetrating, positive for speculative points.
+    pub separation: f32,
     /// Accumulated normal impulse of the last substep of the last step, in N·s (the warm
     /// start of every substep of the next): the load times the substep length.
     pub normal_impulse: f32,
     /// The largest normal impulse applied in any substep of the last step, in N·s.
     pub max_normal_impulse: f32,
+    /// Feature id: stable while the same features touch, used to carry impulses over.
+    pub id: u32,
+    /// World-space contact point, halfway between the two surfaces, in m.
+    pub point: Vec3,
 }
 
 /// A contact manifold: up to [`MAX_POINTS`] points sharing one normal.
+///
+/// `repr(C)`, laid out for the solver, which reads a contact's manifold out of memory
+/// order (a cache miss per line): the normal, the friction impulses and the count first,
+/// then the points, each with its solver fields first. In a contact (where the manifold
+/// follows 24 bytes of bodies, flags and friction) everything the solver reads then lies
+/// in the contact's first four lines (`contact.rs` checks it).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct Manifold {
     /// World-space unit normal pointing from shape A to shape B.
     pub normal: Vec3,
-    /// The points; only the first `count` are meaningful.
-    pub points: [ManifoldPoint; MAX_POINTS],
-    /// Number of points in use.
-    pub count: usize,
+    /// Accumulated twist friction impulse about the normal of the last step, in N·m·s.
+    pub twist_impulse: f32,
     /// Accumulated friction impulse at the manifold centre of the last step, a world-space
     /// vector in N·s (kept as a vector so it survives the tangent basis turning with the normal).
     pub friction_impulse: Vec3,
-    /// Accumulated twist friction impulse about the normal of the last step, in N·m·s.
-    pub twist_impulse: f32,
+    /// Number of points in use.
+    pub count: usize,
+    /// The points; only the first `count` are meaningful.
+    pub points: [ManifoldPoint; MAX_POINTS],
 }
 
 impl Manifold {

@@ -27,9 +27,8 @@ use glam::{Quat, Vec3};
 use rayon::prelude::*;
 use std::ops::Range;
 
-/// The bytes of a [`Contact`] that `prepare` reads: the bodies, the coefficients and the
-/// manifold, which its layout puts first.
-const HOT_BYTES: usize = std::mem::offset_of!(Contact, shape_a);
+/// The bytes of a [`Contact`] that `prepare` reads, which its layout puts first.
+const HOT_BYTES: usize = crate::contact::SOLVER_BYTES;
 
 /// Where a contact's constraint is prepared (see [`ConstraintGraph::locate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
