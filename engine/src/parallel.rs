@@ -6,7 +6,6 @@
 //! calling thread when the caller says the work is too small to wake the pool; the same
 //! closure runs either way.
 
-use crate::math::prefetch_head;
 use rayon::prelude::*;
 
 /// A size from which a stage runs on the pool: `n`, except under Miri, where every
@@ -69,9 +68,10 @@ pub(crate) fn for_each_chunk_maybe_par<T: Send>(
 }
 
 /// Raw access to a slice whose items are each written by at most one worker: contacts when
-/// impulses are stored and joint slots when joint results are (one lane of one batch each),
-/// a body's columns in the finalize stage (one solver index each) and a shape's bounds when
-/// they are refit (one body each).
+/// impulses are stored (one touching contact each), joint slots when joint results are (one
+/// lane of one batch each), a body's columns in the finalize stage (one solver index each),
+/// a shape's bounds when they are refit (one body each) and the touching contacts' lanes
+/// when the batches are prepared (one lane each).
 pub(crate) struct DisjointPtr<T> {
     ptr: *mut T,
     len: usize,
@@ -84,10 +84,11 @@ impl<T> Clone for DisjointPtr<T> {
 }
 impl<T> Copy for DisjointPtr<T> {}
 
-// SAFETY: only `get_mut` and `prefetch` dereference the pointer, and every item index is
-// handed to exactly one worker: one lane of one batch (one constraint per touching contact
-// or live joint), one solver index (the solver's slots are distinct bodies), or one body
-// (a shape belongs to one body), so no two workers ever touch the same item.
+// SAFETY: only `get_mut` dereferences the pointer, and every item index is handed to
+// exactly one worker: one touching contact (the touching list holds each contact once), one
+// lane of one batch (one constraint per live joint), one solver index (the solver's slots
+// are distinct bodies), or one body (a shape belongs to one body), so no two workers ever
+// touch the same item.
 unsafe impl<T: Send> Send for DisjointPtr<T> {}
 unsafe impl<T: Send> Sync for DisjointPtr<T> {}
 
@@ -96,16 +97,6 @@ impl<T> DisjointPtr<T> {
         Self {
             ptr: items.as_mut_ptr(),
             len: items.len(),
-        }
-    }
-
-    /// Starts loading the first `bytes` bytes of item `k` (see [`prefetch_head`]).
-    #[inline]
-    pub fn prefetch(&self, k: u32, bytes: usize) {
-        if (k as usize) < self.len {
-            // SAFETY: in bounds (checked above); a shared reference only for the
-            // duration of the hint, while no lane writes this item (see `get_mut`).
-            prefetch_head(unsafe { &*self.ptr.add(k as usize) }, bytes);
         }
     }
 

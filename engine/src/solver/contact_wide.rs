@@ -15,11 +15,10 @@
 use super::contact::{null_impulses, NULL_TINY};
 use super::wide::{put3, transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
 use super::{BodyState, MassRow, Softness, SolverBodies, StepContext, MASS_FLOATS};
-use crate::collision::MAX_POINTS;
+use crate::collision::{Manifold, MAX_POINTS};
 use crate::contact::{Contact, TANGENT};
 use crate::id::NULL;
 use crate::math::perpendicular;
-use crate::parallel::DisjointPtr;
 use glam::Vec3;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -456,16 +455,6 @@ impl ContactConstraintW {
         self.counts = f[3].map(|c| c as u8);
     }
 
-    /// Copies the accumulated impulses into the lanes' manifolds for the next warm start.
-    /// Starts loading the first `bytes` bytes of each lane's contact.
-    pub fn prefetch_sources(&self, contacts: DisjointPtr<Contact>, bytes: usize) {
-        for &k in &self.source {
-            if k != NULL {
-                contacts.prefetch(k, bytes);
-            }
-        }
-    }
-
     /// Lane `lane`'s normal impulse of this substep so far, summed over its points.
     pub fn normal_load(&self, lane: usize) -> f32 {
         self.points[..self.points_used]
@@ -474,25 +463,24 @@ impl ContactConstraintW {
             .sum()
     }
 
-    pub fn store(&self, contacts: DisjointPtr<Contact>) {
-        let (t1, t2) = tangents(self.normal);
-        let f = (self.friction_impulse[0] * t1 + self.friction_impulse[1] * t2).scatter();
-        let twist = self.twist_impulse.to_array();
-        let pts: [([f32; W], [f32; W]); MAX_POINTS] = std::array::from_fn(|j| {
-            let p = &self.points[j];
-            (p.normal_impulse.to_array(), p.max_normal_impulse.to_array())
-        });
-        for (i, &k) in self.source.iter().enumerate() {
-            if k == NULL {
-                continue;
-            }
-            let m = &mut contacts.get_mut(k).manifold;
-            m.friction_impulse = f[i];
-            m.twist_impulse = twist[i];
-            for (j, p) in m.points[..m.count].iter_mut().enumerate() {
-                p.normal_impulse = pts[j].0[i];
-                p.max_normal_impulse = pts[j].1[i];
-            }
+    /// Copies lane `lane`'s accumulated impulses into its manifold `m` (the lane's
+    /// contact's) for the next step's warm start. The friction impulse goes back as a world
+    /// vector, from the tangents of the lane's normal computed as [`tangents`] computes them
+    /// in lanes (the same operations, so the same bits).
+    pub fn store_lane(&self, lane: usize, m: &mut Manifold) {
+        let n = Vec3::new(
+            self.normal.x.to_array()[lane],
+            self.normal.y.to_array()[lane],
+            self.normal.z.to_array()[lane],
+        );
+        let t1 = perpendicular(n);
+        let t2 = n.cross(t1);
+        let [f1, f2] = self.friction_impulse.map(|f| f.to_array()[lane]);
+        m.friction_impulse = t1 * f1 + t2 * f2;
+        m.twist_impulse = self.twist_impulse.to_array()[lane];
+        for (p, w) in m.points[..m.count].iter_mut().zip(&self.points) {
+            p.normal_impulse = w.normal_impulse.to_array()[lane];
+            p.max_normal_impulse = w.max_normal_impulse.to_array()[lane];
         }
     }
 

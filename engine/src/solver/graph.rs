@@ -30,6 +30,9 @@ use std::ops::Range;
 /// The bytes of a [`Contact`] that `prepare` reads, which its layout puts first.
 const HOT_BYTES: usize = crate::contact::SOLVER_BYTES;
 
+/// Touching contacts per work item of [`ConstraintGraph::store`].
+const STORE_CHUNK: usize = 1024;
+
 /// Where a contact's constraint is prepared (see [`ConstraintGraph::locate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Slot {
@@ -48,6 +51,9 @@ pub(crate) struct ConstraintGraph {
     contact_batches: Vec<ContactConstraintW>,
     /// Each colour's range of `contact_batches` (one per colour, empty ones included).
     contact_ranges: Vec<Range<usize>>,
+    /// Each touching contact's wide lane, `batch · W + lane`, by touching index ([`NULL`]
+    /// for the overflow): where [`store`](Self::store) finds its impulses.
+    lane_of: Vec<u32>,
     /// The touching contacts that fit no colour, as scalar constraints.
     pub overflow: Vec<ContactConstraint>,
     /// The joints that fit no colour, as scalar constraints.
@@ -114,6 +120,9 @@ impl ConstraintGraph {
         }
         self.contact_batches
             .resize(total, ContactConstraintW::default());
+        self.lane_of.clear();
+        self.lane_of.resize(touching.len(), NULL);
+        let lane_of = DisjointPtr::new(&mut self.lane_of);
         let (colors, ranges) = (&self.coloring.colors, &self.contact_ranges);
         let prepare = |i: usize, out: &mut ContactConstraintW| {
             let color = ranges.partition_point(|r| r.end <= i);
@@ -127,6 +136,9 @@ impl ConstraintGraph {
                 }
             }
             let chunk = chunk(c);
+            for (lane, &k) in chunk.iter().enumerate() {
+                *lane_of.get_mut(k) = (i * W + lane) as u32;
+            }
             let ids: [u32; W] =
                 std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
             out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx);
@@ -458,10 +470,7 @@ impl ConstraintGraph {
         );
     }
 
-    /// One solve (`use_bias`) or relax pass. With `store` (the step's last pass), each
-    /// contact batch also copies its impulses into the manifolds right after it is solved,
-    /// while the batch is in cache, instead of a pass of its own (see
-    /// [`store`](Self::store), which then keeps the overflow's).
+    /// One solve (`use_bias`) or relax pass.
     pub fn solve(
         &mut self,
         states: &mut [BodyState],
@@ -469,10 +478,8 @@ impl ConstraintGraph {
         ctx: &StepContext,
         use_bias: bool,
         parallel: bool,
-        store: Option<&mut [Contact]>,
     ) {
         cs::solve(&mut self.overflow, states, ctx, use_bias);
-        let contacts = store.map(DisjointPtr::new);
         self.each_color(
             parallel,
             states,
@@ -480,15 +487,7 @@ impl ConstraintGraph {
             |j, sa, sb| j.solve(sa, sb, ctx, use_bias),
             |b, ptr| b.solve(ptr, ctx, use_bias),
             |b, ptr| b.solve(ptr, ctx, use_bias),
-            |c, ptr| match contacts {
-                Some(contacts) => {
-                    // The lanes' manifolds load while the batch is solved.
-                    c.prefetch_sources(contacts, HOT_BYTES);
-                    c.solve(ptr, ctx, use_bias);
-                    c.store(contacts);
-                }
-                None => c.solve(ptr, ctx, use_bias),
-            },
+            |c, ptr| c.solve(ptr, ctx, use_bias),
         );
         // The trees last: their rows then hold exactly when the positions move.
         self.trees
@@ -524,10 +523,32 @@ impl ConstraintGraph {
         }
     }
 
-    /// Copies the overflow contacts' impulses into their manifolds for the next step's warm
-    /// start (the wide batches store theirs in the step's last pass: see
-    /// [`solve`](Self::solve)).
-    pub fn store_overflow(&self, contacts: &mut [Contact]) {
+    /// Copies every touching contact's impulses into its manifold for the next step's warm
+    /// start (`touching` as given to [`build`](Self::build)).
+    ///
+    /// The copy runs in contact order, not batch by batch: a colour's contacts are spread
+    /// over the whole contact array, so a store in batch order reaches every contact out
+    /// of memory order, where contact order streams through the contacts' first lines and
+    /// reads only the few batches their colours are at (figures in `docs/decisions.md`,
+    /// "The lead").
+    pub fn store(&self, touching: &[u32], contacts: &mut [Contact], parallel: bool) {
         cs::store_impulses(&self.overflow, contacts);
+        let (batches, lane_of) = (&self.contact_batches, &self.lane_of);
+        let contacts = DisjointPtr::new(contacts);
+        let run = |(k, ids): (usize, &[u32])| {
+            let base = k * STORE_CHUNK;
+            for (j, &id) in ids.iter().enumerate() {
+                let at = lane_of[base + j];
+                if at != NULL {
+                    let batch = &batches[at as usize / W];
+                    batch.store_lane(at as usize % W, &mut contacts.get_mut(id).manifold);
+                }
+            }
+        };
+        if parallel {
+            touching.par_chunks(STORE_CHUNK).enumerate().for_each(run);
+        } else {
+            touching.chunks(STORE_CHUNK).enumerate().for_each(run);
+        }
     }
 }

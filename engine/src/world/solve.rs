@@ -148,8 +148,7 @@ impl World {
                 (true, 0) => WarmStart::First,
                 (true, _) => WarmStart::Carried,
             };
-            let last = substep + 1 == self.def.substeps;
-            self.substep(ctx, warm, carry, last, parallel);
+            self.substep(ctx, warm, carry, parallel);
         }
         stage!(
             self,
@@ -237,16 +236,7 @@ impl World {
 
     /// One substep: velocities, warm start, solve, positions, relax (each summed over the
     /// substeps in its profile field).
-    /// The `last` substep's relax pass also stores the contact batches' impulses (see
-    /// [`ConstraintGraph::solve`](crate::solver::graph::ConstraintGraph::solve)).
-    fn substep(
-        &mut self,
-        ctx: &StepContext,
-        warm: WarmStart,
-        carry: bool,
-        last: bool,
-        parallel: bool,
-    ) {
+    fn substep(&mut self, ctx: &StepContext, warm: WarmStart, carry: bool, parallel: bool) {
         stage_sum!(
             self,
             integrate_velocities,
@@ -268,7 +258,7 @@ impl World {
         stage_sum!(self, solve, "Solve", SOLVE, {
             let sb = &mut self.solver;
             self.graph
-                .solve(&mut sb.states, &sb.mass_rows, ctx, true, parallel, None);
+                .solve(&mut sb.states, &sb.mass_rows, ctx, true, parallel);
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
         stage_sum!(
@@ -279,10 +269,9 @@ impl World {
             solver::integrate_positions(&mut self.solver, &self.bodies, ctx, carry, parallel)
         );
         stage_sum!(self, relax, "Relax", SOLVE, {
-            let (sb, contacts) = (&mut self.solver, &mut self.contacts.contacts);
-            let store = last.then_some(contacts.as_mut_slice());
+            let sb = &mut self.solver;
             self.graph
-                .solve(&mut sb.states, &sb.mass_rows, ctx, false, parallel, store);
+                .solve(&mut sb.states, &sb.mass_rows, ctx, false, parallel);
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
         stage_sum!(
@@ -297,7 +286,9 @@ impl World {
     /// Keeps the impulses of the contacts and joints for the next step's warm start (and
     /// breaks the joints whose load passed their limit).
     fn store_impulses(&mut self, ctx: &StepContext, parallel: bool) {
-        self.graph.store_overflow(&mut self.contacts.contacts);
+        let contacts = &mut self.contacts.contacts;
+        self.graph
+            .store(&self.touching.contacts, contacts, parallel);
         self.store_joints(self.def.substeps, ctx.h, parallel);
     }
 
