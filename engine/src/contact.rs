@@ -46,10 +46,9 @@ const _: () = {
 ///
 /// Laid out for the solver: what `prepare` and `store` touch (bodies, friction
 /// coefficients, the manifold's solver fields) fills the first [`SOLVER_BYTES`], the
-/// recycling cache comes last. The solver
-/// visits contacts colour by colour, out of memory order, so each visit is a cache miss
-/// per line touched; with the hot fields first the lines are adjacent and the prefetch in
-/// `prepare` covers them.
+/// recycling cache comes last. Prepare visits the contacts colour by colour, out of memory
+/// order, so each visit is a cache miss per line touched; with the hot fields first the
+/// lines are adjacent and its prefetch covers them.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Contact {

@@ -545,7 +545,8 @@ impl ConstraintGraph {
                 }
             }
         };
-        if parallel {
+        // One chunk: no pool to wake.
+        if parallel && touching.len() > STORE_CHUNK {
             touching.par_chunks(STORE_CHUNK).enumerate().for_each(run);
         } else {
             touching.chunks(STORE_CHUNK).enumerate().for_each(run);
