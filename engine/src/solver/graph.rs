@@ -51,9 +51,9 @@ pub(crate) struct ConstraintGraph {
     contact_batches: Vec<ContactConstraintW>,
     /// Each colour's range of `contact_batches` (one per colour, empty ones included).
     contact_ranges: Vec<Range<usize>>,
-    /// Each touching contact's wide lane, `batch · W + lane`, by touching index ([`NULL`]
-    /// for the overflow): where [`store`](Self::store) finds its impulses.
-    lane_of: Vec<u32>,
+    /// Scratch of [`store`](Self::store): how many touching contacts of each colour come
+    /// before each of its chunks.
+    store_starts: Vec<[u32; COLORS]>,
     /// The touching contacts that fit no colour, as scalar constraints.
     pub overflow: Vec<ContactConstraint>,
     /// The joints that fit no colour, as scalar constraints.
@@ -120,9 +120,6 @@ impl ConstraintGraph {
         }
         self.contact_batches
             .resize(total, ContactConstraintW::default());
-        self.lane_of.clear();
-        self.lane_of.resize(touching.len(), NULL);
-        let lane_of = DisjointPtr::new(&mut self.lane_of);
         let (colors, ranges) = (&self.coloring.colors, &self.contact_ranges);
         let prepare = |i: usize, out: &mut ContactConstraintW| {
             let color = ranges.partition_point(|r| r.end <= i);
@@ -136,9 +133,6 @@ impl ConstraintGraph {
                 }
             }
             let chunk = chunk(c);
-            for (lane, &k) in chunk.iter().enumerate() {
-                *lane_of.get_mut(k) = (i * W + lane) as u32;
-            }
             let ids: [u32; W] =
                 std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
             out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx);
@@ -524,25 +518,47 @@ impl ConstraintGraph {
     }
 
     /// Copies every touching contact's impulses into its manifold for the next step's warm
-    /// start (`touching` as given to [`build`](Self::build)).
+    /// start (`touching` and `colors` as given to [`build`](Self::build) and to
+    /// [`Coloring::list`]).
     ///
     /// The copy runs in contact order, not batch by batch: a colour's contacts are spread
     /// over the whole contact array, so a store in batch order reaches every contact out
     /// of memory order, where contact order streams through the contacts' first lines and
     /// reads only the few batches their colours are at (figures in `docs/decisions.md`,
-    /// "The lead").
-    pub fn store(&self, touching: &[u32], contacts: &mut [Contact], parallel: bool) {
+    /// "The lead"). A colour's list holds its touching contacts in order, so a contact's
+    /// lane is its colour's count of contacts before it: counted per chunk first, then
+    /// carried through the chunk.
+    pub fn store(
+        &mut self,
+        touching: &[u32],
+        colors: &[u8],
+        contacts: &mut [Contact],
+        parallel: bool,
+    ) {
         cs::store_impulses(&self.overflow, contacts);
-        let (batches, lane_of) = (&self.contact_batches, &self.lane_of);
+        let starts = &mut self.store_starts;
+        starts.clear();
+        let mut seen = [0u32; COLORS];
+        for chunk in colors.chunks(STORE_CHUNK) {
+            starts.push(seen);
+            for &color in chunk {
+                if let Some(n) = seen.get_mut(color as usize) {
+                    *n += 1;
+                }
+            }
+        }
+        let (batches, ranges, starts) = (&self.contact_batches, &self.contact_ranges, &*starts);
         let contacts = DisjointPtr::new(contacts);
         let run = |(k, ids): (usize, &[u32])| {
-            let base = k * STORE_CHUNK;
-            for (j, &id) in ids.iter().enumerate() {
-                let at = lane_of[base + j];
-                if at != NULL {
-                    let batch = &batches[at as usize / W];
-                    batch.store_lane(at as usize % W, &mut contacts.get_mut(id).manifold);
-                }
+            let mut seen = starts[k];
+            let colors = &colors[k * STORE_CHUNK..];
+            for (&id, &color) in ids.iter().zip(colors) {
+                let Some(n) = seen.get_mut(color as usize) else {
+                    continue; // the overflow's, stored above
+                };
+                let at = ranges[color as usize].start * W + *n as usize;
+                *n += 1;
+                batches[at / W].store_lane(at % W, &mut contacts.get_mut(id).manifold);
             }
         };
         // One chunk: no pool to wake.

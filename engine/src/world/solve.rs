@@ -286,9 +286,9 @@ impl World {
     /// Keeps the impulses of the contacts and joints for the next step's warm start (and
     /// breaks the joints whose load passed their limit).
     fn store_impulses(&mut self, ctx: &StepContext, parallel: bool) {
-        let contacts = &mut self.contacts.contacts;
-        self.graph
-            .store(&self.touching.contacts, contacts, parallel);
+        let (touching, contacts) = (&self.touching, &mut self.contacts.contacts);
+        let (ids, colors) = (&touching.contacts, &touching.colors);
+        self.graph.store(ids, colors, contacts, parallel);
         self.store_joints(self.def.substeps, ctx.h, parallel);
     }
 
