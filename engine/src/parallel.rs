@@ -69,9 +69,8 @@ pub(crate) fn for_each_chunk_maybe_par<T: Send>(
 
 /// Raw access to a slice whose items are each written by at most one worker: contacts when
 /// impulses are stored (one touching contact each), joint slots when joint results are (one
-/// lane of one batch each), a body's columns in the finalize stage (one solver index each),
-/// a shape's bounds when they are refit (one body each) and the touching contacts' lanes
-/// when the batches are prepared (one lane each).
+/// lane of one batch each), a body's columns in the finalize stage (one solver index each)
+/// and a shape's bounds when they are refit (one body each).
 pub(crate) struct DisjointPtr<T> {
     ptr: *mut T,
     len: usize,

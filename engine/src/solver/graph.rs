@@ -18,7 +18,7 @@ use super::joint_wide::{lane_kind, JointW};
 use super::wide::W;
 use super::{BodyState, MassRow, SolverBodies, StepContext};
 use crate::body::BodyStore;
-use crate::contact::Contact;
+use crate::contact::{Contact, SOLVER_BYTES};
 use crate::id::NULL;
 use crate::joint::JointData;
 use crate::math::prefetch_head;
@@ -26,9 +26,6 @@ use crate::parallel::{for_each_maybe_par, DisjointPtr};
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
 use std::ops::Range;
-
-/// The bytes of a [`Contact`] that `prepare` reads, which its layout puts first.
-const HOT_BYTES: usize = crate::contact::SOLVER_BYTES;
 
 /// Touching contacts per work item of [`ConstraintGraph::store`].
 const STORE_CHUNK: usize = 1024;
@@ -129,7 +126,7 @@ impl ConstraintGraph {
             // batch's while this one is prepared.
             if i + 1 < ranges[color].end {
                 for &k in chunk(c + 1) {
-                    prefetch_head(&contacts[touching[k as usize] as usize], HOT_BYTES);
+                    prefetch_head(&contacts[touching[k as usize] as usize], SOLVER_BYTES);
                 }
             }
             let chunk = chunk(c);
