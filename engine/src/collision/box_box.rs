@@ -35,6 +35,7 @@ use super::{Manifold, Tolerance};
 use crate::math::Transform;
 use crate::shape::Shape;
 use glam::{Mat3, Vec3};
+use wide::f32x16;
 
 /// Edge pairs whose directions' cross product is shorter than this (the sine of the angle)
 /// are skipped: nearly parallel edges have no reliable cross axis, and the face axes of the
@@ -90,33 +91,64 @@ pub(super) fn query_faces(h: Vec3, h_other: Vec3, rot: &Mat3, t: Vec3) -> FaceQu
 
 /// The 9 edge-pair axes, in A's frame (B's axes are the columns of `rot`, its centre `t`).
 /// `None` when every pair is nearly parallel.
+///
+/// The nine axes are computed side by side, one pair a lane (lane `3i + j`: A's axis `i`
+/// with B's axis `j`), with the operations a scalar loop over the pairs would do (glam's
+/// cross product, dot products and length, in its order), each a plain IEEE operation per
+/// lane: the result is bit for bit the scalar loop's. The best is then picked in pair
+/// order, ties to the first.
 pub(super) fn query_edges(ha: Vec3, hb: Vec3, rot: &Mat3, t: Vec3) -> Option<EdgeQuery> {
+    // Lanes 9..16 hold zero axes, which are never picked.
+    let lanes = |f: &dyn Fn(usize, usize) -> f32| {
+        f32x16::new(std::array::from_fn(|k| {
+            if k < 9 {
+                f(k / 3, k % 3)
+            } else {
+                0.0
+            }
+        }))
+    };
+    let (ax, ay, az) = (
+        lanes(&|i, _| Vec3::AXES[i].x),
+        lanes(&|i, _| Vec3::AXES[i].y),
+        lanes(&|i, _| Vec3::AXES[i].z),
+    );
+    let (bx, by, bz) = (
+        lanes(&|_, j| rot.col(j).x),
+        lanes(&|_, j| rot.col(j).y),
+        lanes(&|_, j| rot.col(j).z),
+    );
+    // A's axis cross B's, as `Vec3::cross` computes it.
+    let cx = ay * bz - by * az;
+    let cy = az * bx - bz * ax;
+    let cz = ax * by - bx * ay;
+    let len = (cx * cx + cy * cy + cz * cz).sqrt();
+    let (nx, ny, nz) = (cx / len, cy / len, cz / len);
+    let splat = f32x16::splat;
+    // The axis's sign is chosen to point from A towards B; flipping it negates each of
+    // these dot products exactly, so their absolute values are the flipped axis's.
+    let d = nx * splat(t.x) + ny * splat(t.y) + nz * splat(t.z);
+    let ra = splat(ha.x) * nx.abs() + splat(ha.y) * ny.abs() + splat(ha.z) * nz.abs();
+    let along = |c: Vec3| nx * splat(c.x) + ny * splat(c.y) + nz * splat(c.z);
+    let rb = splat(hb.x) * along(rot.x_axis).abs()
+        + splat(hb.y) * along(rot.y_axis).abs()
+        + splat(hb.z) * along(rot.z_axis).abs();
+    let separation = (d.abs() - (ra + rb)).to_array();
+    let (len, d) = (len.to_array(), d.to_array());
+    let (nx, ny, nz) = (nx.to_array(), ny.to_array(), nz.to_array());
     let mut best: Option<EdgeQuery> = None;
-    for i in 0..3 {
-        for j in 0..3 {
-            let eb = rot.col(j);
-            let axis = Vec3::AXES[i].cross(eb);
-            let len = axis.length();
-            if len <= PARALLEL_SIN {
-                continue;
-            }
-            let mut n = axis / len;
-            if n.dot(t) < 0.0 {
-                n = -n;
-            }
-            let ra = ha.x * n.x.abs() + ha.y * n.y.abs() + ha.z * n.z.abs();
-            let rb = hb.x * n.dot(rot.x_axis).abs()
-                + hb.y * n.dot(rot.y_axis).abs()
-                + hb.z * n.dot(rot.z_axis).abs();
-            let separation = n.dot(t) - (ra + rb);
-            if best.is_none_or(|b| separation > b.separation) {
-                best = Some(EdgeQuery {
-                    separation,
-                    axis_a: i,
-                    axis_b: j,
-                    normal: n,
-                });
-            }
+    for k in 0..9 {
+        if len[k] <= PARALLEL_SIN {
+            continue;
+        }
+        if best.is_none_or(|b| separation[k] > b.separation) {
+            let n = Vec3::new(nx[k], ny[k], nz[k]);
+            best = Some(EdgeQuery {
+                separation: separation[k],
+                axis_a: k / 3,
+                axis_b: k % 3,
+                normal: if d[k] < 0.0 { -n } else { n },
+            });
         }
     }
     best
