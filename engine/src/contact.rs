@@ -276,6 +276,49 @@ pub(crate) fn update_contact(
     c.touch_changed = c.touching != before;
 }
 
+/// Whether a pair whose bounds overlap can come within the speculative margin this step.
+pub(crate) enum Reach {
+    /// It can; with how far the surfaces can approach each other this step (m).
+    Within(f32),
+    /// It cannot: the bounding spheres are apart by more than the margin.
+    Apart,
+}
+
+/// The reach test of shapes `sa` (of body `ba`) and `sb` (of `bb`), whose bounds overlap.
+///
+/// The speculative margin is the fixed distance plus how far the surfaces can approach each
+/// other in this step (`motion`), so a fast body is caught at the surface instead of
+/// sinking in by a step's worth of motion (and a rebound keeps its height).
+///
+/// The bounds are boxes along the world axes: two rotated boxes, or round shapes, can have
+/// overlapping bounds with their bounding spheres (about the centres of mass) apart by more
+/// than the margin, and then no point of theirs comes within it this step (how often, and
+/// the speculative points this drops, in `docs/decisions.md`, "The narrow phase of falling
+/// boxes"). Only shapes that `reach` bounds are tested: not a plane or a mesh.
+#[inline]
+pub(crate) fn reach(
+    sa: &ShapeData,
+    sb: &ShapeData,
+    bodies: &BodyStore,
+    ba: usize,
+    bb: usize,
+    params: &NarrowParams,
+) -> Reach {
+    let (reach_a, reach_b) = (sa.reach(), sb.reach());
+    let approach = (bodies.linear_velocity[bb] - bodies.linear_velocity[ba]).length()
+        + bodies.angular_velocity[ba].length() * reach_a
+        + bodies.angular_velocity[bb].length() * reach_b;
+    let motion = approach * params.dt;
+    let bounded =
+        |s: &ShapeData| !s.shape.kind().is_triangles() && s.shape.kind() != ShapeKind::Plane;
+    let gap = (bodies.position[bb] - bodies.position[ba]).length() - (reach_a + reach_b);
+    if bounded(sa) && bounded(sb) && gap > params.speculative + motion {
+        Reach::Apart
+    } else {
+        Reach::Within(motion)
+    }
+}
+
 fn update_manifold(
     c: &mut Contact,
     shapes: &ShapeStore,
@@ -295,29 +338,10 @@ fn update_manifold(
     let sa = &shapes.data[c.shape_a as usize];
     let sb = &shapes.data[c.shape_b as usize];
     let (ba, bb) = (c.body_a as usize, c.body_b as usize);
-    let (reach_a, reach_b) = (sa.reach(), sb.reach());
-    // Speculative margin: the fixed distance plus how far the surfaces can approach each
-    // other in this step, so a fast body is caught at the surface instead of sinking in by
-    // a step's worth of motion (and a rebound keeps its height).
-    let approach = (bodies.linear_velocity[bb] - bodies.linear_velocity[ba]).length()
-        + bodies.angular_velocity[ba].length() * reach_a
-        + bodies.angular_velocity[bb].length() * reach_b;
-    let motion = approach * params.dt;
-    let (ca, cb) = (bodies.position[ba], bodies.position[bb]);
-    // The bounds are boxes along the world axes: two rotated boxes, or round shapes, can
-    // have overlapping bounds with their bounding spheres (about the centres of mass) apart
-    // by more than the speculative margin, and then no point of theirs comes within it this
-    // step (how often, and the speculative points this drops, in `docs/decisions.md`, "The
-    // narrow phase of falling boxes"). Only shapes that `reach` bounds: not a plane or a
-    // mesh.
-    let bounded =
-        |s: &ShapeData| !s.shape.kind().is_triangles() && s.shape.kind() != ShapeKind::Plane;
-    if bounded(sa)
-        && bounded(sb)
-        && (cb - ca).length() - (reach_a + reach_b) > params.speculative + motion
-    {
+    let Reach::Within(motion) = reach(sa, sb, bodies, ba, bb, params) else {
         return apart(c);
-    }
+    };
+    let (ca, cb) = (bodies.position[ba], bodies.position[bb]);
     let xa = sa.pose(&bodies.transform(ba));
     let xb = sb.pose(&bodies.transform(bb));
     c.recycled = params.recycling
