@@ -453,7 +453,7 @@ pub(crate) fn integrate_positions(
     carried: bool,
     parallel: bool,
 ) {
-    /// Bodies a chunk: fixed, so the groups of four free rotations (and so the results)
+    /// Bodies a chunk: fixed, so the groups of free rotations (and so the results)
     /// are the same for any thread count.
     const CHUNK: usize = 256;
     let h = ctx.h;
@@ -462,7 +462,7 @@ pub(crate) fn integrate_positions(
     let carry = DisjointPtr::new(&mut sb.carry);
     let work = |n: usize, chunk: &mut [BodyState]| {
         let first = n * CHUNK;
-        // The free rotations of the chunk, four bodies at a time.
+        // The free rotations of the chunk, `FREE_LANES` bodies at a time.
         let mut free = [0u16; CHUNK];
         let mut count = 0;
         for (j, s) in chunk.iter_mut().enumerate() {
@@ -486,11 +486,11 @@ pub(crate) fn integrate_positions(
                 s.dq = q.normalize();
             }
         }
-        for group in free[..count].chunks(4) {
+        for group in free[..count].chunks(FREE_LANES) {
             // A short last group repeats its first body in the empty lanes (each lane is
             // computed on its own, so a body's result does not depend on its lane).
             let lane = |l: usize| group.get(l).copied().unwrap_or(group[0]) as usize;
-            let input: [FreeBody; 4] = std::array::from_fn(|l| {
+            let input: [FreeBody; FREE_LANES] = std::array::from_fn(|l| {
                 let (s, i) = (&chunk[lane(l)], slots[first + lane(l)] as usize);
                 FreeBody {
                     dq: s.dq,
@@ -500,7 +500,7 @@ pub(crate) fn integrate_positions(
                     inv_inertia: bodies.inv_inertia[i],
                 }
             });
-            let out = free_rotation_x4(&input, h);
+            let out = free_rotation(&input, h);
             for (l, &j) in group.iter().enumerate() {
                 let s = &mut chunk[j as usize];
                 let (dq, w) = out[l];
@@ -517,10 +517,11 @@ pub(crate) fn integrate_positions(
     for_each_chunk_maybe_par(&mut sb.states, CHUNK, parallel, 2, work);
 }
 
-/// One step `h` of four torque-free rigid bodies (see [`FreeBody`]): each one's new
-/// rotation delta and world angular velocity. The four are computed side by side in f64
-/// lanes (a body's update is a chain of dependent divisions, slow alone); each lane on
-/// its own, so a body's result does not depend on its lane or its neighbours.
+/// One step `h` of [`FREE_LANES`] torque-free rigid bodies (see [`FreeBody`]): each one's
+/// new rotation delta and world angular velocity. They are computed side by side in f64
+/// lanes (a body's update is a chain of dependent divisions and square roots, slow alone;
+/// eight lanes carry twice the bodies of four down the same chain); each lane on its own,
+/// so a body's result does not depend on its lane or its neighbours.
 ///
 /// The splitting of the free rigid body into its three axis rotations (McLachlan 1993;
 /// Reich 1994; Dullweber, Leimkuhler and McLachlan 1997): the energy
@@ -539,22 +540,22 @@ pub(crate) fn integrate_positions(
 /// The previous scheme (one implicit Newton step of the gyroscopic torque, then the
 /// rotation at constant ω) damped the flip of a box spun about its intermediate axis and
 /// let its momentum wander; `docs/decisions.md` ("Free rotation") has the figures.
-pub(crate) fn free_rotation_x4(bodies: &[FreeBody; 4], h: f32) -> [(Quat, Vec3); 4] {
+pub(crate) fn free_rotation(bodies: &[FreeBody; FREE_LANES], h: f32) -> [(Quat, Vec3); FREE_LANES] {
     let quat = |f: fn(&FreeBody) -> Quat| {
         let q = bodies.map(|b| f(&b).as_dquat());
-        Q4 {
-            x: F4::from(q.map(|q| q.x)),
-            y: F4::from(q.map(|q| q.y)),
-            z: F4::from(q.map(|q| q.z)),
-            w: F4::from(q.map(|q| q.w)),
+        Ql {
+            x: Fl::from(q.map(|q| q.x)),
+            y: Fl::from(q.map(|q| q.y)),
+            z: Fl::from(q.map(|q| q.z)),
+            w: Fl::from(q.map(|q| q.w)),
         }
     };
     let vector = |f: fn(&FreeBody) -> Vec3| {
         let v = bodies.map(|b| f(&b).as_dvec3());
         [
-            F4::from(v.map(|v| v.x)),
-            F4::from(v.map(|v| v.y)),
-            F4::from(v.map(|v| v.z)),
+            Fl::from(v.map(|v| v.x)),
+            Fl::from(v.map(|v| v.y)),
+            Fl::from(v.map(|v| v.z)),
         ]
     };
     let start = quat(|b| b.start);
@@ -566,15 +567,15 @@ pub(crate) fn free_rotation_x4(bodies: &[FreeBody; 4], h: f32) -> [(Quat, Vec3);
     // Each turn about body axis `k` by φ, tan(φ/2) = t: `L` turns by −φ (its two other
     // components, in cyclic order), the body by +φ (the quaternion (1, t e_k), normalised
     // once at the end).
-    let (zero, one) = (F4::splat(0.0), F4::splat(1.0));
-    let mut r = Q4 {
+    let (zero, one) = (Fl::splat(0.0), Fl::splat(1.0));
+    let mut r = Ql {
         x: zero,
         y: zero,
         z: zero,
         w: one,
     };
     for (k, fraction) in [(0, 0.5), (1, 0.5), (2, 1.0), (1, 0.5), (0, 0.5)] {
-        let t = F4::splat(0.5 * fraction * h as f64) * l[k] * inv[k];
+        let t = Fl::splat(0.5 * fraction * h as f64) * l[k] * inv[k];
         let d = one / (one + t * t);
         let (c, s) = ((one - t * t) * d, (t + t) * d);
         let (i, j) = ((k + 1) % 3, (k + 2) % 3);
@@ -583,7 +584,7 @@ pub(crate) fn free_rotation_x4(bodies: &[FreeBody; 4], h: f32) -> [(Quat, Vec3);
         l[j] = c * lj - s * li;
         let mut v = [zero; 3];
         v[k] = t;
-        r = r.mul(Q4 {
+        r = r.mul(Ql {
             x: v[0],
             y: v[1],
             z: v[2],
@@ -612,7 +613,7 @@ pub(crate) fn free_rotation_x4(bodies: &[FreeBody; 4], h: f32) -> [(Quat, Vec3);
     })
 }
 
-/// A body's state for [`free_rotation_x4`]: its rotation `dq · start` (the delta of the
+/// A body's state for [`free_rotation`]: its rotation `dq · start` (the delta of the
 /// step so far and the rotation at the step's start), world angular velocity and
 /// principal moments.
 #[derive(Clone, Copy, Debug)]
@@ -624,21 +625,25 @@ pub(crate) struct FreeBody {
     pub inv_inertia: Vec3,
 }
 
-type F4 = ::wide::f64x4;
+/// The bodies [`free_rotation`] turns at once: the lanes of [`Fl`].
+pub(crate) const FREE_LANES: usize = 8;
 
-/// Four quaternions in f64 lanes.
+/// f64 lanes, one body each (one register with AVX-512; two with AVX2).
+type Fl = ::wide::f64x8;
+
+/// [`FREE_LANES`] quaternions in f64 lanes.
 #[derive(Clone, Copy)]
-struct Q4 {
-    x: F4,
-    y: F4,
-    z: F4,
-    w: F4,
+struct Ql {
+    x: Fl,
+    y: Fl,
+    z: Fl,
+    w: Fl,
 }
 
-impl Q4 {
-    fn mul(self, b: Q4) -> Q4 {
+impl Ql {
+    fn mul(self, b: Ql) -> Ql {
         let a = self;
-        Q4 {
+        Ql {
             x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
             y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
             z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
@@ -646,8 +651,8 @@ impl Q4 {
         }
     }
 
-    fn conjugate(self) -> Q4 {
-        Q4 {
+    fn conjugate(self) -> Ql {
+        Ql {
             x: -self.x,
             y: -self.y,
             z: -self.z,
@@ -655,10 +660,10 @@ impl Q4 {
         }
     }
 
-    fn normalize(self) -> Q4 {
+    fn normalize(self) -> Ql {
         let n = (self.x * self.x + self.y * self.y + self.z * self.z + self.w * self.w).sqrt();
-        let inv = F4::splat(1.0) / n;
-        Q4 {
+        let inv = Fl::splat(1.0) / n;
+        Ql {
             x: self.x * inv,
             y: self.y * inv,
             z: self.z * inv,
@@ -667,9 +672,9 @@ impl Q4 {
     }
 
     /// Rotates `v` by this unit quaternion: `v + w t + u × t`, `t = 2 u × v`.
-    fn rotate(self, v: [F4; 3]) -> [F4; 3] {
+    fn rotate(self, v: [Fl; 3]) -> [Fl; 3] {
         let u = [self.x, self.y, self.z];
-        let cross = |a: [F4; 3], b: [F4; 3]| {
+        let cross = |a: [Fl; 3], b: [Fl; 3]| {
             [
                 a[1] * b[2] - a[2] * b[1],
                 a[2] * b[0] - a[0] * b[2],

@@ -23,7 +23,7 @@ fn free_rotation_keeps_momentum_and_bounds_energy() {
             inertia,
             inv_inertia: inv,
         };
-        (q, w) = free_rotation_x4(&[body; 4], h)[0];
+        (q, w) = free_rotation(&[body; FREE_LANES], h)[0];
         let (l, e) = state(w, q);
         assert!(
             (l - l0).length() < 1e-4 * l0.length(),
