@@ -277,7 +277,7 @@ pub(crate) fn update_contact(
 }
 
 /// Whether a pair whose bounds overlap can come within the speculative margin this step.
-pub(crate) enum Reach {
+enum Reach {
     /// It can; with how far the surfaces can approach each other this step (m).
     Within(f32),
     /// It cannot: the bounding spheres are apart by more than the margin.
@@ -296,7 +296,7 @@ pub(crate) enum Reach {
 /// the speculative points this drops, in `docs/decisions.md`, "The narrow phase of falling
 /// boxes"). Only shapes that `reach` bounds are tested: not a plane or a mesh.
 #[inline]
-pub(crate) fn reach(
+fn reach(
     sa: &ShapeData,
     sb: &ShapeData,
     bodies: &BodyStore,
