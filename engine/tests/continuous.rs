@@ -399,3 +399,30 @@ fn jointed_bodies_are_left_to_the_solver() {
         "without the joint the pair is swept"
     );
 }
+
+/// Two balls of radius 0.5 whose bounds overlap but whose surfaces are 3.5 cm apart (the
+/// speculative distance is 2 cm): at rest they make no contact; the same pair closing at
+/// 3 m/s (5 cm a step) gets its speculative point that step, because the narrow phase's
+/// reach test (bounding spheres) counts the step's approach, not only the fixed margin.
+#[test]
+fn balls_touch_only_within_the_step_s_reach() {
+    let manifolds_after_one_step = |speed: f32| {
+        let mut w = common::world(Vec3::ZERO, 1);
+        let ball = ShapeDef::sphere(0.5);
+        dynamic(&mut w, BodyDef::default(), ball.clone());
+        // Bounds (half 0.5 + 0.02) overlap up to 1.04 apart.
+        dynamic(
+            &mut w,
+            BodyDef {
+                position: Vec3::new(1.035, 0.0, 0.0),
+                linear_velocity: Vec3::new(-speed, 0.0, 0.0),
+                ..Default::default()
+            },
+            ball,
+        );
+        w.step(DT).unwrap();
+        w.profile().manifolds
+    };
+    assert_eq!(manifolds_after_one_step(0.0), 0);
+    assert_eq!(manifolds_after_one_step(3.0), 1);
+}
