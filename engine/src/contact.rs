@@ -276,25 +276,21 @@ pub(crate) fn update_contact(
     c.touch_changed = c.touching != before;
 }
 
-/// Whether a pair whose bounds overlap can come within the speculative margin this step.
+/// Whether a pair whose bounds overlap can come within the speculative margin this step:
+/// `Within(motion)`, how far the surfaces can approach each other this step (m), or not.
 enum Reach {
-    /// It can; with how far the surfaces can approach each other this step (m).
     Within(f32),
-    /// It cannot: the bounding spheres are apart by more than the margin.
     Apart,
 }
 
 /// The reach test of shapes `sa` (of body `ba`) and `sb` (of `bb`), whose bounds overlap.
-///
-/// The speculative margin is the fixed distance plus how far the surfaces can approach each
-/// other in this step (`motion`), so a fast body is caught at the surface instead of
-/// sinking in by a step's worth of motion (and a rebound keeps its height).
-///
-/// The bounds are boxes along the world axes: two rotated boxes, or round shapes, can have
-/// overlapping bounds with their bounding spheres (about the centres of mass) apart by more
-/// than the margin, and then no point of theirs comes within it this step (how often, and
-/// the speculative points this drops, in `docs/decisions.md`, "The narrow phase of falling
-/// boxes"). Only shapes that `reach` bounds are tested: not a plane or a mesh.
+/// The speculative margin is the fixed distance plus the step's `motion`, so a fast body
+/// is caught at the surface instead of sinking in by a step's worth of motion (and a
+/// rebound keeps its height). The bounds are boxes along the world axes: rotated boxes or
+/// round shapes can have overlapping bounds with their bounding spheres (about the centres
+/// of mass) apart by more than the margin, and then no point comes within it this step
+/// (how often, and the speculative points this drops: `docs/decisions.md`, "The narrow
+/// phase of falling boxes"). Only shapes that `reach` bounds are tested: not planes, meshes.
 #[inline]
 fn reach(
     sa: &ShapeData,
