@@ -31,6 +31,13 @@ fn swap_id(id: u32) -> u32 {
 }
 
 const UNIT: Vec3 = Vec3::splat(0.5);
+
+/// Random half extents, each in `lo..hi` (drawn x, y, z).
+fn extents(rng: &mut Rng, lo: f32, hi: f32) -> Vec3 {
+    let x = rng.range(lo, hi);
+    let y = rng.range(lo, hi);
+    Vec3::new(x, y, rng.range(lo, hi))
+}
 const GROUND: Vec3 = Vec3::new(400.0, 1.0, 400.0);
 
 #[test]
@@ -272,16 +279,8 @@ fn random_poses_against_reference() {
     let (mut multi, mut single) = (0, 0);
     let bias = (SLOP + FACE_SWITCH_TOL) as f64 + 1e-4;
     for k in 0..SAMPLES {
-        let ha = Vec3::new(
-            rng.range(0.1, 1.0),
-            rng.range(0.1, 1.0),
-            rng.range(0.1, 1.0),
-        );
-        let hb = Vec3::new(
-            rng.range(0.1, 1.0),
-            rng.range(0.1, 1.0),
-            rng.range(0.1, 1.0),
-        );
+        let ha = extents(&mut rng, 0.1, 1.0);
+        let hb = extents(&mut rng, 0.1, 1.0);
         let base = if k % 3 == 0 {
             Vec3::new(
                 rng.range(-1e3, 1e3),
@@ -487,16 +486,8 @@ fn edge_axes_in_lanes_match_the_scalar_loop_bit_for_bit() {
     };
     let mut cases = 0;
     for k in 0..20_000 {
-        let ha = Vec3::new(
-            rng.range(0.05, 2.0),
-            rng.range(0.05, 2.0),
-            rng.range(0.05, 2.0),
-        );
-        let hb = Vec3::new(
-            rng.range(0.05, 2.0),
-            rng.range(0.05, 2.0),
-            rng.range(0.05, 2.0),
-        );
+        let ha = extents(&mut rng, 0.05, 2.0);
+        let hb = extents(&mut rng, 0.05, 2.0);
         let q = match k % 4 {
             0 => Quat::IDENTITY,
             1 => Quat::from_rotation_y(rng.range(-1e-3, 1e-3)),
