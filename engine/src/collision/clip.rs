@@ -225,14 +225,15 @@ pub(super) fn clip_face(
     let mut len = 4;
     for s in 0..4u8 {
         let (k, pos) = side_plane(axis, s);
-        len = clip_side(
-            &buf_a[..len],
-            &mut buf_b,
-            k,
-            pos,
-            h_ref[k] + CLIP_SLOP,
-            SIDE + s,
-        );
+        let limit = h_ref[k] + CLIP_SLOP;
+        // A polygon inside the plane comes through the pass unchanged (an incident face
+        // within the reference face, as a box resting on a larger one, passes all four):
+        // skip it. The test is the pass's own, so the result is the same bit for bit.
+        let sign = if pos { 1.0 } else { -1.0 };
+        if buf_a[..len].iter().all(|v| sign * v.p[k] - limit <= 0.0) {
+            continue;
+        }
+        len = clip_side(&buf_a[..len], &mut buf_b, k, pos, limit, SIDE + s);
         std::mem::swap(&mut buf_a, &mut buf_b);
         if len == 0 {
             return;
