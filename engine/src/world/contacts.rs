@@ -24,7 +24,7 @@ impl World {
     /// contacts for new pairs (in pair-key order), update the child contacts of convex
     /// shapes against meshes (the midphase).
     pub(crate) fn update_broadphase(&mut self) {
-        self.broadphase.update(self.pool.as_ref());
+        self.broadphase.update(self.pool.as_deref());
         let mut ended = std::mem::take(&mut self.scratch.ended);
         ended.clear();
         ended.extend(self.broadphase.ended().iter().map(|e| e.1));

@@ -98,7 +98,13 @@ pub struct World {
     pub(crate) pair_filter: Option<PairFilter>,
     /// The host's contact modifier, if any (see [`World::set_contact_modifier`]).
     pub(crate) contact_modifier: Option<ContactModifier>,
-    pub(crate) pool: Option<rayon::ThreadPool>,
+    /// The workers, shared so that a step can run inside an install of them (see
+    /// [`World::step`]).
+    pub(crate) pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// Whether a step keeps the workers awake (see [`World::step`]): not when there are
+    /// more workers than cores, where a spinning worker would take the core from the one
+    /// walking the stages.
+    pub(crate) keep_awake: bool,
     pub(crate) profile: Profile,
     /// The last step's `dt` (the step before the first is assumed to be 1/60 s): predicts
     /// the next step's motion when bounds are refit.
@@ -192,8 +198,9 @@ impl World {
     /// cannot be started.
     pub fn new(def: WorldDef) -> Result<World, Error> {
         def.validate()?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let workers = if def.worker_count == 0 {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
+            cores
         } else {
             def.worker_count
         };
@@ -206,7 +213,7 @@ impl World {
                 .map_err(|_| Error::Unsupported {
                     what: "could not start the worker threads",
                 })?;
-            Some(pool)
+            Some(std::sync::Arc::new(pool))
         } else {
             None
         };
@@ -231,6 +238,7 @@ impl World {
             pair_filter: None,
             contact_modifier: None,
             pool,
+            keep_awake: workers <= cores,
             profile: Profile::default(),
             last_dt: 1.0 / 60.0,
             scratch: Scratch::default(),

@@ -262,7 +262,7 @@ impl World {
             }
         };
         // One chunk: no pool to wake.
-        match self.pool.as_ref().filter(|_| chunks > 1) {
+        match self.pool.as_deref().filter(|_| chunks > 1) {
             Some(pool) => {
                 // The calling thread waits at the join while the workers run the chunks.
                 join_wait!(

@@ -2,6 +2,7 @@
 //! of bouncy contacts, the substeps, and the impulses stored; then the new poses written
 //! back and the move events.
 
+use super::step::KeepAwake;
 use super::World;
 use crate::body::BodyType;
 use crate::id::NULL;
@@ -115,7 +116,7 @@ impl World {
     /// colour (the overflow) is solved serially by the scalar kernels first. Within a colour
     /// no two constraints share a dynamic body, so neither the lane width nor the thread
     /// count changes the result.
-    pub(crate) fn solve(&mut self, ctx: &StepContext, parallel: bool) {
+    pub(crate) fn solve(&mut self, ctx: &StepContext, parallel: bool, awake: Option<&KeepAwake>) {
         stage!(self, prepare, "Prepare", SOLVE, self.prepare(ctx, parallel));
         let p = &mut self.profile;
         p.awake_bodies = self.solver.states.len();
@@ -142,6 +143,11 @@ impl World {
         ) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
         // Without joints, substeps after the first carry their warm start per body.
         let carry = !self.graph.has_joints();
+        // The substeps' passes follow each other closely: the workers idle between them
+        // as rayon has them do (see `KeepAwake`).
+        if let Some(awake) = awake {
+            awake.pause();
+        }
         for substep in 0..self.def.substeps {
             let warm = match (carry, substep) {
                 (false, _) => WarmStart::Pass,
@@ -149,6 +155,9 @@ impl World {
                 (true, _) => WarmStart::Carried,
             };
             self.substep(ctx, warm, carry, parallel);
+        }
+        if let Some(awake) = awake {
+            awake.resume();
         }
         stage!(
             self,

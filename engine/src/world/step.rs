@@ -1,13 +1,16 @@
 //! `World::step`: the stages of one fixed step, in order.
 //!
 //! Each stage is one call, timed by [`stage!`]: a profiler zone, and its time in the
-//! stage's [`Profile`](crate::Profile) field. The solve stage and what follows it up to
-//! the move events run on a worker of the pool when the step is large enough (see
-//! [`World::on_workers`]); their parallel loops then fork and join among the workers.
+//! stage's [`Profile`](crate::Profile) field. A step large enough runs on a worker of the
+//! pool, with the other workers kept awake beside it ([`KeepAwake`]); the solve stage and
+//! what follows it up to the move events run on a worker whenever the solve is shared
+//! (see [`World::on_workers`]); their parallel loops then fork and join among the workers.
 
 use super::World;
 use crate::error::Error;
 use impetus_profiling::{color, join_wait, physics_frame, plot, zone};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Constraints plus movable bodies from which the solve stage runs on the pool.
@@ -15,6 +18,100 @@ const PARALLEL_SOLVE: usize = crate::parallel::par_min(512);
 /// Bodies from which the stages after the solve (write-back, bounds, move events) run in
 /// parallel.
 pub(super) const PARALLEL_FINALIZE: usize = crate::parallel::par_min(1024);
+
+/// Keeps the pool's other workers awake while it lives: each runs a job that takes
+/// whatever work the pool has (the stealing a sleeping worker would do once woken) and
+/// spins when there is none, so that the step's parallel loops find them ready after its
+/// serial parts. A worker asleep after a serial part of 50 µs or more took 30-170 µs to
+/// join the next loop on a 2-core host (figures in `docs/decisions.md`, "The lead").
+/// Which worker runs which part of a loop never shows in the results.
+///
+/// [`Self::pause`] lets them go back to rayon's own idling, which serves the substeps'
+/// back-to-back passes better (a spinning worker slowed them); [`Self::resume`] starts
+/// them again; dropping it stops them.
+pub(crate) struct KeepAwake {
+    pool: Arc<rayon::ThreadPool>,
+    /// The spinners run while this holds the value they were started with.
+    era: Arc<AtomicU32>,
+    /// Spinners started and not yet returned.
+    running: Arc<AtomicUsize>,
+}
+
+/// The most spin-loop hints an idle [`KeepAwake`] worker waits between looks for work.
+const BACKOFF_SPINS: u32 = 512;
+
+/// Looks for work after which an idle [`KeepAwake`] worker also yields its core to the
+/// system's other threads between looks.
+const YIELD_AFTER: u32 = 64;
+
+impl KeepAwake {
+    /// Starts the other workers of `pool` spinning; `None` unless the calling thread is
+    /// one of its workers.
+    fn start(pool: &Arc<rayon::ThreadPool>) -> Option<Self> {
+        pool.current_thread_index()?;
+        let awake = KeepAwake {
+            pool: Arc::clone(pool),
+            era: Arc::new(AtomicU32::new(0)),
+            running: Arc::new(AtomicUsize::new(0)),
+        };
+        awake.resume();
+        Some(awake)
+    }
+
+    /// Lets the spinning workers go (they finish the work in hand first).
+    pub(crate) fn pause(&self) {
+        self.era.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Starts the other workers spinning again. Call it on a worker of the pool with no
+    /// parallel work in flight: it waits for the last spinners to return and for the new
+    /// ones to start before it returns, so that every spinner runs as its worker's
+    /// outermost job. (A spinner that a worker picked up while waiting inside a job
+    /// would hold that job's completion until the next pause: a deadlock when the worker
+    /// walking the stages waits for that job.)
+    pub(crate) fn resume(&self) {
+        while self.running.load(Ordering::Acquire) != 0 {
+            std::hint::spin_loop();
+        }
+        let era = self.era.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+        let me = self.pool.current_thread_index();
+        let (current, running) = (Arc::clone(&self.era), Arc::clone(&self.running));
+        self.pool.spawn_broadcast(move |worker| {
+            if Some(worker.index()) == me {
+                return;
+            }
+            running.fetch_add(1, Ordering::AcqRel);
+            let mut idle = 0u32;
+            while current.load(Ordering::Acquire) == era {
+                if rayon::yield_now() == Some(rayon::Yield::Executed) {
+                    idle = 0;
+                    continue;
+                }
+                idle = idle.saturating_add(1);
+                // Back off, up to `BACKOFF_SPINS` hints (some microseconds) between looks,
+                // so as not to keep pulling the lines of the busy worker's job queue.
+                for _ in 0..idle.min(BACKOFF_SPINS) {
+                    std::hint::spin_loop();
+                }
+                if idle >= YIELD_AFTER {
+                    // Long idle: offer the core to any other thread that wants it.
+                    std::thread::yield_now();
+                }
+            }
+            running.fetch_sub(1, Ordering::AcqRel);
+        });
+        let others = self.pool.current_num_threads().saturating_sub(1);
+        while self.running.load(Ordering::Acquire) < others {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+impl Drop for KeepAwake {
+    fn drop(&mut self) {
+        self.pause();
+    }
+}
 
 /// Milliseconds since `t`.
 #[inline]
@@ -58,12 +155,36 @@ impl World {
 
     /// Advances the world by `dt` seconds (one fixed step; use the same `dt` every step).
     /// `dt` must lie in [`World::MIN_DT`]`..=`[`World::MAX_DT`].
-    // One stage a line: the step is the table of contents of the engine.
-    #[rustfmt::skip]
+    ///
+    /// A step large enough to share among the workers (some 500 constraints and movable
+    /// bodies) runs inside the worker pool: one worker walks the stages, and while it does
+    /// the others stay awake, running whatever its parallel loops hand out. They spin
+    /// rather than sleep, so a step keeps every worker's core busy until it returns; with
+    /// more workers than cores the step runs on the calling thread, the solve on the pool.
     pub fn step(&mut self, dt: f32) -> Result<(), Error> {
         if !(Self::MIN_DT..=Self::MAX_DT).contains(&dt) {
-            return Err(Error::invalid("dt", "must be finite, in 1e-6..=1e3 s (World::MIN_DT..=World::MAX_DT)"));
+            return Err(Error::invalid(
+                "dt",
+                "must be finite, in 1e-6..=1e3 s (World::MIN_DT..=World::MAX_DT)",
+            ));
         }
+        match self
+            .pool
+            .clone()
+            .filter(|_| self.keep_awake && self.solve_in_parallel())
+        {
+            Some(pool) => pool.install(|| {
+                let awake = KeepAwake::start(&pool);
+                self.stages(dt, awake.as_ref())
+            }),
+            None => self.stages(dt, None),
+        }
+        Ok(())
+    }
+
+    // One stage a line: the step is the table of contents of the engine.
+    #[rustfmt::skip]
+    fn stages(&mut self, dt: f32, awake: Option<&KeepAwake>) {
         zone!("Step");
         let start = Instant::now();
         self.last_dt = dt;
@@ -77,7 +198,7 @@ impl World {
         let ctx = self.step_context(dt);
         let parallel = self.solve_in_parallel();
         self.on_workers(parallel, |w| {
-            w.solve(&ctx, parallel);
+            w.solve(&ctx, parallel, awake);
             let many = parallel && w.solver.slot.len() >= PARALLEL_FINALIZE;
             stage!(w, finalize, "Finalize", SOLVE, w.write_back(many));
             stage!(w, continuous, "Continuous", SOLVE, w.continuous(parallel));
@@ -89,7 +210,6 @@ impl World {
         stage!(self, sleep, "Sleep", SLEEP, self.update_sleep(dt));
         stage_sum!(self, kinematic, "Kinematic Land", FORCES, self.land_kinematic_targets());
         self.end_step(start);
-        Ok(())
     }
 
     /// Whether this step's solve runs on the pool: a small scene runs on the calling
@@ -110,19 +230,15 @@ impl World {
     /// "Fork and join in one pool install".
     fn on_workers(&mut self, parallel: bool, stages: impl FnOnce(&mut World) + Send) {
         zone!("Solve Stage", color::SOLVE);
-        match self.pool.take() {
+        match self.pool.clone() {
             Some(pool) if parallel => {
                 join_wait!(color::WAIT);
                 pool.install(|| {
                     zone!("Solve Stage on Worker", color::SOLVE);
                     stages(self)
                 });
-                self.pool = Some(pool);
             }
-            pool => {
-                self.pool = pool;
-                stages(self);
-            }
+            _ => stages(self),
         }
     }
 
