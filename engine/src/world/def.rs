@@ -68,7 +68,9 @@ pub struct WorldDef {
     /// walls. Bodies flagged `BodyDef::bullet` are swept whatever this says. Default: true.
     pub sweep_fast_bodies: bool,
     /// Worker threads; 0 means all cores, 1 runs everything on the calling thread.
-    /// Results are bit-identical for every count. Default: 0.
+    /// Results are bit-identical for every count. During a large step (see
+    /// [`World::step`](crate::World::step)) the workers spin rather than sleep, keeping
+    /// their cores busy until the step returns. Default: 0.
     pub worker_count: usize,
     /// Contacts of shapes with hit events on publish a hit event when they begin touching
     /// with the surfaces approaching faster than this, in m/s. Default: 1.
