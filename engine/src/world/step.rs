@@ -31,10 +31,16 @@ pub(super) const PARALLEL_FINALIZE: usize = crate::parallel::par_min(1024);
 /// them again; dropping it stops them.
 pub(crate) struct KeepAwake {
     pool: Arc<rayon::ThreadPool>,
+    spin: Arc<Spin>,
+}
+
+/// What a [`KeepAwake`] shares with its spinners.
+#[derive(Default)]
+struct Spin {
     /// The spinners run while this holds the value they were started with.
-    era: Arc<AtomicU32>,
+    era: AtomicU32,
     /// Spinners started and not yet returned.
-    running: Arc<AtomicUsize>,
+    running: AtomicUsize,
 }
 
 /// The most spin-loop hints an idle [`KeepAwake`] worker waits between looks for work.
@@ -51,8 +57,7 @@ impl KeepAwake {
         pool.current_thread_index()?;
         let awake = KeepAwake {
             pool: Arc::clone(pool),
-            era: Arc::new(AtomicU32::new(0)),
-            running: Arc::new(AtomicUsize::new(0)),
+            spin: Arc::default(),
         };
         awake.resume();
         Some(awake)
@@ -60,7 +65,7 @@ impl KeepAwake {
 
     /// Lets the spinning workers go (they finish the work in hand first).
     pub(crate) fn pause(&self) {
-        self.era.fetch_add(1, Ordering::AcqRel);
+        self.spin.era.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Starts the other workers spinning again. Call it on a worker of the pool with no
@@ -70,19 +75,19 @@ impl KeepAwake {
     /// would hold that job's completion until the next pause: a deadlock when the worker
     /// walking the stages waits for that job.)
     pub(crate) fn resume(&self) {
-        while self.running.load(Ordering::Acquire) != 0 {
+        while self.spin.running.load(Ordering::Acquire) != 0 {
             std::hint::spin_loop();
         }
-        let era = self.era.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
+        let era = self.spin.era.fetch_add(1, Ordering::AcqRel).wrapping_add(1);
         let me = self.pool.current_thread_index();
-        let (current, running) = (Arc::clone(&self.era), Arc::clone(&self.running));
+        let spin = Arc::clone(&self.spin);
         self.pool.spawn_broadcast(move |worker| {
             if Some(worker.index()) == me {
                 return;
             }
-            running.fetch_add(1, Ordering::AcqRel);
+            spin.running.fetch_add(1, Ordering::AcqRel);
             let mut idle = 0u32;
-            while current.load(Ordering::Acquire) == era {
+            while spin.era.load(Ordering::Acquire) == era {
                 if rayon::yield_now() == Some(rayon::Yield::Executed) {
                     idle = 0;
                     continue;
@@ -98,10 +103,10 @@ impl KeepAwake {
                     std::thread::yield_now();
                 }
             }
-            running.fetch_sub(1, Ordering::AcqRel);
+            spin.running.fetch_sub(1, Ordering::AcqRel);
         });
         let others = self.pool.current_num_threads().saturating_sub(1);
-        while self.running.load(Ordering::Acquire) < others {
+        while self.spin.running.load(Ordering::Acquire) < others {
             std::hint::spin_loop();
         }
     }
