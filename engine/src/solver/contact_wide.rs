@@ -455,6 +455,36 @@ impl ContactConstraintW {
         self.counts = f[3].map(|c| c as u8);
     }
 
+    /// Takes lane `lane` out of the passes for the step (its manifold is solved in a
+    /// stack, see [`super::stack`]): no masses, no impulses, nothing written back.
+    pub fn take_lane(&mut self, lane: usize) {
+        let clear = |x: &mut FloatW| {
+            let mut a = x.to_array();
+            a[lane] = 0.0;
+            *x = FloatW::new(a);
+        };
+        for p in &mut self.points {
+            clear(&mut p.normal_mass);
+            clear(&mut p.normal_impulse);
+            clear(&mut p.max_normal_impulse);
+        }
+        let [f1, f2] = &mut self.friction_impulse;
+        for x in [
+            &mut self.k11,
+            &mut self.k12,
+            &mut self.k22,
+            &mut self.twist_mass,
+            &mut self.twist_impulse,
+            &mut self.friction,
+            f1,
+            f2,
+        ] {
+            clear(x);
+        }
+        (self.write_a[lane], self.write_b[lane]) = (false, false);
+        self.counts[lane] = 0;
+    }
+
     /// Lane `lane`'s normal impulse of this substep so far, summed over its points.
     pub fn normal_load(&self, lane: usize) -> f32 {
         self.points[..self.points_used]

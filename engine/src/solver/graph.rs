@@ -15,6 +15,7 @@ use super::contact::{self as cs, ContactConstraint};
 use super::contact_wide::{ContactConstraintW, StatesPtr};
 use super::joint::JointConstraint;
 use super::joint_wide::{lane_kind, JointW};
+use super::stack::Stacks;
 use super::wide::W;
 use super::{BodyState, MassRow, SolverBodies, StepContext};
 use crate::body::BodyStore;
@@ -79,6 +80,8 @@ pub(crate) struct ConstraintGraph {
     tree_ok: Vec<bool>,
     /// Scratch: which trees prepared this step (compared with `tree_ok`).
     tree_now: Vec<bool>,
+    /// Heavy bodies on light ones, solved directly this step.
+    stacks: Stacks,
 }
 
 impl ConstraintGraph {
@@ -94,6 +97,7 @@ impl ConstraintGraph {
         tangents: &[Vec3],
         sb: &SolverBodies,
         bodies: &BodyStore,
+        joints_of_body: &[Vec<u32>],
         ctx: &StepContext,
         parallel: bool,
     ) {
@@ -135,6 +139,18 @@ impl ConstraintGraph {
             out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx);
         };
         for_each_maybe_par(&mut self.contact_batches, parallel, 4, prepare);
+        let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
+        self.stacks.build(
+            touching,
+            contacts,
+            tangents,
+            sb,
+            bodies,
+            joints_of_body,
+            ctx,
+            |at| locate(coloring, ranges, touching.len(), at),
+            &mut self.contact_batches,
+        );
         self.overflow.clear();
         self.overflow
             .extend(self.coloring.overflow.iter().map(|&k| {
@@ -449,6 +465,7 @@ impl ConstraintGraph {
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&mut self, states: &mut [BodyState], masses: &[MassRow], parallel: bool) {
         self.trees.iter().for_each(|t| t.warm_start(states));
+        self.stacks.warm_start(states);
         cs::warm_start(&self.overflow, states);
         self.each_color(
             parallel,
@@ -484,22 +501,14 @@ impl ConstraintGraph {
         self.trees
             .iter_mut()
             .for_each(|t| t.solve(states, ctx, use_bias));
+        self.stacks.solve(states, ctx, use_bias);
     }
 
     /// Fills `at` with where each touching contact's constraint was prepared this step,
     /// by touching index: a wide batch and lane, or an overflow constraint
     /// ([`Slot::Overflow`]).
     pub fn locate(&self, touching: usize, at: &mut Vec<Slot>) {
-        at.clear();
-        at.resize(touching, Slot::Overflow(NULL));
-        for (list, range) in self.coloring.colors.iter().zip(&self.contact_ranges) {
-            for (pos, &k) in list.iter().enumerate() {
-                at[k as usize] = Slot::Wide((range.start + pos / W) as u32, pos % W);
-            }
-        }
-        for (i, &k) in self.coloring.overflow.iter().enumerate() {
-            at[k as usize] = Slot::Overflow(i as u32);
-        }
+        locate(&self.coloring, &self.contact_ranges, touching, at);
     }
 
     /// The normal impulse of this substep so far, summed over the points, of the contact
@@ -545,7 +554,7 @@ impl ConstraintGraph {
             }
         }
         let (batches, ranges, starts) = (&self.contact_batches, &self.contact_ranges, &*starts);
-        let contacts = DisjointPtr::new(contacts);
+        let out = DisjointPtr::new(contacts);
         let run = |(k, ids): (usize, &[u32])| {
             let mut seen = starts[k];
             let colors = &colors[k * STORE_CHUNK..];
@@ -555,7 +564,7 @@ impl ConstraintGraph {
                 };
                 let at = ranges[color as usize].start * W + *n as usize;
                 *n += 1;
-                batches[at / W].store_lane(at % W, &mut contacts.get_mut(id).manifold);
+                batches[at / W].store_lane(at % W, &mut out.get_mut(id).manifold);
             }
         };
         // One chunk: no pool to wake.
@@ -564,5 +573,20 @@ impl ConstraintGraph {
         } else {
             touching.chunks(STORE_CHUNK).enumerate().for_each(run);
         }
+        self.stacks.store(contacts);
+    }
+}
+
+/// [`ConstraintGraph::locate`] from the colours and their batch ranges.
+fn locate(coloring: &Coloring, ranges: &[Range<usize>], touching: usize, at: &mut Vec<Slot>) {
+    at.clear();
+    at.resize(touching, Slot::Overflow(NULL));
+    for (list, range) in coloring.colors.iter().zip(ranges) {
+        for (pos, &k) in list.iter().enumerate() {
+            at[k as usize] = Slot::Wide((range.start + pos / W) as u32, pos % W);
+        }
+    }
+    for (i, &k) in coloring.overflow.iter().enumerate() {
+        at[k as usize] = Slot::Overflow(i as u32);
     }
 }

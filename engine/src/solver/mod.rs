@@ -48,7 +48,12 @@
 //! "Stiffness under load, part three"): they hold aligned stacks at any mass ratio with
 //! no overlap and columns at rest, but a tree of welded edges is one rigid body, and
 //! tilted or landing columns and piles ask its corners for more than they can carry, so
-//! it was not kept either.
+//! they are not used for stacks of like masses. They are kept where the soft contact
+//! fails worst, a body on one at least four times lighter ([`stack`], "part four"): there
+//! the trees are solved exactly while their corners and cones carry the exact step, and
+//! as soft contacts in the passes where they do not (landing, sliding, tipping). A
+//! 100 t box stands on a 100 kg one with 0.3 mm of overlap. Columns and piles of like
+//! boxes keep the soft step and its sink.
 //!
 //! Names inside the kernels: `v`, `w` linear / angular velocity, `dp`, `dq` delta position /
 //! rotation, `m` inverse mass, `i` world inverse inertia, `h` substep, `n` normal,
@@ -56,6 +61,7 @@
 
 pub(crate) mod articulation;
 pub(crate) mod ball_wide;
+mod block;
 pub(crate) mod color;
 pub(crate) mod contact;
 pub(crate) mod contact_wide;
@@ -65,6 +71,7 @@ pub(crate) mod joint;
 pub(crate) mod joint_wide;
 pub(crate) mod rolling;
 mod softness;
+pub(crate) mod stack;
 pub(crate) mod wide;
 
 pub(crate) use softness::Softness;

@@ -103,6 +103,7 @@ impl World {
             &self.contacts.tangent,
             &self.solver,
             &self.bodies,
+            &self.joints.of_body,
             ctx,
             parallel,
         );

@@ -1,0 +1,684 @@
+//! Heavy bodies resting on lighter ones, solved exactly along their support trees.
+//!
+//! A soft contact row is a spring of stiffness `m_eff ω²`, and under a heavy body `m_eff`
+//! is the light body's: a 1,000 kg box on a 1 kg one sinks by the heavy box's weight over
+//! a spring sized for the light one (a third of a metre). Making the rows stiffer does not
+//! help: one Gauss-Seidel sweep a substep cannot carry stiff rows through a light body
+//! held between two of them (`docs/decisions.md`, "Stiffness under load").
+//!
+//! So where a dynamic body rests on one at least [`MASS_RATIO`] times lighter, the
+//! manifolds that hold the stack up are solved together and exactly, after the colours'
+//! sweep of every pass:
+//! - **The forest.** Each awake dynamic body picks at most one supporting manifold: three
+//!   or four points spanning a plane, its normal within 45° of the direction against
+//!   gravity, the largest normal load of the last step (ties to the first touching
+//!   contact). The picks form a forest; a tree is solved here when one of its edges holds
+//!   a body on one at least [`MASS_RATIO`] times lighter. Other trees stay in the colours.
+//! - **The rows of an edge.** A manifold of the tree is a weld at its centre: a push, two
+//!   friction rows and a twist, and two tilts (the torques four corners can carry). The
+//!   normal rows of its points leave the wide batches for the step
+//!   ([`ContactConstraintW::take_lane`]).
+//! - **The solve.** `K λ = c` over the whole tree, through the block `LDLᵀ` of
+//!   `H = [M −Jᵀ; −J 0]` eliminated from the leaves (as [`super::articulation`] solves
+//!   ball-joint trees), factored once a step (a contact's arms and the masses are fixed
+//!   for the step). The soft step's update is applied in block form,
+//!   `Δλ = −s_m K⁻¹ (J v + b) − s_i λ`, with one softness for every edge: at rest each
+//!   edge between two dynamic bodies then holds any load with no overlap, and the edge to
+//!   the ground keeps `g / ω²` (a quarter of a millimetre at 30 Hz) whatever it carries.
+//! - **Back to the corners.** An edge's push and tilts go to its points as the least-norm
+//!   non-negative split; a wrench that no split carries is cut, on the way from the last
+//!   one, where the corners stop carrying it, and friction and twist are clamped to their
+//!   cones. The points' impulses go back into the manifold for the warm start.
+//!
+//! The solve is serial and in `f64`; it does not depend on the lane width or the thread
+//! count.
+
+use super::block::{Block, MAX};
+use super::contact::{self as cs, ContactConstraint};
+use super::contact_wide::ContactConstraintW;
+use super::graph::Slot;
+use super::{BodyState, SolverBodies, StepContext};
+use crate::body::BodyStore;
+use crate::contact::{Contact, TANGENT};
+use crate::id::NULL;
+use edge::Edge;
+use glam::{DMat3, Mat3, Vec3};
+
+/// A body resting on one this many times lighter (or more) puts its support tree in the
+/// exact solve.
+pub(crate) const MASS_RATIO: f32 = 4.0;
+
+/// `cos 45°`: how far from the direction against gravity a supporting normal may lean.
+const SUPPORT_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+/// The largest separation of a point of a supporting manifold, m: a manifold with a corner
+/// apart (a box landing on an edge) is a hinge, not a support, until it lies flat.
+const TOUCH: f32 = 0.005;
+
+const ROOT: usize = usize::MAX;
+
+mod edge;
+
+#[derive(Clone, Copy, Debug)]
+struct StackBody {
+    /// Dense solver index.
+    k: u32,
+    /// Inverse mass and world inverse inertia.
+    m: f32,
+    i: Mat3,
+    /// Mass and world inertia (the body's `H` block).
+    mass: f64,
+    inertia: DMat3,
+    /// The body's node.
+    node: usize,
+}
+
+/// `H` node: a body (6 rows, 12 with its edge to a static body) or an edge between two
+/// tree bodies (6 rows).
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    body: bool,
+    index: usize,
+    rows: usize,
+    parent: usize,
+}
+
+/// The stacks solved exactly this step, and the scratch of finding them.
+#[derive(Default)]
+pub(crate) struct Stacks {
+    bodies: Vec<StackBody>,
+    edges: Vec<Edge>,
+    /// Each edge's manifold as a scalar constraint, for the passes the exact step cannot
+    /// take (see [`Stacks::solve`]).
+    scalar: Vec<ContactConstraint>,
+    /// Each tree's range of `edges`.
+    trees: Vec<std::ops::Range<usize>>,
+    /// Parents before children, tree after tree; the factor runs it backwards.
+    nodes: Vec<Node>,
+    d: Vec<Block>,
+    dinv: Vec<Block>,
+    hp: Vec<Block>,
+    factored: bool,
+    /// Per dense body: the best support (last load, touching index).
+    support: Vec<(f32, u32)>,
+    /// Per dense body: the tree's root (or [`NULL`] while unknown).
+    root: Vec<u32>,
+    /// Per dense body: its tree is solved here.
+    chosen: Vec<bool>,
+    /// (parent, child) dense pairs, sorted, and each body's first child in it.
+    children: Vec<(u32, u32)>,
+    first_child: Vec<u32>,
+    slots: Vec<Slot>,
+    queue: Vec<(u32, usize)>,
+}
+
+/// The dense index of a body slot when it is dynamic, else [`NULL`].
+fn dynamic(sb: &SolverBodies, slot: u32) -> u32 {
+    let k = sb.index[slot as usize];
+    if k != NULL && sb.mass[k as usize].inv_mass > 0.0 {
+        k
+    } else {
+        NULL
+    }
+}
+
+impl Stacks {
+    /// Finds this step's trees (see the module comment) and takes their manifolds out of
+    /// `batches`. `touching[k]` is a contact index; `locate` fills where each touching
+    /// contact was prepared.
+    #[allow(clippy::too_many_arguments)]
+    pub fn build(
+        &mut self,
+        touching: &[u32],
+        contacts: &[Contact],
+        tangents: &[Vec3],
+        sb: &SolverBodies,
+        bodies: &BodyStore,
+        joints_of_body: &[Vec<u32>],
+        ctx: &StepContext,
+        locate: impl FnOnce(&mut Vec<Slot>),
+        batches: &mut [ContactConstraintW],
+    ) {
+        self.bodies.clear();
+        self.edges.clear();
+        self.scalar.clear();
+        self.trees.clear();
+        self.nodes.clear();
+        self.factored = false;
+        let count = sb.states.len();
+        let up = -ctx.gravity.normalize_or_zero();
+        if up == Vec3::ZERO || touching.is_empty() {
+            return;
+        }
+        // Most worlds have no two dynamic bodies this far apart in mass: nothing to look at.
+        let (mut lightest, mut heaviest) = (0.0f32, f32::MAX);
+        for m in &sb.mass[..count] {
+            if m.inv_mass > 0.0 {
+                lightest = lightest.max(m.inv_mass);
+                heaviest = heaviest.min(m.inv_mass);
+            }
+        }
+        if lightest < MASS_RATIO * heaviest {
+            return;
+        }
+        locate(&mut self.slots);
+
+        // Each body's best support.
+        self.support.clear();
+        self.support.resize(count, (-1.0, NULL));
+        for (k, &id) in touching.iter().enumerate() {
+            if !matches!(self.slots[k], Slot::Wide(..)) {
+                continue;
+            }
+            let c = &contacts[id as usize];
+            let m = &c.manifold;
+            if m.count < 3
+                || c.flags & TANGENT != 0
+                || c.rolling_resistance > 0.0
+                || m.points().iter().any(|p| p.separation > TOUCH)
+            {
+                continue;
+            }
+            let (a, b) = (dynamic(sb, c.body_a), dynamic(sb, c.body_b));
+            let rise = m.normal.dot(up);
+            let child = if rise >= SUPPORT_COS && b != NULL {
+                b
+            } else if -rise >= SUPPORT_COS && a != NULL {
+                a
+            } else {
+                continue;
+            };
+            let load: f32 = m.points().iter().map(|p| p.normal_impulse).sum();
+            let best = &mut self.support[child as usize];
+            if load > best.0 {
+                *best = (load, k as u32);
+            }
+        }
+        let parent_of = |support: &[(f32, u32)], x: u32| -> u32 {
+            let k = support[x as usize].1;
+            if k == NULL {
+                return NULL;
+            }
+            let c = &contacts[touching[k as usize] as usize];
+            let (a, b) = (dynamic(sb, c.body_a), dynamic(sb, c.body_b));
+            if a == x {
+                b
+            } else {
+                a
+            }
+        };
+
+        // Roots, breaking any loop where the walk closes it.
+        self.root.clear();
+        self.root.resize(count, NULL);
+        self.queue.clear();
+        for x in 0..count as u32 {
+            if self.root[x as usize] != NULL {
+                continue;
+            }
+            self.queue.clear();
+            let mut y = x;
+            let root = loop {
+                self.queue.push((y, 0));
+                let p = parent_of(&self.support, y);
+                if p == NULL {
+                    break y;
+                }
+                if self.root[p as usize] != NULL {
+                    break self.root[p as usize];
+                }
+                if self.queue.iter().any(|&(q, _)| q == p) {
+                    // A loop through dynamic bodies: `y` gives up its support.
+                    self.support[y as usize].1 = NULL;
+                    break y;
+                }
+                y = p;
+            };
+            for &(q, _) in &self.queue {
+                self.root[q as usize] = root;
+            }
+        }
+
+        // Which trees hold a body on a much lighter one.
+        self.chosen.clear();
+        self.chosen.resize(count, false);
+        for x in 0..count as u32 {
+            let p = parent_of(&self.support, x);
+            if p != NULL
+                && sb.mass[p as usize].inv_mass >= MASS_RATIO * sb.mass[x as usize].inv_mass
+            {
+                self.chosen[self.root[x as usize] as usize] = true;
+            }
+        }
+        self.children.clear();
+        for x in 0..count as u32 {
+            let p = parent_of(&self.support, x);
+            if p != NULL && self.chosen[self.root[x as usize] as usize] {
+                self.children.push((p, x));
+            }
+        }
+        if self.children.is_empty() {
+            return;
+        }
+        self.children.sort_unstable();
+        self.first_child.clear();
+        self.first_child.resize(count + 1, 0);
+        for &(p, _) in &self.children {
+            self.first_child[p as usize + 1] += 1;
+        }
+        for x in 0..count {
+            self.first_child[x + 1] += self.first_child[x];
+        }
+
+        for r in 0..count as u32 {
+            if !self.chosen[r as usize] || self.root[r as usize] != r {
+                continue;
+            }
+            let marks = (self.bodies.len(), self.edges.len(), self.nodes.len());
+            if self.add_tree(r, touching, contacts, sb, joints_of_body) {
+                self.trees.push(marks.1..self.edges.len());
+            } else {
+                self.bodies.truncate(marks.0);
+                self.edges.truncate(marks.1);
+                self.nodes.truncate(marks.2);
+            }
+        }
+        for e in &mut self.edges {
+            if let Slot::Wide(batch, lane) = self.slots[e.touching as usize] {
+                batches[batch as usize].take_lane(lane);
+            }
+            let id = e.contact as usize;
+            let c = cs::prepare(&contacts[id], e.contact, tangents[id], sb, bodies, ctx);
+            e.friction = c.friction;
+            self.scalar.push(c);
+        }
+    }
+
+    /// Adds the tree of root body `r` (dense index); false when one of its bodies cannot
+    /// take part (see [`Self::add_body`]) or one of its manifolds spans no plane.
+    fn add_tree(
+        &mut self,
+        r: u32,
+        touching: &[u32],
+        contacts: &[Contact],
+        sb: &SolverBodies,
+        joints_of_body: &[Vec<u32>],
+    ) -> bool {
+        let Some(root) = self.add_body(r, ROOT, sb, joints_of_body) else {
+            return false;
+        };
+        let k = self.support[r as usize].1;
+        if k != NULL {
+            // Its edge to a static (or kinematic) body joins the root's node.
+            let node = self.bodies[root].node;
+            self.nodes[node].rows = 12;
+            let id = touching[k as usize];
+            let Some(e) = Edge::new(&contacts[id as usize], id, k, r, root, None, node, 6, sb)
+            else {
+                return false;
+            };
+            self.edges.push(e);
+        }
+        self.queue.clear();
+        self.queue.push((r, root));
+        let mut head = 0;
+        while head < self.queue.len() {
+            let (x, bx) = self.queue[head];
+            head += 1;
+            let parent_node = self.bodies[bx].node;
+            let children =
+                self.first_child[x as usize] as usize..self.first_child[x as usize + 1] as usize;
+            for i in children {
+                let child = self.children[i].1;
+                let k = self.support[child as usize].1;
+                let id = touching[k as usize];
+                let edge_node = self.nodes.len();
+                self.nodes.push(Node {
+                    body: false,
+                    index: self.edges.len(),
+                    rows: 6,
+                    parent: parent_node,
+                });
+                let bc = self.bodies.len();
+                let c = &contacts[id as usize];
+                let Some(e) = Edge::new(c, id, k, child, bc, Some(bx), edge_node, 0, sb) else {
+                    return false;
+                };
+                self.edges.push(e);
+                if self
+                    .add_body(child, edge_node, sb, joints_of_body)
+                    .is_none()
+                {
+                    return false;
+                }
+                self.queue.push((child, bc));
+            }
+        }
+        true
+    }
+
+    /// Adds dense body `k` under node `parent`; `None` when it cannot take part: a locked
+    /// rotation, or joints (whose rows the exact solve would not see).
+    fn add_body(
+        &mut self,
+        k: u32,
+        parent: usize,
+        sb: &SolverBodies,
+        joints_of_body: &[Vec<u32>],
+    ) -> Option<usize> {
+        let m = &sb.mass[k as usize];
+        let jointed = joints_of_body
+            .get(sb.slot[k as usize] as usize)
+            .is_some_and(|j| !j.is_empty());
+        let turns = m.inv_inertia.determinant() > 0.0;
+        if jointed || m.inv_mass <= 0.0 || !turns {
+            return None;
+        }
+        let inertia = m.inv_inertia.inverse();
+        if !inertia.is_finite() {
+            return None;
+        }
+        self.nodes.push(Node {
+            body: true,
+            index: self.bodies.len(),
+            rows: 6,
+            parent,
+        });
+        self.bodies.push(StackBody {
+            k,
+            m: m.inv_mass,
+            i: m.inv_inertia,
+            mass: 1.0 / m.inv_mass as f64,
+            inertia: inertia.as_dmat3(),
+            node: self.nodes.len() - 1,
+        });
+        Some(self.bodies.len() - 1)
+    }
+
+    /// `J` of edge `e` on its side B (`side_b`) or A, rows × (linear, angular).
+    fn jacobian(e: &Edge, side_b: bool) -> [[f64; 6]; 6] {
+        let (s, r) = if side_b { (1.0, e.cb) } else { (-1.0, e.ca) };
+        let mut j = [[0.0f64; 6]; 6];
+        for (row, d) in [e.n, e.t1, e.t2].into_iter().enumerate() {
+            let rd = r.cross(d);
+            j[row] = [
+                s * d.x as f64,
+                s * d.y as f64,
+                s * d.z as f64,
+                s * rd.x as f64,
+                s * rd.y as f64,
+                s * rd.z as f64,
+            ];
+            j[row + 3][3..].copy_from_slice(&[s * d.x as f64, s * d.y as f64, s * d.z as f64]);
+        }
+        j
+    }
+
+    /// Factors `H` (once a step: the arms and masses are fixed for the step).
+    fn factor(&mut self) {
+        let count = self.nodes.len();
+        for v in [&mut self.d, &mut self.dinv, &mut self.hp] {
+            v.resize(count, Block::zero(0, 0));
+        }
+        for (n, m) in self.nodes.iter().zip(&mut self.d) {
+            m.reset(n.rows, n.rows);
+            if n.body {
+                let b = &self.bodies[n.index];
+                for i in 0..3 {
+                    m.set(i, i, b.mass);
+                    for c in 0..3 {
+                        m.set(3 + i, 3 + c, b.inertia.col(c)[i]);
+                    }
+                }
+            }
+        }
+        for e in &self.edges {
+            if e.offset == 0 {
+                continue;
+            }
+            // An edge to a static body, merged into its body's node.
+            let body = self.nodes[e.node].index;
+            let jac = Self::jacobian(e, e.body_b == Some(body));
+            let m = &mut self.d[e.node];
+            for (r, row) in jac.iter().enumerate() {
+                for (c, &x) in row.iter().enumerate() {
+                    m.set(e.offset + r, c, -x);
+                    m.set(c, e.offset + r, -x);
+                }
+            }
+        }
+        for i in (0..count).rev() {
+            let Node {
+                body,
+                index,
+                rows,
+                parent,
+            } = self.nodes[i];
+            self.d[i].inverse_into(&mut self.dinv[i]);
+            if parent == ROOT {
+                continue;
+            }
+            // `H_{i,p}`: −Jᵀ between a body and its parent edge, −J between an edge and
+            // its parent body (rows or columns past 6 belong to a merged edge: zero).
+            let hp = &mut self.hp[i];
+            if body {
+                let e = &self.edges[self.nodes[parent].index];
+                let jac = Self::jacobian(e, e.body_b == Some(index));
+                hp.reset(rows, 6);
+                for (c, row) in jac.iter().enumerate() {
+                    for (r, &x) in row.iter().enumerate() {
+                        hp.set(r, c, -x);
+                    }
+                }
+            } else {
+                let e = &self.edges[index];
+                let p = &self.nodes[parent];
+                let jac = Self::jacobian(e, e.body_b == Some(p.index));
+                hp.reset(6, p.rows);
+                for (r, row) in jac.iter().enumerate() {
+                    for (c, &x) in row.iter().enumerate() {
+                        hp.set(r, c, -x);
+                    }
+                }
+            }
+            let (hp, dinv) = (&self.hp[i], &self.dinv[i]);
+            self.d[parent].sub_congruence(hp, dinv);
+        }
+    }
+
+    /// `K⁻¹ c` for every edge (`c` per edge in, `λ` per edge out).
+    fn solve_k(&self, c: &mut [[f64; 6]]) {
+        let mut y: Vec<[f64; MAX]> = vec![[0.0; MAX]; self.nodes.len()];
+        for (e, c) in self.edges.iter().zip(c.iter()) {
+            for r in 0..6 {
+                y[e.node][e.offset + r] = -c[r];
+            }
+        }
+        for i in (0..self.nodes.len()).rev() {
+            let n = &self.nodes[i];
+            if n.parent != ROOT {
+                let t = self.hp[i].mul_transpose(&self.dinv[i].mul(&y[i]));
+                for (p, t) in y[n.parent].iter_mut().zip(t) {
+                    *p -= t;
+                }
+            }
+        }
+        let mut x: Vec<[f64; MAX]> = vec![[0.0; MAX]; self.nodes.len()];
+        for i in 0..self.nodes.len() {
+            let n = &self.nodes[i];
+            let mut r = y[i];
+            if n.parent != ROOT {
+                let h = self.hp[i].mul(&x[n.parent]);
+                for (r, h) in r.iter_mut().zip(h) {
+                    *r -= h;
+                }
+            }
+            x[i] = self.dinv[i].mul(&r);
+        }
+        for (e, c) in self.edges.iter().zip(c.iter_mut()) {
+            c.copy_from_slice(&x[e.node][e.offset..e.offset + 6]);
+        }
+    }
+
+    /// Applies impulse `p` (in the edge's rows) to the edge's dynamic bodies.
+    fn apply(bodies: &[StackBody], states: &mut [BodyState], e: &Edge, p: [f32; 6]) {
+        let linear = p[0] * e.n + p[1] * e.t1 + p[2] * e.t2;
+        let angular = p[3] * e.n + p[4] * e.t1 + p[5] * e.t2;
+        for (body, r, sign) in [(e.body_a, e.ca, -1.0f32), (e.body_b, e.cb, 1.0)] {
+            if let Some(b) = body {
+                let b = &bodies[b];
+                let s = &mut states[b.k as usize];
+                s.v += (sign * b.m) * linear;
+                s.w += b.i * (sign * (r.cross(linear) + angular));
+            }
+        }
+    }
+
+    /// Applies the accumulated impulses again (start of a substep).
+    pub fn warm_start(&self, states: &mut [BodyState]) {
+        for e in &self.edges {
+            Self::apply(&self.bodies, states, e, e.impulse);
+        }
+    }
+
+    /// One pass over every tree at once: with bias (`use_bias`) or rigid.
+    pub fn solve(&mut self, states: &mut [BodyState], ctx: &StepContext, use_bias: bool) {
+        if self.edges.is_empty() {
+            return;
+        }
+        if !self.factored {
+            self.factor();
+            self.factored = true;
+        }
+        let soft = ctx.contact_softness;
+        let state = |k: u32| {
+            if k == NULL {
+                BodyState::IDENTITY
+            } else {
+                states[k as usize]
+            }
+        };
+        let mut c: Vec<[f64; 6]> = self
+            .edges
+            .iter()
+            .zip(&self.scalar)
+            .map(|(e, sc)| {
+                let (sa, sb) = (state(e.a), state(e.b));
+                let dv = sb.v + sb.w.cross(e.cb) - sa.v - sa.w.cross(e.ca);
+                let dw = sb.w - sa.w;
+                // The points' separations now (as the contact kernels compute them), fitted
+                // by a plane: the centre's separation and the tilts that would flatten it.
+                let (n_a, n_b) = (sa.dq.conjugate() * e.n, sb.dq.conjugate() * e.n);
+                let n_dp = e.n.dot(sb.dp - sa.dp);
+                let mut q = [0.0f32; 3];
+                for (j, p) in sc.points[..e.count].iter().enumerate() {
+                    let s = n_dp + n_b.dot(p.r_b) - n_a.dot(p.r_a) + p.base_separation;
+                    for (q, g) in q.iter_mut().zip(e.split[j]) {
+                        *q += g * s;
+                    }
+                }
+                let bias = |q: f32| {
+                    if use_bias {
+                        (soft.bias_rate * q).clamp(-ctx.max_push_speed, ctx.max_push_speed)
+                    } else {
+                        0.0
+                    }
+                };
+                let push = if q[0] > 0.0 {
+                    q[0] * ctx.inv_h
+                } else if use_bias {
+                    (soft.bias_rate * q[0]).max(-ctx.max_push_speed)
+                } else {
+                    0.0
+                };
+                [
+                    e.n.dot(dv) + push,
+                    e.t1.dot(dv),
+                    e.t2.dot(dv),
+                    e.n.dot(dw),
+                    e.t1.dot(dw) + bias(q[1]),
+                    e.t2.dot(dw) + bias(q[2]),
+                ]
+                .map(f64::from)
+            })
+            .collect();
+        self.solve_k(&mut c);
+        let (mass_scale, impulse_scale) = if use_bias {
+            (soft.mass_scale, soft.impulse_scale)
+        } else {
+            (1.0, 0.0)
+        };
+        // A tree takes its exact step when every edge's corners carry it and its friction
+        // and twist stay inside their cones; otherwise (landing, sliding, tipping) its
+        // manifolds take one Gauss-Seidel pass as soft contacts, as the colours' would.
+        for range in &self.trees {
+            let step: Vec<[f32; 6]> = self.edges[range.clone()]
+                .iter()
+                .zip(&c[range.clone()])
+                .map(|(e, x)| {
+                    std::array::from_fn(|r| {
+                        e.impulse[r] - mass_scale * x[r] as f32 - impulse_scale * e.impulse[r]
+                    })
+                })
+                .collect();
+            let exact = self.edges[range.clone()]
+                .iter()
+                .zip(&step)
+                .all(|(e, new)| e.carries(new));
+            if exact {
+                for (k, new) in range.clone().zip(step) {
+                    let e = &mut self.edges[k];
+                    let old = e.impulse;
+                    e.impulse = new;
+                    e.corner = e.corners([new[0], new[4], new[5]]).0;
+                    let p: [f32; 6] = std::array::from_fn(|r| new[r] - old[r]);
+                    Self::apply(&self.bodies, states, e, p);
+                    let sc = &mut self.scalar[k];
+                    for (p, &x) in sc.points.iter_mut().zip(&e.corner) {
+                        p.normal_impulse = x;
+                    }
+                    sc.friction_impulse = [new[1], new[2]];
+                    sc.twist_impulse = new[3];
+                }
+            } else {
+                cs::solve(&mut self.scalar[range.clone()], states, ctx, use_bias);
+                for (e, sc) in self.edges[range.clone()]
+                    .iter_mut()
+                    .zip(&self.scalar[range.clone()])
+                {
+                    for (x, p) in e.corner.iter_mut().zip(&sc.points) {
+                        *x = p.normal_impulse;
+                    }
+                    let tilt =
+                        |r: usize| (0..e.count).map(|j| e.corner[j] * e.arm[j][r]).sum::<f32>();
+                    e.impulse = [
+                        e.corner.iter().sum(),
+                        sc.friction_impulse[0],
+                        sc.friction_impulse[1],
+                        sc.twist_impulse,
+                        tilt(0),
+                        tilt(1),
+                    ];
+                }
+            }
+            for e in &mut self.edges[range.clone()] {
+                for (m, &x) in e.max_corner.iter_mut().zip(&e.corner) {
+                    *m = m.max(x);
+                }
+            }
+        }
+    }
+
+    /// Writes every edge's impulses into its manifold for the next step's warm start.
+    pub fn store(&self, contacts: &mut [Contact]) {
+        for e in &self.edges {
+            let m = &mut contacts[e.contact as usize].manifold;
+            for (j, p) in m.points[..e.count].iter_mut().enumerate() {
+                p.normal_impulse = e.corner[j];
+                p.max_normal_impulse = e.max_corner[j];
+            }
+            m.friction_impulse = e.impulse[1] * e.t1 + e.impulse[2] * e.t2;
+            m.twist_impulse = e.impulse[3];
+        }
+    }
+}
