@@ -1,7 +1,7 @@
 //! Heavy bodies resting on lighter ones, solved exactly along their support trees.
 //!
 //! A soft contact row is a spring of stiffness `m_eff ω²`, and under a heavy body `m_eff`
-//! is the light body's: a 1,000 kg box on a 1 kg one sinks by the heavy box's weight over
+//! is the light body's: a 100 t box on a 100 kg one sinks by the heavy box's weight over
 //! a spring sized for the light one (a third of a metre). Making the rows stiffer does not
 //! help: one Gauss-Seidel sweep a substep cannot carry stiff rows through a light body
 //! held between two of them (`docs/decisions.md`, "Stiffness under load").
@@ -9,15 +9,17 @@
 //! So where a dynamic body rests on one at least [`MASS_RATIO`] times lighter, the
 //! manifolds that hold the stack up are solved together and exactly, after the colours'
 //! sweep of every pass:
-//! - **The forest.** Each awake dynamic body picks at most one supporting manifold: three
-//!   or four points spanning a plane, its normal within 45° of the direction against
-//!   gravity, the largest normal load of the last step (ties to the first touching
-//!   contact). The picks form a forest; a tree is solved here when one of its edges holds
-//!   a body on one at least [`MASS_RATIO`] times lighter. Other trees stay in the colours.
+//! - **The forest.** Each awake dynamic body without joints picks at most one supporting
+//!   manifold: three or four points spanning a plane, none more than 5 mm apart, its
+//!   normal within 45° of the direction against gravity, the largest normal load of the
+//!   last step (ties to the first touching contact). The picks form a forest; a tree is
+//!   solved here when one of its edges holds a body on one at least [`MASS_RATIO`] times
+//!   lighter. Other trees stay in the colours.
 //! - **The rows of an edge.** A manifold of the tree is a weld at its centre: a push, two
 //!   friction rows and a twist, and two tilts (the torques four corners can carry). The
-//!   normal rows of its points leave the wide batches for the step
-//!   ([`ContactConstraintW::take_lane`]).
+//!   push is biased by the centre's separation and the tilts by the slopes of the plane
+//!   through the points' separations, as a contact row is by its separation. The
+//!   manifold leaves the wide batches for the step ([`ContactConstraintW::take_lane`]).
 //! - **The solve.** `K λ = c` over the whole tree, through the block `LDLᵀ` of
 //!   `H = [M −Jᵀ; −J 0]` eliminated from the leaves (as [`super::articulation`] solves
 //!   ball-joint trees), factored once a step (a contact's arms and the masses are fixed
@@ -26,9 +28,11 @@
 //!   edge between two dynamic bodies then holds any load with no overlap, and the edge to
 //!   the ground keeps `g / ω²` (a quarter of a millimetre at 30 Hz) whatever it carries.
 //! - **Back to the corners.** An edge's push and tilts go to its points as the least-norm
-//!   non-negative split; a wrench that no split carries is cut, on the way from the last
-//!   one, where the corners stop carrying it, and friction and twist are clamped to their
-//!   cones. The points' impulses go back into the manifold for the warm start.
+//!   non-negative split. A tree takes its exact step only when every edge's points carry
+//!   it and its friction and twist stay inside their cones; in a pass where they do not
+//!   (a box landing, sliding or tipping) its manifolds are solved as soft contacts by the
+//!   scalar kernel instead, as the colours would solve them. The points' impulses go back
+//!   into the manifold for the warm start.
 //!
 //! The solve is serial and in `f64`; it does not depend on the lane width or the thread
 //! count.
