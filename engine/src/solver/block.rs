@@ -1,7 +1,7 @@
-//! Small dense `f64` blocks for the direct solves of trees (ball-joint trees in
-//! [`super::articulation`], stacks in [`super::stack`]): a node of a tree is a body (6
-//! rows, plus those of the constraints to static bodies merged into it) or a constraint
-//! between two of the tree's bodies.
+//! Small dense `f64` blocks for the direct solves of ball-joint trees
+//! ([`super::articulation`]): a node of a tree is a body (6 rows, plus those of the joints
+//! to static bodies merged into it) or a joint between two of the tree's bodies. The
+//! stacks ([`super::stack`]), whose nodes are all 6x6, use its inverse.
 
 /// The largest node: a body with two joints to static bodies merged into it.
 pub(super) const MAX: usize = 12;
@@ -40,11 +40,13 @@ impl Block {
         self.a[r * self.cols + c] = x;
     }
 
-    /// `self − tᵀ m t` for a square `m` (`t` is `m.rows x self.rows`).
+    /// `self − tᵀ m t` for a square `m` (`t` is `m.rows x self.rows`). In a tree one of
+    /// `t`'s sides is a joint's 3, so `m t` has at most `3 MAX` entries.
     pub(super) fn sub_congruence(&mut self, t: &Block, m: &Block) {
         debug_assert!(t.rows == m.rows && m.rows == m.cols && t.cols == self.rows);
+        debug_assert!(m.rows * t.cols <= 3 * MAX);
         let (n, tc) = (m.rows, t.cols);
-        let mut mt = [0.0f64; MAX * MAX];
+        let mut mt = [0.0f64; 3 * MAX];
         for r in 0..n {
             for c in 0..tc {
                 let mut s = 0.0;
@@ -132,7 +134,7 @@ impl Block {
 
 /// The inverse of `m` by Gauss-Jordan elimination with partial pivoting, `None` when
 /// singular (a pivot below 1e-12 of the largest diagonal entry).
-fn gauss_jordan<const N: usize>(mut m: [[f64; N]; N]) -> Option<[[f64; N]; N]> {
+pub(super) fn gauss_jordan<const N: usize>(mut m: [[f64; N]; N]) -> Option<[[f64; N]; N]> {
     let mut inv = [[0.0f64; N]; N];
     for (i, row) in inv.iter_mut().enumerate() {
         row[i] = 1.0;

@@ -37,7 +37,7 @@
 //! The solve is serial and in `f64`; it does not depend on the lane width or the thread
 //! count.
 
-use super::block::{Block, MAX};
+use super::block::gauss_jordan;
 use super::contact::{self as cs, ContactConstraint};
 use super::contact_wide::ContactConstraintW;
 use super::graph::Slot;
@@ -77,14 +77,43 @@ struct StackBody {
     node: usize,
 }
 
-/// `H` node: a body (6 rows, 12 with its edge to a static body) or an edge between two
-/// tree bodies (6 rows).
+/// `H` node: a body or an edge (6 rows each).
 #[derive(Clone, Copy, Debug)]
 struct Node {
     body: bool,
     index: usize,
-    rows: usize,
     parent: usize,
+}
+
+type Mat6 = [[f64; 6]; 6];
+
+/// `m x`.
+#[inline]
+fn mul(m: &Mat6, x: &[f64; 6]) -> [f64; 6] {
+    m.map(|row| row.iter().zip(x).fold(0.0, |s, (a, b)| s + a * b))
+}
+
+/// `mᵀ x`.
+#[inline]
+fn mul_transpose(m: &Mat6, x: &[f64; 6]) -> [f64; 6] {
+    let mut y = [0.0; 6];
+    for (row, &xr) in m.iter().zip(x) {
+        for (y, a) in y.iter_mut().zip(row) {
+            *y += a * xr;
+        }
+    }
+    y
+}
+
+/// `d − tᵀ m t`.
+fn sub_congruence(d: &mut Mat6, t: &Mat6, m: &Mat6) {
+    let mt: Mat6 =
+        m.map(|row| std::array::from_fn(|c| (0..6).fold(0.0, |s, k| s + row[k] * t[k][c])));
+    for (r, out) in d.iter_mut().enumerate() {
+        for (c, out) in out.iter_mut().enumerate() {
+            *out -= (0..6).fold(0.0, |s, k| s + t[k][r] * mt[k][c]);
+        }
+    }
 }
 
 /// The stacks solved exactly this step, and the scratch of finding them.
@@ -99,9 +128,15 @@ pub(crate) struct Stacks {
     trees: Vec<std::ops::Range<usize>>,
     /// Parents before children, tree after tree; the factor runs it backwards.
     nodes: Vec<Node>,
-    d: Vec<Block>,
-    dinv: Vec<Block>,
-    hp: Vec<Block>,
+    /// Per node: `D` while factoring, `D⁻¹`, and `H_{i, parent}`.
+    d: Vec<Mat6>,
+    dinv: Vec<Mat6>,
+    hp: Vec<Mat6>,
+    /// Scratch of the passes: each edge's right-hand side and result, each node's vector.
+    rhs: Vec<[f64; 6]>,
+    y: Vec<[f64; 6]>,
+    x: Vec<[f64; 6]>,
+    next: Vec<[f32; 6]>,
     factored: bool,
     /// Per dense body: the best support (last load, touching index).
     support: Vec<(f32, u32)>,
@@ -308,21 +343,28 @@ impl Stacks {
         sb: &SolverBodies,
         joints_of_body: &[Vec<u32>],
     ) -> bool {
-        let Some(root) = self.add_body(r, ROOT, sb, joints_of_body) else {
-            return false;
-        };
+        // An edge to a static (or kinematic) body is the tree's root node, its body the
+        // node below it: every node is then a 6x6 block.
         let k = self.support[r as usize].1;
-        if k != NULL {
-            // Its edge to a static (or kinematic) body joins the root's node.
-            let node = self.bodies[root].node;
-            self.nodes[node].rows = 12;
-            let id = touching[k as usize];
-            let Some(e) = Edge::new(&contacts[id as usize], id, k, r, root, None, node, 6, sb)
-            else {
+        let parent = if k != NULL {
+            let node = self.nodes.len();
+            self.nodes.push(Node {
+                body: false,
+                index: self.edges.len(),
+                parent: ROOT,
+            });
+            let (id, root) = (touching[k as usize], self.bodies.len());
+            let Some(e) = Edge::new(&contacts[id as usize], id, k, r, root, None, node, sb) else {
                 return false;
             };
             self.edges.push(e);
-        }
+            node
+        } else {
+            ROOT
+        };
+        let Some(root) = self.add_body(r, parent, sb, joints_of_body) else {
+            return false;
+        };
         self.queue.clear();
         self.queue.push((r, root));
         let mut head = 0;
@@ -340,12 +382,11 @@ impl Stacks {
                 self.nodes.push(Node {
                     body: false,
                     index: self.edges.len(),
-                    rows: 6,
                     parent: parent_node,
                 });
                 let bc = self.bodies.len();
                 let c = &contacts[id as usize];
-                let Some(e) = Edge::new(c, id, k, child, bc, Some(bx), edge_node, 0, sb) else {
+                let Some(e) = Edge::new(c, id, k, child, bc, Some(bx), edge_node, sb) else {
                     return false;
                 };
                 self.edges.push(e);
@@ -385,7 +426,6 @@ impl Stacks {
         self.nodes.push(Node {
             body: true,
             index: self.bodies.len(),
-            rows: 6,
             parent,
         });
         self.bodies.push(StackBody {
@@ -422,32 +462,17 @@ impl Stacks {
     fn factor(&mut self) {
         let count = self.nodes.len();
         for v in [&mut self.d, &mut self.dinv, &mut self.hp] {
-            v.resize(count, Block::zero(0, 0));
+            v.clear();
+            v.resize(count, [[0.0; 6]; 6]);
         }
         for (n, m) in self.nodes.iter().zip(&mut self.d) {
-            m.reset(n.rows, n.rows);
             if n.body {
                 let b = &self.bodies[n.index];
                 for i in 0..3 {
-                    m.set(i, i, b.mass);
+                    m[i][i] = b.mass;
                     for c in 0..3 {
-                        m.set(3 + i, 3 + c, b.inertia.col(c)[i]);
+                        m[3 + i][3 + c] = b.inertia.col(c)[i];
                     }
-                }
-            }
-        }
-        for e in &self.edges {
-            if e.offset == 0 {
-                continue;
-            }
-            // An edge to a static body, merged into its body's node.
-            let body = self.nodes[e.node].index;
-            let jac = Self::jacobian(e, e.body_b == Some(body));
-            let m = &mut self.d[e.node];
-            for (r, row) in jac.iter().enumerate() {
-                for (c, &x) in row.iter().enumerate() {
-                    m.set(e.offset + r, c, -x);
-                    m.set(c, e.offset + r, -x);
                 }
             }
         }
@@ -455,72 +480,66 @@ impl Stacks {
             let Node {
                 body,
                 index,
-                rows,
                 parent,
             } = self.nodes[i];
-            self.d[i].inverse_into(&mut self.dinv[i]);
+            // A singular block (which the masses and welds of a tree do not make) leaves a
+            // zero inverse: the tree's rows then do nothing.
+            self.dinv[i] = gauss_jordan(self.d[i]).unwrap_or_default();
             if parent == ROOT {
                 continue;
             }
             // `H_{i,p}`: −Jᵀ between a body and its parent edge, −J between an edge and
-            // its parent body (rows or columns past 6 belong to a merged edge: zero).
+            // its parent body.
             let hp = &mut self.hp[i];
             if body {
                 let e = &self.edges[self.nodes[parent].index];
                 let jac = Self::jacobian(e, e.body_b == Some(index));
-                hp.reset(rows, 6);
                 for (c, row) in jac.iter().enumerate() {
                     for (r, &x) in row.iter().enumerate() {
-                        hp.set(r, c, -x);
+                        hp[r][c] = -x;
                     }
                 }
             } else {
                 let e = &self.edges[index];
                 let p = &self.nodes[parent];
                 let jac = Self::jacobian(e, e.body_b == Some(p.index));
-                hp.reset(6, p.rows);
-                for (r, row) in jac.iter().enumerate() {
-                    for (c, &x) in row.iter().enumerate() {
-                        hp.set(r, c, -x);
-                    }
-                }
+                *hp = jac.map(|row| row.map(|x| -x));
             }
-            let (hp, dinv) = (&self.hp[i], &self.dinv[i]);
-            self.d[parent].sub_congruence(hp, dinv);
+            let (hp, dinv) = (self.hp[i], self.dinv[i]);
+            sub_congruence(&mut self.d[parent], &hp, &dinv);
         }
     }
 
-    /// `K⁻¹ c` for every edge (`c` per edge in, `λ` per edge out).
-    fn solve_k(&self, c: &mut [[f64; 6]]) {
-        let mut y: Vec<[f64; MAX]> = vec![[0.0; MAX]; self.nodes.len()];
-        for (e, c) in self.edges.iter().zip(c.iter()) {
-            for r in 0..6 {
-                y[e.node][e.offset + r] = -c[r];
-            }
+    /// `K⁻¹ c` for every edge, from `self.rhs` (`c` per edge) into `self.x` (per node; an
+    /// edge's `λ` is at its node).
+    fn solve_k(&mut self) {
+        let count = self.nodes.len();
+        self.y.clear();
+        self.y.resize(count, [0.0; 6]);
+        for (e, c) in self.edges.iter().zip(&self.rhs) {
+            self.y[e.node] = c.map(|c| -c);
         }
-        for i in (0..self.nodes.len()).rev() {
-            let n = &self.nodes[i];
-            if n.parent != ROOT {
-                let t = self.hp[i].mul_transpose(&self.dinv[i].mul(&y[i]));
-                for (p, t) in y[n.parent].iter_mut().zip(t) {
+        for i in (0..count).rev() {
+            let parent = self.nodes[i].parent;
+            if parent != ROOT {
+                let t = mul_transpose(&self.hp[i], &mul(&self.dinv[i], &self.y[i]));
+                for (p, t) in self.y[parent].iter_mut().zip(t) {
                     *p -= t;
                 }
             }
         }
-        let mut x: Vec<[f64; MAX]> = vec![[0.0; MAX]; self.nodes.len()];
-        for i in 0..self.nodes.len() {
-            let n = &self.nodes[i];
-            let mut r = y[i];
-            if n.parent != ROOT {
-                let h = self.hp[i].mul(&x[n.parent]);
+        self.x.clear();
+        self.x.resize(count, [0.0; 6]);
+        for i in 0..count {
+            let parent = self.nodes[i].parent;
+            let mut r = self.y[i];
+            if parent != ROOT {
+                let h = mul(&self.hp[i], &self.x[parent]);
                 for (r, h) in r.iter_mut().zip(h) {
                     *r -= h;
                 }
             }
-            x[i] = self.dinv[i].mul(&r);
-        }
-        for (e, c) in self.edges.iter().zip(c.iter_mut()) {
-            c.copy_from_slice(&x[e.node][e.offset..e.offset + 6]);
+            self.x[i] = mul(&self.dinv[i], &r);
         }
     }
 
@@ -562,51 +581,49 @@ impl Stacks {
                 states[k as usize]
             }
         };
-        let mut c: Vec<[f64; 6]> = self
-            .edges
-            .iter()
-            .zip(&self.scalar)
-            .map(|(e, sc)| {
-                let (sa, sb) = (state(e.a), state(e.b));
-                let dv = sb.v + sb.w.cross(e.cb) - sa.v - sa.w.cross(e.ca);
-                let dw = sb.w - sa.w;
-                // The points' separations now (as the contact kernels compute them), fitted
-                // by a plane: the centre's separation and the tilts that would flatten it.
-                let (n_a, n_b) = (sa.dq.conjugate() * e.n, sb.dq.conjugate() * e.n);
-                let n_dp = e.n.dot(sb.dp - sa.dp);
-                let mut q = [0.0f32; 3];
-                for (j, p) in sc.points[..e.count].iter().enumerate() {
-                    let s = n_dp + n_b.dot(p.r_b) - n_a.dot(p.r_a) + p.base_separation;
-                    for (q, g) in q.iter_mut().zip(e.split[j]) {
-                        *q += g * s;
-                    }
+        let mut rhs = std::mem::take(&mut self.rhs);
+        rhs.clear();
+        rhs.extend(self.edges.iter().zip(&self.scalar).map(|(e, sc)| {
+            let (sa, sb) = (state(e.a), state(e.b));
+            let dv = sb.v + sb.w.cross(e.cb) - sa.v - sa.w.cross(e.ca);
+            let dw = sb.w - sa.w;
+            // The points' separations now (as the contact kernels compute them), fitted
+            // by a plane: the centre's separation and the tilts that would flatten it.
+            let (n_a, n_b) = (sa.dq.conjugate() * e.n, sb.dq.conjugate() * e.n);
+            let n_dp = e.n.dot(sb.dp - sa.dp);
+            let mut q = [0.0f32; 3];
+            for (j, p) in sc.points[..e.count].iter().enumerate() {
+                let s = n_dp + n_b.dot(p.r_b) - n_a.dot(p.r_a) + p.base_separation;
+                for (q, g) in q.iter_mut().zip(e.split[j]) {
+                    *q += g * s;
                 }
-                let bias = |q: f32| {
-                    if use_bias {
-                        (soft.bias_rate * q).clamp(-ctx.max_push_speed, ctx.max_push_speed)
-                    } else {
-                        0.0
-                    }
-                };
-                let push = if q[0] > 0.0 {
-                    q[0] * ctx.inv_h
-                } else if use_bias {
-                    (soft.bias_rate * q[0]).max(-ctx.max_push_speed)
+            }
+            let bias = |q: f32| {
+                if use_bias {
+                    (soft.bias_rate * q).clamp(-ctx.max_push_speed, ctx.max_push_speed)
                 } else {
                     0.0
-                };
-                [
-                    e.n.dot(dv) + push,
-                    e.t1.dot(dv),
-                    e.t2.dot(dv),
-                    e.n.dot(dw),
-                    e.t1.dot(dw) + bias(q[1]),
-                    e.t2.dot(dw) + bias(q[2]),
-                ]
-                .map(f64::from)
-            })
-            .collect();
-        self.solve_k(&mut c);
+                }
+            };
+            let push = if q[0] > 0.0 {
+                q[0] * ctx.inv_h
+            } else if use_bias {
+                (soft.bias_rate * q[0]).max(-ctx.max_push_speed)
+            } else {
+                0.0
+            };
+            [
+                e.n.dot(dv) + push,
+                e.t1.dot(dv),
+                e.t2.dot(dv),
+                e.n.dot(dw),
+                e.t1.dot(dw) + bias(q[1]),
+                e.t2.dot(dw) + bias(q[2]),
+            ]
+            .map(f64::from)
+        }));
+        self.rhs = rhs;
+        self.solve_k();
         let (mass_scale, impulse_scale) = if use_bias {
             (soft.mass_scale, soft.impulse_scale)
         } else {
@@ -615,22 +632,22 @@ impl Stacks {
         // A tree takes its exact step when every edge's corners carry it and its friction
         // and twist stay inside their cones; otherwise (landing, sliding, tipping) its
         // manifolds take one Gauss-Seidel pass as soft contacts, as the colours' would.
+        self.next.clear();
+        let (edges, x) = (&self.edges, &self.x);
+        self.next.extend(edges.iter().map(|e| {
+            let x = &x[e.node];
+            std::array::from_fn(|r| {
+                e.impulse[r] - mass_scale * x[r] as f32 - impulse_scale * e.impulse[r]
+            })
+        }));
         for range in &self.trees {
-            let step: Vec<[f32; 6]> = self.edges[range.clone()]
-                .iter()
-                .zip(&c[range.clone()])
-                .map(|(e, x)| {
-                    std::array::from_fn(|r| {
-                        e.impulse[r] - mass_scale * x[r] as f32 - impulse_scale * e.impulse[r]
-                    })
-                })
-                .collect();
             let exact = self.edges[range.clone()]
                 .iter()
-                .zip(&step)
+                .zip(&self.next[range.clone()])
                 .all(|(e, new)| e.carries(new));
             if exact {
-                for (k, new) in range.clone().zip(step) {
+                for k in range.clone() {
+                    let new = self.next[k];
                     let e = &mut self.edges[k];
                     let old = e.impulse;
                     e.impulse = new;

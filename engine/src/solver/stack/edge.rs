@@ -21,10 +21,8 @@ pub(super) struct Edge {
     /// Tree bodies of A and B when they are dynamic.
     pub(super) body_a: Option<usize>,
     pub(super) body_b: Option<usize>,
-    /// The `H` node holding the edge's rows and their offset in it (an edge to a static
-    /// body joins its body's node at row 6).
+    /// The edge's `H` node.
     pub(super) node: usize,
-    pub(super) offset: usize,
     pub(super) n: Vec3,
     pub(super) t1: Vec3,
     pub(super) t2: Vec3,
@@ -59,7 +57,6 @@ impl Edge {
         child_body: usize,
         parent_body: Option<usize>,
         node: usize,
-        offset: usize,
         sb: &SolverBodies,
     ) -> Option<Self> {
         let m = &c.manifold;
@@ -146,7 +143,6 @@ impl Edge {
             body_a,
             body_b,
             node,
-            offset,
             n,
             t1,
             t2,
