@@ -13,6 +13,7 @@
 //! size sets their cost on large scenes (`docs/decisions.md`, "The lead").
 
 use super::contact::{null_impulses, NULL_TINY};
+use super::stack::{MASS_RATIO, SUPPORT_COS};
 use super::wide::{put3, transpose, FloatW, QuatW, SymMat3W, Vec3W, W};
 use super::{BodyState, MassRow, Softness, SolverBodies, StepContext, MASS_FLOATS};
 use crate::collision::{Manifold, MAX_POINTS};
@@ -288,7 +289,10 @@ impl BodiesW {
 impl ContactConstraintW {
     /// Prepares up to `W` touching contacts (indices `ids` into `contacts`) into lanes:
     /// the same quantities as the scalar [`prepare`](super::contact::prepare), with the
-    /// per-lane inputs gathered first and the arithmetic done in lanes.
+    /// per-lane inputs gathered first and the arithmetic done in lanes. Returns whether a
+    /// lane may hold a body on one [`MASS_RATIO`] times lighter (three or four points, the
+    /// normal within 45° of up): only then does the step look for stacks (see
+    /// [`super::stack`]).
     pub fn prepare(
         &mut self,
         contacts: &[Contact],
@@ -296,7 +300,7 @@ impl ContactConstraintW {
         ids: &[u32],
         sb: &SolverBodies,
         ctx: &StepContext,
-    ) {
+    ) -> bool {
         let mut speeds = [[0.0f32; W]; 2];
         debug_assert!(!ids.is_empty() && ids.len() <= W);
         // Gather: the contacts' data by scalar loads per lane into plain arrays, one array
@@ -453,6 +457,13 @@ impl ContactConstraintW {
         self.twist_mass = inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n)));
         self.twist_impulse = fl(2);
         self.counts = f[3].map(|c| c as u8);
+        let up = -ctx.gravity.normalize_or_zero();
+        let rise = n.dot(Vec3W::gather(&[up; W]));
+        let (cos, ratio) = (FloatW::splat(SUPPORT_COS), FloatW::splat(MASS_RATIO));
+        let b_on_a = rise.simd_ge(cos) & m_b.simd_gt(zero) & m_a.simd_ge(ratio * m_b);
+        let a_on_b = (-rise).simd_ge(cos) & m_a.simd_gt(zero) & m_b.simd_ge(ratio * m_a);
+        let plane = count.simd_ge(FloatW::splat(3.0));
+        ((b_on_a | a_on_b) & plane).any()
     }
 
     /// Takes lane `lane` out of the passes for the step (its manifold is solved in a

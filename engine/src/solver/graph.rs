@@ -27,6 +27,7 @@ use crate::parallel::{for_each_maybe_par, DisjointPtr};
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Touching contacts per work item of [`ConstraintGraph::store`].
 const STORE_CHUNK: usize = 1024;
@@ -122,6 +123,9 @@ impl ConstraintGraph {
         self.contact_batches
             .resize(total, ContactConstraintW::default());
         let (colors, ranges) = (&self.coloring.colors, &self.contact_ranges);
+        // Whether a batch may hold a heavy body on a light one (an OR over the batches:
+        // the same for any split).
+        let seeded = AtomicBool::new(false);
         let prepare = |i: usize, out: &mut ContactConstraintW| {
             let color = ranges.partition_point(|r| r.end <= i);
             let (list, c) = (&colors[color], i - ranges[color].start);
@@ -136,11 +140,14 @@ impl ConstraintGraph {
             let chunk = chunk(c);
             let ids: [u32; W] =
                 std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
-            out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx);
+            if out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx) {
+                seeded.store(true, Ordering::Relaxed);
+            }
         };
         for_each_maybe_par(&mut self.contact_batches, parallel, 4, prepare);
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
         self.stacks.build(
+            seeded.into_inner(),
             touching,
             contacts,
             tangents,

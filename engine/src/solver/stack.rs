@@ -53,7 +53,7 @@ use glam::{DMat3, Mat3, Vec3};
 pub(crate) const MASS_RATIO: f32 = 4.0;
 
 /// `cos 45°`: how far from the direction against gravity a supporting normal may lean.
-const SUPPORT_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
+pub(crate) const SUPPORT_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
 /// The largest separation of a point of a supporting manifold, m: a manifold with a corner
 /// apart (a box landing on an edge) is a hinge, not a support, until it lies flat.
@@ -163,11 +163,13 @@ fn dynamic(sb: &SolverBodies, slot: u32) -> u32 {
 
 impl Stacks {
     /// Finds this step's trees (see the module comment) and takes their manifolds out of
-    /// `batches`. `touching[k]` is a contact index; `locate` fills where each touching
-    /// contact was prepared.
+    /// `batches`; `seeded` says whether a batch found a manifold that may hold a body on
+    /// a much lighter one (none: no tree). `touching[k]` is a contact index; `locate`
+    /// fills where each touching contact was prepared.
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         &mut self,
+        seeded: bool,
         touching: &[u32],
         contacts: &[Contact],
         tangents: &[Vec3],
@@ -186,18 +188,7 @@ impl Stacks {
         self.factored = false;
         let count = sb.states.len();
         let up = -ctx.gravity.normalize_or_zero();
-        if up == Vec3::ZERO || touching.is_empty() {
-            return;
-        }
-        // Most worlds have no two dynamic bodies this far apart in mass: nothing to look at.
-        let (mut lightest, mut heaviest) = (0.0f32, f32::MAX);
-        for m in &sb.mass[..count] {
-            if m.inv_mass > 0.0 {
-                lightest = lightest.max(m.inv_mass);
-                heaviest = heaviest.min(m.inv_mass);
-            }
-        }
-        if lightest < MASS_RATIO * heaviest {
+        if !seeded || up == Vec3::ZERO || touching.is_empty() {
             return;
         }
         locate(&mut self.slots);
