@@ -11,10 +11,12 @@
 //! sweep of every pass:
 //! - **The forest.** Each awake dynamic body without joints picks at most one supporting
 //!   manifold: three or four points spanning a plane, none more than 5 mm apart, its
-//!   normal within 45° of the direction against gravity, the largest normal load of the
-//!   last step (ties to the first touching contact). The picks form a forest; a tree is
-//!   solved here when one of its edges holds a body on one at least [`MASS_RATIO`] times
-//!   lighter. Other trees stay in the colours.
+//!   normal within 45° of the direction against gravity, the body moving against it slower
+//!   than 0.5 m/s and 1 rad/s, the largest normal load of the last step (ties to the first
+//!   touching contact). A body held up by two loaded manifolds or more (a slab on two legs)
+//!   picks none: one exact support and one soft one would not share its load. The picks
+//!   form a forest; a tree is solved here when one of its edges holds a body on one at
+//!   least [`MASS_RATIO`] times lighter. Other trees stay in the colours.
 //! - **The rows of an edge.** A manifold of the tree is a weld at its centre: a push, two
 //!   friction rows and a twist, and two tilts (the torques four corners can carry). The
 //!   push is biased by the centre's separation and the tilts by the slopes of the plane
@@ -29,10 +31,12 @@
 //!   the ground keeps `g / ω²` (a quarter of a millimetre at 30 Hz) whatever it carries.
 //! - **Back to the corners.** An edge's push and tilts go to its points as the least-norm
 //!   non-negative split. A tree takes its exact step only when every edge's points carry
-//!   it and its friction and twist stay inside their cones; in a pass where they do not
-//!   (a box landing, sliding or tipping) its manifolds are solved as soft contacts by the
-//!   scalar kernel instead, as the colours would solve them. The points' impulses go back
-//!   into the manifold for the warm start.
+//!   it and its friction and twist stay inside their cones. The position bias is solved
+//!   apart from the velocity step, and a tree takes as much of it as keeps the step
+//!   carried (all of it at rest; less while a tilted stack settles). When not even the
+//!   velocity step is carried (a box sliding or tipping), the tree's manifolds take that
+//!   pass as soft contacts, by the scalar kernel, as the colours would solve them. The
+//!   points' impulses go back into the manifold for the warm start.
 //!
 //! The solve is serial and in `f64`; it does not depend on the lane width or the thread
 //! count.
@@ -55,9 +59,19 @@ pub(crate) const MASS_RATIO: f32 = 4.0;
 /// `cos 45°`: how far from the direction against gravity a supporting normal may lean.
 pub(crate) const SUPPORT_COS: f32 = std::f32::consts::FRAC_1_SQRT_2;
 
+/// The fastest a body may move against its support, m/s (at the manifold's centre) and
+/// rad/s, for the support to join a tree: a landing, sliding or tumbling body is solved as
+/// soft contacts, which spread an impact over substeps where the exact step would take it
+/// at once through the light body under it.
+const REST_SPEED: f32 = 0.5;
+const REST_SPIN: f32 = 1.0;
+
 /// The largest separation of a point of a supporting manifold, m: a manifold with a corner
 /// apart (a box landing on an edge) is a hinge, not a support, until it lies flat.
 const TOUCH: f32 = 0.005;
+
+/// Halvings of the search for the share of the position bias a tree's corners carry.
+const BIAS_HALVINGS: usize = 8;
 
 const ROOT: usize = usize::MAX;
 
@@ -134,12 +148,16 @@ pub(crate) struct Stacks {
     hp: Vec<Mat6>,
     /// Scratch of the passes: each edge's right-hand side and result, each node's vector.
     rhs: Vec<[f64; 6]>,
+    bias_rhs: Vec<[f64; 6]>,
     y: Vec<[f64; 6]>,
     x: Vec<[f64; 6]>,
+    xv: Vec<[f64; 6]>,
     next: Vec<[f32; 6]>,
     factored: bool,
-    /// Per dense body: the best support (last load, touching index).
+    /// Per dense body: the best support (last load, touching index), and how many
+    /// loaded manifolds hold it up.
     support: Vec<(f32, u32)>,
+    supports: Vec<u32>,
     /// Per dense body: the tree's root (or [`NULL`] while unknown).
     root: Vec<u32>,
     /// Per dense body: its tree is solved here.
@@ -193,22 +211,16 @@ impl Stacks {
         }
         locate(&mut self.slots);
 
-        // Each body's best support.
+        // Each body's best support; a body resting on two or more (a slab on two legs, a
+        // box of a pyramid) has none: one exact support and one soft one would not share
+        // its load.
         self.support.clear();
         self.support.resize(count, (-1.0, NULL));
+        self.supports.clear();
+        self.supports.resize(count, 0);
         for (k, &id) in touching.iter().enumerate() {
-            if !matches!(self.slots[k], Slot::Wide(..)) {
-                continue;
-            }
             let c = &contacts[id as usize];
             let m = &c.manifold;
-            if m.count < 3
-                || c.flags & TANGENT != 0
-                || c.rolling_resistance > 0.0
-                || m.points().iter().any(|p| p.separation > TOUCH)
-            {
-                continue;
-            }
             let (a, b) = (dynamic(sb, c.body_a), dynamic(sb, c.body_b));
             let rise = m.normal.dot(up);
             let child = if rise >= SUPPORT_COS && b != NULL {
@@ -218,10 +230,46 @@ impl Stacks {
             } else {
                 continue;
             };
-            let load: f32 = m.points().iter().map(|p| p.normal_impulse).sum();
+            let points = m.points();
+            let load: f32 = points.iter().map(|p| p.normal_impulse).sum();
+            if load > 0.0 {
+                self.supports[child as usize] += 1;
+            }
+            if points.len() < 3
+                || !matches!(self.slots[k], Slot::Wide(..))
+                || c.flags & TANGENT != 0
+                || c.rolling_resistance > 0.0
+                || points.iter().any(|p| p.separation > TOUCH)
+            {
+                continue;
+            }
+            let state = |k: u32| {
+                let k = sb.index[k as usize];
+                if k == NULL {
+                    BodyState::IDENTITY
+                } else {
+                    sb.states[k as usize]
+                }
+            };
+            let (sa, sb_) = (state(c.body_a), state(c.body_b));
+            let inv_count = 1.0 / points.len() as f32;
+            let ca = points.iter().fold(Vec3::ZERO, |s, p| s + p.anchor_a) * inv_count;
+            let cb = points.iter().fold(Vec3::ZERO, |s, p| s + p.anchor_b) * inv_count;
+            let slide = sb_.v + sb_.w.cross(cb) - sa.v - sa.w.cross(ca);
+            let spin = sb_.w - sa.w;
+            if slide.length_squared() > REST_SPEED * REST_SPEED
+                || spin.length_squared() > REST_SPIN * REST_SPIN
+            {
+                continue;
+            }
             let best = &mut self.support[child as usize];
             if load > best.0 {
                 *best = (load, k as u32);
+            }
+        }
+        for (best, &n) in self.support.iter_mut().zip(&self.supports) {
+            if n > 1 {
+                best.1 = NULL;
             }
         }
         let parent_of = |support: &[(f32, u32)], x: u32| -> u32 {
@@ -572,9 +620,14 @@ impl Stacks {
                 states[k as usize]
             }
         };
+        // The right-hand side in two parts: the velocity error (with a speculative gap's
+        // closing speed) and the position bias, solved apart so that a tree can take as
+        // much of the bias as its corners carry.
         let mut rhs = std::mem::take(&mut self.rhs);
+        let mut bias_rhs = std::mem::take(&mut self.bias_rhs);
         rhs.clear();
-        rhs.extend(self.edges.iter().zip(&self.scalar).map(|(e, sc)| {
+        bias_rhs.clear();
+        for (e, sc) in self.edges.iter().zip(&self.scalar) {
             let (sa, sb) = (state(e.a), state(e.b));
             let dv = sb.v + sb.w.cross(e.cb) - sa.v - sa.w.cross(e.ca);
             let dw = sb.w - sa.w;
@@ -589,56 +642,88 @@ impl Stacks {
                     *q += g * s;
                 }
             }
-            let bias = |q: f32| {
-                if use_bias {
-                    (soft.bias_rate * q).clamp(-ctx.max_push_speed, ctx.max_push_speed)
-                } else {
-                    0.0
-                }
-            };
-            let push = if q[0] > 0.0 {
-                q[0] * ctx.inv_h
-            } else if use_bias {
-                (soft.bias_rate * q[0]).max(-ctx.max_push_speed)
-            } else {
-                0.0
-            };
-            [
-                e.n.dot(dv) + push,
-                e.t1.dot(dv),
-                e.t2.dot(dv),
-                e.n.dot(dw),
-                e.t1.dot(dw) + bias(q[1]),
-                e.t2.dot(dw) + bias(q[2]),
-            ]
-            .map(f64::from)
-        }));
+            let max = ctx.max_push_speed;
+            let bias = |q: f32| (soft.bias_rate * q).clamp(-max, max);
+            let gap = if q[0] > 0.0 { q[0] * ctx.inv_h } else { 0.0 };
+            rhs.push(
+                [
+                    e.n.dot(dv) + gap,
+                    e.t1.dot(dv),
+                    e.t2.dot(dv),
+                    e.n.dot(dw),
+                    e.t1.dot(dw),
+                    e.t2.dot(dw),
+                ]
+                .map(f64::from),
+            );
+            bias_rhs.push(
+                [
+                    if q[0] > 0.0 { 0.0 } else { bias(q[0]) },
+                    0.0,
+                    0.0,
+                    0.0,
+                    bias(q[1]),
+                    bias(q[2]),
+                ]
+                .map(f64::from),
+            );
+        }
         self.rhs = rhs;
         self.solve_k();
+        std::mem::swap(&mut self.x, &mut self.xv);
+        if use_bias {
+            std::mem::swap(&mut self.rhs, &mut bias_rhs);
+            self.solve_k();
+            std::mem::swap(&mut self.rhs, &mut bias_rhs);
+        }
+        self.bias_rhs = bias_rhs;
         let (mass_scale, impulse_scale) = if use_bias {
             (soft.mass_scale, soft.impulse_scale)
         } else {
             (1.0, 0.0)
         };
         // A tree takes its exact step when every edge's corners carry it and its friction
-        // and twist stay inside their cones; otherwise (landing, sliding, tipping) its
-        // manifolds take one Gauss-Seidel pass as soft contacts, as the colours' would.
-        self.next.clear();
-        let (edges, x) = (&self.edges, &self.x);
-        self.next.extend(edges.iter().map(|e| {
-            let x = &x[e.node];
-            std::array::from_fn(|r| {
-                e.impulse[r] - mass_scale * x[r] as f32 - impulse_scale * e.impulse[r]
-            })
-        }));
-        for range in &self.trees {
-            let exact = self.edges[range.clone()]
-                .iter()
-                .zip(&self.next[range.clone()])
-                .all(|(e, new)| e.carries(new));
+        // and twist stay inside their cones, with as much of the position bias as keeps
+        // them so (all of it at rest); when not even the velocity step is carried
+        // (landing, sliding, tipping), its manifolds take one Gauss-Seidel pass as soft
+        // contacts, as the colours' would.
+        for t in 0..self.trees.len() {
+            let range = self.trees[t].clone();
+            let step = |edges: &[Edge],
+                        xv: &[[f64; 6]],
+                        xb: &[[f64; 6]],
+                        share: f32,
+                        next: &mut Vec<[f32; 6]>| {
+                next.clear();
+                next.extend(edges[range.clone()].iter().map(|e| {
+                    let (v, b) = (&xv[e.node], &xb[e.node]);
+                    std::array::from_fn(|r| {
+                        let x = v[r] as f32 + if use_bias { share * b[r] as f32 } else { 0.0 };
+                        e.impulse[r] - mass_scale * x - impulse_scale * e.impulse[r]
+                    })
+                }));
+                edges[range.clone()]
+                    .iter()
+                    .zip(next.iter())
+                    .all(|(e, new)| e.carries(new))
+            };
+            let (edges, xv, xb) = (&self.edges, &self.xv, &self.x);
+            let mut exact = step(edges, xv, xb, 1.0, &mut self.next);
+            if !exact && use_bias && step(edges, xv, xb, 0.0, &mut self.next) {
+                let (mut lo, mut hi) = (0.0f32, 1.0f32);
+                for _ in 0..BIAS_HALVINGS {
+                    let mid = 0.5 * (lo + hi);
+                    if step(edges, xv, xb, mid, &mut self.next) {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                exact = step(edges, xv, xb, lo, &mut self.next);
+            }
             if exact {
                 for k in range.clone() {
-                    let new = self.next[k];
+                    let new = self.next[k - range.start];
                     let e = &mut self.edges[k];
                     let old = e.impulse;
                     e.impulse = new;
