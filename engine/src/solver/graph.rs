@@ -3,10 +3,12 @@
 //! ([`Coloring`]) and each colour packed into wide contact batches; the joints that are
 //! not solved as trees take the colours too, each colour's ball joints in ball batches
 //! ([`BallJointW`]) and its other joints in batches of one kind ([`JointW`]); what fits no
-//! colour (contacts and joints) stays as scalar overflow constraints; and the trees of
-//! ball joints are solved directly ([`Tree`]). Every pass runs the overflow serially
-//! first, then the colours one after another, each colour's batches spread over the
-//! workers when `parallel` (the caller runs inside the pool).
+//! colour (contacts and joints) stays as scalar overflow constraints; the trees of ball
+//! joints are solved directly ([`Tree`]), and so are the manifolds that hold heavy bodies
+//! on much lighter ones ([`Stacks`], taken out of their batches for the step). Every pass
+//! runs the overflow serially first, then the colours one after another, each colour's
+//! batches spread over the workers when `parallel` (the caller runs inside the pool),
+//! then the trees and the stacks.
 
 use super::articulation::{Tree, TreeTopology};
 use super::ball_wide::{BallJointW, Broken};
