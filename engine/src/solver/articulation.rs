@@ -330,8 +330,13 @@ impl Tree {
     fn factor(&mut self) {
         // `D` starts as `H_ii`; the children's terms are subtracted as they are eliminated.
         let count = self.nodes.len();
+        // Blocks kept from an earlier tree (see `Tree::reuse`) hold stale entries: every
+        // block is reset, inverted into or left unread (a root's `hp`) before it is read,
+        // so only missing ones are made.
         for v in [&mut self.d, &mut self.dinv, &mut self.hp] {
-            v.resize(count, Block::zero(0, 0));
+            if v.len() < count {
+                v.resize(count, Block::zero(0, 0));
+            }
         }
         for (n, m) in self.nodes.iter().zip(&mut self.d) {
             m.reset(n.rows, n.rows);
@@ -499,6 +504,14 @@ impl Tree {
             self.joints[k].impulse += p;
             self.apply(states, &j, p);
         }
+    }
+
+    /// Takes `old`'s factor blocks for this tree's factor: a tree is prepared every step,
+    /// and making its blocks anew (1 KB each, three a node) cost more than its solve.
+    pub fn reuse(&mut self, old: &mut Tree) {
+        self.d = std::mem::take(&mut old.d);
+        self.dinv = std::mem::take(&mut old.dinv);
+        self.hp = std::mem::take(&mut old.hp);
     }
 
     /// Each joint's slot and accumulated impulse.

@@ -194,7 +194,8 @@ impl ConstraintGraph {
         h: f32,
         parallel: bool,
     ) {
-        self.trees.clear();
+        // Last step's trees lend their factor blocks to this step's.
+        let mut old = std::mem::take(&mut self.trees);
         let mut tree_ok = std::mem::take(&mut self.tree_now);
         tree_ok.clear();
         for range in &topology.trees {
@@ -206,7 +207,12 @@ impl ConstraintGraph {
                 .then(|| Tree::prepare(tree, joints, sb, positions, rotations))
                 .flatten();
             tree_ok.push(t.is_some());
-            self.trees.extend(t);
+            if let Some(mut t) = t {
+                if let Some(o) = old.get_mut(self.trees.len()) {
+                    t.reuse(o);
+                }
+                self.trees.push(t);
+            }
         }
         if !keep_lists || tree_ok != self.tree_ok {
             self.solved_in_tree.clear();
