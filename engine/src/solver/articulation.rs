@@ -507,7 +507,8 @@ impl Tree {
     }
 
     /// Takes `old`'s factor blocks for this tree's factor: a tree is prepared every step,
-    /// and making its blocks anew (1 KB each, three a node) cost more than its solve.
+    /// and making its blocks anew (1 KB each, three a node) was a large share of a chain's
+    /// step (`docs/decisions.md`, "Ball-joint trees' blocks kept between steps").
     pub fn reuse(&mut self, old: &mut Tree) {
         self.d = std::mem::take(&mut old.d);
         self.dinv = std::mem::take(&mut old.dinv);
