@@ -277,6 +277,18 @@ pub(crate) struct StepContext {
 }
 
 impl SolverBodies {
+    /// The solver index of body slot `body` when it is an awake dynamic body (one with an
+    /// inverse mass), else [`NULL`].
+    #[inline]
+    pub fn dynamic(&self, body: u32) -> u32 {
+        let k = self.index[body as usize];
+        if k != NULL && self.mass[k as usize].inv_mass > 0.0 {
+            k
+        } else {
+            NULL
+        }
+    }
+
     /// Gathers every movable body into the dense arrays (in slot order: reproducible) and
     /// fills its [`Forcing`] for the step.
     ///

@@ -169,16 +169,6 @@ pub(crate) struct Stacks {
     queue: Vec<(u32, usize)>,
 }
 
-/// The dense index of a body slot when it is dynamic, else [`NULL`].
-fn dynamic(sb: &SolverBodies, slot: u32) -> u32 {
-    let k = sb.index[slot as usize];
-    if k != NULL && sb.mass[k as usize].inv_mass > 0.0 {
-        k
-    } else {
-        NULL
-    }
-}
-
 impl Stacks {
     /// Finds this step's trees (see the module comment) and takes their manifolds out of
     /// `batches`; `seeded` says whether a batch found a manifold that may hold a body on
@@ -221,7 +211,7 @@ impl Stacks {
         for (k, &id) in touching.iter().enumerate() {
             let c = &contacts[id as usize];
             let m = &c.manifold;
-            let (a, b) = (dynamic(sb, c.body_a), dynamic(sb, c.body_b));
+            let (a, b) = (sb.dynamic(c.body_a), sb.dynamic(c.body_b));
             let rise = m.normal.dot(up);
             let child = if rise >= SUPPORT_COS && b != NULL {
                 b
@@ -278,7 +268,7 @@ impl Stacks {
                 return NULL;
             }
             let c = &contacts[touching[k as usize] as usize];
-            let (a, b) = (dynamic(sb, c.body_a), dynamic(sb, c.body_b));
+            let (a, b) = (sb.dynamic(c.body_a), sb.dynamic(c.body_b));
             if a == x {
                 b
             } else {
@@ -367,7 +357,6 @@ impl Stacks {
             }
             let id = e.contact as usize;
             let c = cs::prepare(&contacts[id], e.contact, tangents[id], sb, bodies, ctx);
-            e.friction = c.friction;
             self.scalar.push(c);
         }
     }
@@ -479,10 +468,17 @@ impl Stacks {
     }
 
     /// `J` of edge `e` on its side B (`side_b`) or A, rows × (linear, angular).
-    fn jacobian(e: &Edge, side_b: bool) -> [[f64; 6]; 6] {
-        let (s, r) = if side_b { (1.0, e.cb) } else { (-1.0, e.ca) };
+    fn jacobian(c: &ContactConstraint, side_b: bool) -> [[f64; 6]; 6] {
+        let (s, r) = if side_b {
+            (1.0, c.center_b)
+        } else {
+            (-1.0, c.center_a)
+        };
         let mut j = [[0.0f64; 6]; 6];
-        for (row, d) in [e.n, e.t1, e.t2].into_iter().enumerate() {
+        for (row, d) in [c.normal, c.tangent[0], c.tangent[1]]
+            .into_iter()
+            .enumerate()
+        {
             let rd = r.cross(d);
             j[row] = [
                 s * d.x as f64,
@@ -531,17 +527,17 @@ impl Stacks {
             // its parent body.
             let hp = &mut self.hp[i];
             if body {
-                let e = &self.edges[self.nodes[parent].index];
-                let jac = Self::jacobian(e, e.body_b == Some(index));
+                let k = self.nodes[parent].index;
+                let jac = Self::jacobian(&self.scalar[k], self.edges[k].body_b == Some(index));
                 for (c, row) in jac.iter().enumerate() {
                     for (r, &x) in row.iter().enumerate() {
                         hp[r][c] = -x;
                     }
                 }
             } else {
-                let e = &self.edges[index];
                 let p = &self.nodes[parent];
-                let jac = Self::jacobian(e, e.body_b == Some(p.index));
+                let side_b = self.edges[index].body_b == Some(p.index);
+                let jac = Self::jacobian(&self.scalar[index], side_b);
                 *hp = jac.map(|row| row.map(|x| -x));
             }
             let (hp, dinv) = (self.hp[i], self.dinv[i]);
@@ -583,10 +579,17 @@ impl Stacks {
     }
 
     /// Applies impulse `p` (in the edge's rows) to the edge's dynamic bodies.
-    fn apply(bodies: &[StackBody], states: &mut [BodyState], e: &Edge, p: [f32; 6]) {
-        let linear = p[0] * e.n + p[1] * e.t1 + p[2] * e.t2;
-        let angular = p[3] * e.n + p[4] * e.t1 + p[5] * e.t2;
-        for (body, r, sign) in [(e.body_a, e.ca, -1.0f32), (e.body_b, e.cb, 1.0)] {
+    fn apply(
+        bodies: &[StackBody],
+        states: &mut [BodyState],
+        e: &Edge,
+        c: &ContactConstraint,
+        p: [f32; 6],
+    ) {
+        let [t1, t2] = c.tangent;
+        let linear = p[0] * c.normal + p[1] * t1 + p[2] * t2;
+        let angular = p[3] * c.normal + p[4] * t1 + p[5] * t2;
+        for (body, r, sign) in [(e.body_a, c.center_a, -1.0f32), (e.body_b, c.center_b, 1.0)] {
             if let Some(b) = body {
                 let b = &bodies[b];
                 let s = &mut states[b.k as usize];
@@ -598,8 +601,8 @@ impl Stacks {
 
     /// Applies the accumulated impulses again (start of a substep).
     pub fn warm_start(&self, states: &mut [BodyState]) {
-        for e in &self.edges {
-            Self::apply(&self.bodies, states, e, e.impulse);
+        for (e, sc) in self.edges.iter().zip(&self.scalar) {
+            Self::apply(&self.bodies, states, e, sc, e.impulse);
         }
     }
 
@@ -628,13 +631,14 @@ impl Stacks {
         rhs.clear();
         bias_rhs.clear();
         for (e, sc) in self.edges.iter().zip(&self.scalar) {
-            let (sa, sb) = (state(e.a), state(e.b));
-            let dv = sb.v + sb.w.cross(e.cb) - sa.v - sa.w.cross(e.ca);
+            let (n, [t1, t2]) = (sc.normal, sc.tangent);
+            let (sa, sb) = (state(sc.a), state(sc.b));
+            let dv = sb.v + sb.w.cross(sc.center_b) - sa.v - sa.w.cross(sc.center_a);
             let dw = sb.w - sa.w;
             // The points' separations now (as the contact kernels compute them), fitted
             // by a plane: the centre's separation and the tilts that would flatten it.
-            let (n_a, n_b) = (sa.dq.conjugate() * e.n, sb.dq.conjugate() * e.n);
-            let n_dp = e.n.dot(sb.dp - sa.dp);
+            let (n_a, n_b) = (sa.dq.conjugate() * n, sb.dq.conjugate() * n);
+            let n_dp = n.dot(sb.dp - sa.dp);
             let mut q = [0.0f32; 3];
             for (j, p) in sc.points[..e.count].iter().enumerate() {
                 let s = n_dp + n_b.dot(p.r_b) - n_a.dot(p.r_a) + p.base_separation;
@@ -647,12 +651,12 @@ impl Stacks {
             let gap = if q[0] > 0.0 { q[0] * ctx.inv_h } else { 0.0 };
             rhs.push(
                 [
-                    e.n.dot(dv) + gap,
-                    e.t1.dot(dv),
-                    e.t2.dot(dv),
-                    e.n.dot(dw),
-                    e.t1.dot(dw),
-                    e.t2.dot(dw),
+                    n.dot(dv) + gap,
+                    t1.dot(dv),
+                    t2.dot(dv),
+                    n.dot(dw),
+                    t1.dot(dw),
+                    t2.dot(dw),
                 ]
                 .map(f64::from),
             );
@@ -689,6 +693,7 @@ impl Stacks {
         // contacts, as the colours' would.
         for t in 0..self.trees.len() {
             let range = self.trees[t].clone();
+            let scalar = &self.scalar[range.clone()];
             let step = |edges: &[Edge],
                         xv: &[[f64; 6]],
                         xb: &[[f64; 6]],
@@ -704,8 +709,9 @@ impl Stacks {
                 }));
                 edges[range.clone()]
                     .iter()
+                    .zip(scalar)
                     .zip(next.iter())
-                    .all(|(e, new)| e.carries(new))
+                    .all(|((e, sc), new)| e.carries(sc.friction, new))
             };
             let (edges, xv, xb) = (&self.edges, &self.xv, &self.x);
             let mut exact = step(edges, xv, xb, 1.0, &mut self.next);
@@ -729,8 +735,8 @@ impl Stacks {
                     e.impulse = new;
                     e.corner = e.corners([new[0], new[4], new[5]]).0;
                     let p: [f32; 6] = std::array::from_fn(|r| new[r] - old[r]);
-                    Self::apply(&self.bodies, states, e, p);
                     let sc = &mut self.scalar[k];
+                    Self::apply(&self.bodies, states, e, sc, p);
                     for (p, &x) in sc.points.iter_mut().zip(&e.corner) {
                         p.normal_impulse = x;
                     }
@@ -768,13 +774,13 @@ impl Stacks {
 
     /// Writes every edge's impulses into its manifold for the next step's warm start.
     pub fn store(&self, contacts: &mut [Contact]) {
-        for e in &self.edges {
+        for (e, sc) in self.edges.iter().zip(&self.scalar) {
             let m = &mut contacts[e.contact as usize].manifold;
             for (j, p) in m.points[..e.count].iter_mut().enumerate() {
                 p.normal_impulse = e.corner[j];
                 p.max_normal_impulse = e.max_corner[j];
             }
-            m.friction_impulse = e.impulse[1] * e.t1 + e.impulse[2] * e.t2;
+            m.friction_impulse = e.impulse[1] * sc.tangent[0] + e.impulse[2] * sc.tangent[1];
             m.twist_impulse = e.impulse[3];
         }
     }

@@ -69,20 +69,12 @@ impl World {
             (c.color, c.color_sides) = (NO_COLOR, 0);
         }
         let sb = &self.solver;
-        let dynamic = |body: u32| {
-            let k = sb.index[body as usize];
-            if k != NULL && sb.mass[k as usize].inv_mass > 0.0 {
-                k
-            } else {
-                NULL
-            }
-        };
         // The narrowphase listed the touching contacts with their body slots; turn the
         // slots into dynamic solver indices, colouring the contacts that have no colour.
         let slot = |body: u32, d: u32| if d == NULL { NULL } else { body };
         for (k, pair) in self.touching.pairs.iter_mut().enumerate() {
             let [a, b] = *pair;
-            let (da, db) = (dynamic(a), dynamic(b));
+            let (da, db) = (sb.dynamic(a), sb.dynamic(b));
             if self.touching.colors[k] == NO_COLOR {
                 let (color, sides) = coloring.assign(slot(a, da), slot(b, db));
                 let c = &mut contacts[self.touching.contacts[k] as usize];

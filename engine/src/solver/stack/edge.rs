@@ -2,7 +2,6 @@
 //! its points.
 
 use super::super::SolverBodies;
-use super::dynamic;
 use crate::collision::MAX_POINTS;
 use crate::contact::Contact;
 use crate::math::perpendicular;
@@ -14,22 +13,13 @@ pub(super) struct Edge {
     pub(super) contact: u32,
     /// Its place in the touching list.
     pub(super) touching: u32,
-    /// Dense solver indices of A and B ([`NULL`] for static); a kinematic side's velocity
-    /// counts, but it takes no impulse.
-    pub(super) a: u32,
-    pub(super) b: u32,
-    /// Tree bodies of A and B when they are dynamic.
+    /// Tree bodies of A and B when they are dynamic. The rest of the manifold's constraint
+    /// (solver bodies, normal, tangents, centre arms, friction) is its scalar constraint's,
+    /// kept beside the edge (see [`super::Stacks`]).
     pub(super) body_a: Option<usize>,
     pub(super) body_b: Option<usize>,
     /// The edge's `H` node.
     pub(super) node: usize,
-    pub(super) n: Vec3,
-    pub(super) t1: Vec3,
-    pub(super) t2: Vec3,
-    /// The manifold's centre from A's and B's centres of mass.
-    pub(super) ca: Vec3,
-    pub(super) cb: Vec3,
-    pub(super) friction: f32,
     pub(super) count: usize,
     /// Corner `j`'s impulse is `split[j] · (push, tilt1, tilt2) + s null[j]`.
     pub(super) split: [[f32; 3]; MAX_POINTS],
@@ -66,7 +56,6 @@ impl Edge {
         let count = points.len();
         let inv_count = 1.0 / count as f32;
         let ca = points.iter().fold(Vec3::ZERO, |s, p| s + p.anchor_a) * inv_count;
-        let cb = points.iter().fold(Vec3::ZERO, |s, p| s + p.anchor_b) * inv_count;
         // Corner j carries (push, tilt1, tilt2) = λ_j (1, y_j, −x_j): its point's arm
         // d = x t1 + y t2 from the centre gives the torque d × n = y t1 − x t2.
         let mut rows = [[0.0f64; MAX_POINTS]; 3];
@@ -129,8 +118,7 @@ impl Edge {
                 .map(|j| rows[r][j] as f32 * corner[j])
                 .sum::<f32>()
         };
-        let (a, b) = (sb.index[c.body_a as usize], sb.index[c.body_b as usize]);
-        let (body_a, body_b) = if dynamic(sb, c.body_a) == child {
+        let (body_a, body_b) = if sb.dynamic(c.body_a) == child {
             (Some(child_body), parent_body)
         } else {
             (parent_body, Some(child_body))
@@ -138,17 +126,9 @@ impl Edge {
         Some(Edge {
             contact,
             touching,
-            a,
-            b,
             body_a,
             body_b,
             node,
-            n,
-            t1,
-            t2,
-            ca,
-            cb,
-            friction: 0.0,
             count,
             split,
             null,
@@ -205,11 +185,11 @@ impl Edge {
 
     /// Whether the edge can take impulse `new`: its corners carry the push and tilts, and
     /// friction and twist stay inside their cones.
-    pub(super) fn carries(&self, new: &[f32; 6]) -> bool {
+    pub(super) fn carries(&self, friction: f32, new: &[f32; 6]) -> bool {
         let (corner, ok) = self.corners([new[0], new[4], new[5]]);
         let slack = 1.0 + 1e-4;
-        let max = self.friction * new[0] * slack;
-        let twist_max = self.friction
+        let max = friction * new[0] * slack;
+        let twist_max = friction
             * (0..self.count)
                 .map(|j| corner[j] * self.lever[j])
                 .sum::<f32>()
