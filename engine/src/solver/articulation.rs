@@ -191,6 +191,9 @@ pub(crate) struct Tree {
     d: Vec<Block>,
     dinv: Vec<Block>,
     hp: Vec<Block>,
+    /// Scratch of [`solve_k`](Self::solve_k), kept between passes.
+    y: Vec<[f64; MAX]>,
+    x: Vec<[f64; MAX]>,
 }
 
 impl Tree {
@@ -402,19 +405,17 @@ impl Tree {
     }
 
     /// `K⁻¹ c` for every joint (`c` per joint in, `Δλ` per joint out).
-    fn solve_k(&self, c: &mut [Vec3]) {
-        let mut y: Vec<[f64; MAX]> = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let mut v = [0.0; MAX];
-                if !n.body {
-                    let x = c[n.index];
-                    v[..3].copy_from_slice(&[-x.x as f64, -x.y as f64, -x.z as f64]);
-                }
-                v
-            })
-            .collect();
+    fn solve_k(&mut self, c: &mut [Vec3]) {
+        let (mut y, mut x) = (std::mem::take(&mut self.y), std::mem::take(&mut self.x));
+        y.clear();
+        y.extend(self.nodes.iter().map(|n| {
+            let mut v = [0.0; MAX];
+            if !n.body {
+                let x = c[n.index];
+                v[..3].copy_from_slice(&[-x.x as f64, -x.y as f64, -x.z as f64]);
+            }
+            v
+        }));
         for &(node, ji) in &self.merged {
             let (x, o) = (c[ji], self.joints[ji].offset);
             y[node][o..o + 3].copy_from_slice(&[-x.x as f64, -x.y as f64, -x.z as f64]);
@@ -429,7 +430,8 @@ impl Tree {
                 }
             }
         }
-        let mut x: Vec<[f64; MAX]> = vec![[0.0; MAX]; self.nodes.len()];
+        // Parents come before their children, so `x` grows in node order.
+        x.clear();
         for i in 0..self.nodes.len() {
             let n = &self.nodes[i];
             let mut r = y[i];
@@ -439,7 +441,7 @@ impl Tree {
                     *r -= h;
                 }
             }
-            x[i] = self.dinv[i].mul(&r);
+            x.push(self.dinv[i].mul(&r));
             if !n.body {
                 c[n.index] = Vec3::new(x[i][0] as f32, x[i][1] as f32, x[i][2] as f32);
             }
@@ -448,6 +450,7 @@ impl Tree {
             let (x, o) = (&x[node], self.joints[ji].offset);
             c[ji] = Vec3::new(x[o] as f32, x[o + 1] as f32, x[o + 2] as f32);
         }
+        (self.y, self.x) = (y, x);
     }
 
     fn apply(&self, states: &mut [BodyState], j: &JointNode, p: Vec3) {
@@ -506,13 +509,16 @@ impl Tree {
         }
     }
 
-    /// Takes `old`'s factor blocks for this tree's factor: a tree is prepared every step,
-    /// and making its blocks anew (1 KB each, three a node) was a large share of a chain's
-    /// step (`docs/decisions.md`, "Ball-joint trees' blocks kept between steps").
+    /// Takes `old`'s factor blocks and solve scratch for this tree: a tree is prepared
+    /// every step, and making its blocks anew (1 KB each, three a node) was a large share
+    /// of a chain's step (`docs/decisions.md`, "Ball-joint trees' blocks kept between
+    /// steps").
     pub fn reuse(&mut self, old: &mut Tree) {
         self.d = std::mem::take(&mut old.d);
         self.dinv = std::mem::take(&mut old.dinv);
         self.hp = std::mem::take(&mut old.hp);
+        self.y = std::mem::take(&mut old.y);
+        self.x = std::mem::take(&mut old.x);
     }
 
     /// Each joint's slot and accumulated impulse.

@@ -30,7 +30,7 @@ impl Block {
         self.a[..rows * cols].fill(0.0);
     }
 
-    #[inline]
+    #[cfg(test)]
     pub(super) fn at(&self, r: usize, c: usize) -> f64 {
         self.a[r * self.cols + c]
     }
@@ -45,7 +45,23 @@ impl Block {
     pub(super) fn sub_congruence(&mut self, t: &Block, m: &Block) {
         debug_assert!(t.rows == m.rows && m.rows == m.cols && t.cols == self.rows);
         debug_assert!(m.rows * t.cols <= 3 * MAX);
-        let (n, tc) = (m.rows, t.cols);
+        // The common shapes at fixed sizes, which the compiler unrolls (the same
+        // operations in the same order as the general loop, so the same bits).
+        match (m.rows, t.cols) {
+            (3, 6) => self.sub_congruence_fixed::<3, 6>(t, m),
+            (6, 3) => self.sub_congruence_fixed::<6, 3>(t, m),
+            (3, 3) => self.sub_congruence_fixed::<3, 3>(t, m),
+            (n, tc) => self.sub_congruence_general(t, m, n, tc),
+        }
+    }
+
+    #[inline(always)]
+    fn sub_congruence_fixed<const N: usize, const TC: usize>(&mut self, t: &Block, m: &Block) {
+        self.sub_congruence_general(t, m, N, TC);
+    }
+
+    #[inline(always)]
+    fn sub_congruence_general(&mut self, t: &Block, m: &Block, n: usize, tc: usize) {
         let mut mt = [0.0f64; 3 * MAX];
         for r in 0..n {
             for c in 0..tc {
@@ -56,31 +72,61 @@ impl Block {
                 mt[r * tc + c] = s;
             }
         }
-        for r in 0..self.rows {
-            for c in 0..self.cols {
+        for r in 0..tc {
+            for c in 0..tc {
                 let mut s = 0.0;
                 for k in 0..n {
                     s += t.a[k * tc + r] * mt[k * tc + c];
                 }
-                self.a[r * self.cols + c] -= s;
+                self.a[r * tc + c] -= s;
             }
         }
     }
 
     /// `self x` into the first `rows` entries.
     pub(super) fn mul(&self, x: &[f64; MAX]) -> [f64; MAX] {
+        match (self.rows, self.cols) {
+            (6, 6) => self.mul_fixed::<6, 6>(x),
+            (3, 3) => self.mul_fixed::<3, 3>(x),
+            (6, 3) => self.mul_fixed::<6, 3>(x),
+            (3, 6) => self.mul_fixed::<3, 6>(x),
+            (rows, cols) => self.mul_general(x, rows, cols),
+        }
+    }
+
+    #[inline(always)]
+    fn mul_fixed<const R: usize, const C: usize>(&self, x: &[f64; MAX]) -> [f64; MAX] {
+        self.mul_general(x, R, C)
+    }
+
+    #[inline(always)]
+    fn mul_general(&self, x: &[f64; MAX], rows: usize, cols: usize) -> [f64; MAX] {
         let mut y = [0.0; MAX];
-        for (r, y) in y.iter_mut().enumerate().take(self.rows) {
-            *y = (0..self.cols).map(|c| self.at(r, c) * x[c]).sum();
+        for (r, y) in y.iter_mut().enumerate().take(rows) {
+            *y = (0..cols).map(|c| self.a[r * cols + c] * x[c]).sum();
         }
         y
     }
 
     /// `selfᵀ x` into the first `cols` entries.
     pub(super) fn mul_transpose(&self, x: &[f64; MAX]) -> [f64; MAX] {
+        match (self.rows, self.cols) {
+            (6, 3) => self.mul_transpose_fixed::<6, 3>(x),
+            (3, 6) => self.mul_transpose_fixed::<3, 6>(x),
+            (rows, cols) => self.mul_transpose_general(x, rows, cols),
+        }
+    }
+
+    #[inline(always)]
+    fn mul_transpose_fixed<const R: usize, const C: usize>(&self, x: &[f64; MAX]) -> [f64; MAX] {
+        self.mul_transpose_general(x, R, C)
+    }
+
+    #[inline(always)]
+    fn mul_transpose_general(&self, x: &[f64; MAX], rows: usize, cols: usize) -> [f64; MAX] {
         let mut y = [0.0; MAX];
-        for (c, y) in y.iter_mut().enumerate().take(self.cols) {
-            *y = (0..self.rows).map(|r| self.at(r, c) * x[r]).sum();
+        for (c, y) in y.iter_mut().enumerate().take(cols) {
+            *y = (0..rows).map(|r| self.a[r * cols + c] * x[r]).sum();
         }
         y
     }
