@@ -45,19 +45,15 @@ impl Block {
     pub(super) fn sub_congruence(&mut self, t: &Block, m: &Block) {
         debug_assert!(t.rows == m.rows && m.rows == m.cols && t.cols == self.rows);
         debug_assert!(m.rows * t.cols <= 3 * MAX);
-        // The common shapes at fixed sizes, which the compiler unrolls (the same
-        // operations in the same order as the general loop, so the same bits).
+        // The common shapes with constant sizes, which the compiler unrolls in the inlined
+        // loop (the same operations in the same order, so the same bits); so in `mul`
+        // and `mul_transpose`.
         match (m.rows, t.cols) {
-            (3, 6) => self.sub_congruence_fixed::<3, 6>(t, m),
-            (6, 3) => self.sub_congruence_fixed::<6, 3>(t, m),
-            (3, 3) => self.sub_congruence_fixed::<3, 3>(t, m),
+            (3, 6) => self.sub_congruence_general(t, m, 3, 6),
+            (6, 3) => self.sub_congruence_general(t, m, 6, 3),
+            (3, 3) => self.sub_congruence_general(t, m, 3, 3),
             (n, tc) => self.sub_congruence_general(t, m, n, tc),
         }
-    }
-
-    #[inline(always)]
-    fn sub_congruence_fixed<const N: usize, const TC: usize>(&mut self, t: &Block, m: &Block) {
-        self.sub_congruence_general(t, m, N, TC);
     }
 
     #[inline(always)]
@@ -86,17 +82,12 @@ impl Block {
     /// `self x` into the first `rows` entries.
     pub(super) fn mul(&self, x: &[f64; MAX]) -> [f64; MAX] {
         match (self.rows, self.cols) {
-            (6, 6) => self.mul_fixed::<6, 6>(x),
-            (3, 3) => self.mul_fixed::<3, 3>(x),
-            (6, 3) => self.mul_fixed::<6, 3>(x),
-            (3, 6) => self.mul_fixed::<3, 6>(x),
+            (6, 6) => self.mul_general(x, 6, 6),
+            (3, 3) => self.mul_general(x, 3, 3),
+            (6, 3) => self.mul_general(x, 6, 3),
+            (3, 6) => self.mul_general(x, 3, 6),
             (rows, cols) => self.mul_general(x, rows, cols),
         }
-    }
-
-    #[inline(always)]
-    fn mul_fixed<const R: usize, const C: usize>(&self, x: &[f64; MAX]) -> [f64; MAX] {
-        self.mul_general(x, R, C)
     }
 
     #[inline(always)]
@@ -111,15 +102,10 @@ impl Block {
     /// `selfᵀ x` into the first `cols` entries.
     pub(super) fn mul_transpose(&self, x: &[f64; MAX]) -> [f64; MAX] {
         match (self.rows, self.cols) {
-            (6, 3) => self.mul_transpose_fixed::<6, 3>(x),
-            (3, 6) => self.mul_transpose_fixed::<3, 6>(x),
+            (6, 3) => self.mul_transpose_general(x, 6, 3),
+            (3, 6) => self.mul_transpose_general(x, 3, 6),
             (rows, cols) => self.mul_transpose_general(x, rows, cols),
         }
-    }
-
-    #[inline(always)]
-    fn mul_transpose_fixed<const R: usize, const C: usize>(&self, x: &[f64; MAX]) -> [f64; MAX] {
-        self.mul_transpose_general(x, R, C)
     }
 
     #[inline(always)]
