@@ -1,42 +1,49 @@
-//! Heavy bodies resting on lighter ones, solved exactly along their support trees.
+//! Stacks solved exactly along their support trees: heavy bodies resting on lighter ones,
+//! and columns standing alone.
 //!
 //! A soft contact row is a spring of stiffness `m_eff ω²`, and under a heavy body `m_eff`
 //! is the light body's: a 100 t box on a 100 kg one sinks by the heavy box's weight over
 //! a spring sized for the light one (a third of a metre). Making the rows stiffer does not
 //! help: one Gauss-Seidel sweep a substep cannot carry stiff rows through a light body
-//! held between two of them (`docs/decisions.md`, "Stiffness under load").
+//! held between two of them (`docs/decisions.md`, "Stiffness under load"). A column of
+//! like boxes fails the same way: 25 boxes on 30 Hz springs stand 165 mm short and sway.
 //!
-//! So where a dynamic body rests on one at least [`MASS_RATIO`] times lighter, the
-//! manifolds that hold the stack up are solved together and exactly, after the colours'
-//! sweep of every pass:
+//! So where a stack is found, the manifolds that hold it up are solved together and
+//! exactly, after the colours' sweep of every pass:
 //! - **The forest.** Each awake dynamic body without joints picks at most one supporting
 //!   manifold: three or four points spanning a plane, none more than 5 mm apart, its
 //!   normal within 45° of the direction against gravity, the body moving against it slower
 //!   than 0.5 m/s and 1 rad/s, the largest normal load of the last step (ties to the first
 //!   touching contact). A body held up by two loaded manifolds or more (a slab on two legs)
 //!   picks none: one exact support and one soft one would not share its load. The picks
-//!   form a forest; a tree is solved here when one of its edges holds a body on one at
-//!   least [`MASS_RATIO`] times lighter. Other trees stay in the colours.
+//!   form a forest.
+//! - **Which trees.** A tree is solved here when one of its edges holds a body on one at
+//!   least [`MASS_RATIO`] times lighter, or when it stands alone: none of its bodies has a
+//!   contact (touching or not) but the tree's own edges, as a column on the ground. A tree
+//!   among other bodies (a pile's columns) stays in the colours: it would be solved exactly
+//!   in some steps and not in others, and the weld's impulses, warm-started by the soft
+//!   contacts, kick it (`docs/decisions.md`, "Stiffness under load, part six"). A world
+//!   with no heavy body on a light one and no body whose only contact is with another
+//!   dynamic body (the top of a column) skips the search after one scan of the contacts.
 //! - **The rows of an edge.** A manifold of the tree is a weld at its centre: a push, two
 //!   friction rows and a twist, and two tilts (the torques four corners can carry). The
-//!   push is biased by the centre's separation and the tilts by the slopes of the plane
-//!   through the points' separations, as a contact row is by its separation. The
-//!   manifold leaves the wide batches for the step ([`ContactConstraintW::take_lane`]).
+//!   push is biased by the separation of the centre of the plane through the points'
+//!   separations, as a contact row is by its separation. The manifold leaves the wide
+//!   batches for the step ([`ContactConstraintW::take_lane`]).
 //! - **The solve.** `K λ = c` over the whole tree, through the block `LDLᵀ` of
 //!   `H = [M −Jᵀ; −J 0]` eliminated from the leaves (as [`super::articulation`] solves
-//!   ball-joint trees), factored once a step (a contact's arms and the masses are fixed
-//!   for the step). The soft step's update is applied in block form,
+//!   ball-joint trees), factored once a step and again when the limits below change a
+//!   row. The soft step's update is applied in block form,
 //!   `Δλ = −s_m K⁻¹ (J v + b) − s_i λ`, with one softness for every edge: at rest each
 //!   edge between two dynamic bodies then holds any load with no overlap, and the edge to
 //!   the ground keeps `g / ω²` (a quarter of a millimetre at 30 Hz) whatever it carries.
-//! - **Back to the corners.** An edge's push and tilts go to its points as the least-norm
-//!   non-negative split. A tree takes its exact step only when every edge's points carry
-//!   it and its friction and twist stay inside their cones. The position bias is solved
-//!   apart from the velocity step, and a tree takes as much of it as keeps the step
-//!   carried (all of it at rest; less while a tilted stack settles). When not even the
-//!   velocity step is carried (a box sliding or tipping), the tree's manifolds take that
-//!   pass as soft contacts, by the scalar kernel, as the colours would solve them. The
-//!   points' impulses go back into the manifold for the warm start.
+//! - **The limits.** Points cannot pull and friction and twist stay in their cones: the
+//!   step is solved with them as an active set ([`active`]). A manifold's push and tilts
+//!   are carried by all its points, or by the points it rocks on, or by none as it lifts;
+//!   friction and twist stick, or slide at their cone's edge. A tree whose set does not
+//!   settle within a few solves takes that pass as soft contacts, by the scalar kernel,
+//!   as the colours would solve them. The points' impulses go back into the manifold for
+//!   the warm start.
 //!
 //! The solve is serial and in `f64`; it does not depend on the lane width or the thread
 //! count.
@@ -51,6 +58,7 @@ use crate::contact::{Contact, TANGENT};
 use crate::id::NULL;
 use edge::Edge;
 use glam::{DMat3, Mat3, Vec3};
+use std::ops::Range;
 
 /// A body resting on one this many times lighter (or more) puts its support tree in the
 /// exact solve.
@@ -70,12 +78,18 @@ const REST_SPIN: f32 = 1.0;
 /// apart (a box landing on an edge) is a hinge, not a support, until it lies flat.
 const TOUCH: f32 = 0.005;
 
-/// Halvings of the search for the share of the position bias a tree's corners carry.
-const BIAS_HALVINGS: usize = 8;
-
 const ROOT: usize = usize::MAX;
 
+mod active;
 mod edge;
+
+/// One tree's contiguous ranges of the edges, nodes and bodies.
+#[derive(Clone, Debug)]
+struct Tree {
+    edges: Range<usize>,
+    nodes: Range<usize>,
+    bodies: Range<usize>,
+}
 
 #[derive(Clone, Copy, Debug)]
 struct StackBody {
@@ -138,8 +152,8 @@ pub(crate) struct Stacks {
     /// Each edge's manifold as a scalar constraint, for the passes the exact step cannot
     /// take (see [`Stacks::solve`]).
     scalar: Vec<ContactConstraint>,
-    /// Each tree's range of `edges`.
-    trees: Vec<std::ops::Range<usize>>,
+    /// Each tree's ranges of `edges`, `nodes` and `bodies`.
+    trees: Vec<Tree>,
     /// Parents before children, tree after tree; the factor runs it backwards.
     nodes: Vec<Node>,
     /// Per node: `D` while factoring, `D⁻¹`, and `H_{i, parent}`.
@@ -148,16 +162,16 @@ pub(crate) struct Stacks {
     hp: Vec<Mat6>,
     /// Scratch of the passes: each edge's right-hand side and result, each node's vector.
     rhs: Vec<[f64; 6]>,
-    bias_rhs: Vec<[f64; 6]>,
     y: Vec<[f64; 6]>,
     x: Vec<[f64; 6]>,
-    xv: Vec<[f64; 6]>,
-    next: Vec<[f32; 6]>,
     factored: bool,
     /// Per dense body: the best support (last load, touching index), and how many
     /// loaded manifolds hold it up.
     support: Vec<(f32, u32)>,
     supports: Vec<u32>,
+    /// Per dense body: how many contacts it has (up to 2), and whether its last is with a
+    /// dynamic body (see [`Self::lonely`]).
+    contacts_of: Vec<(u8, bool)>,
     /// Per dense body: the tree's root (or [`NULL`] while unknown).
     root: Vec<u32>,
     /// Per dense body: its tree is solved here.
@@ -167,13 +181,17 @@ pub(crate) struct Stacks {
     first_child: Vec<u32>,
     slots: Vec<Slot>,
     queue: Vec<(u32, usize)>,
+    /// Per tree: its active set changed since it was factored.
+    dirty: Vec<bool>,
+    /// Scratch of the active-set passes ([`active`]).
+    scratch: active::Scratch,
 }
 
 impl Stacks {
     /// Finds this step's trees (see the module comment) and takes their manifolds out of
     /// `batches`; `seeded` says whether a batch found a manifold that may hold a body on
-    /// a much lighter one (none: no tree). `touching[k]` is a contact index; `locate`
-    /// fills where each touching contact was prepared.
+    /// a much lighter one. `touching[k]` is a contact index; `locate` fills where each
+    /// touching contact was prepared.
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         &mut self,
@@ -196,7 +214,13 @@ impl Stacks {
         self.factored = false;
         let count = sb.states.len();
         let up = -ctx.gravity.normalize_or_zero();
-        if !seeded || up == Vec3::ZERO || touching.is_empty() {
+        if up == Vec3::ZERO || touching.is_empty() {
+            return;
+        }
+        // A stack standing alone has a top body with one contact, with the body under it;
+        // without one, and without a heavy body on a light one, there is no tree.
+        let lonely = self.lonely(contacts, sb);
+        if !seeded && !lonely {
             return;
         }
         locate(&mut self.slots);
@@ -318,6 +342,39 @@ impl Stacks {
                 self.chosen[self.root[x as usize] as usize] = true;
             }
         }
+        {
+            // Stacks of like masses standing alone: a tree none of whose bodies has a
+            // contact (touching or not) but its tree's edges. A tree among other bodies
+            // would be solved exactly in some steps and not in others, and the weld's
+            // impulses, warm-started by soft contacts, kick it.
+            let mut apart = vec![true; count];
+            for (id, c) in contacts.iter().enumerate() {
+                if !c.alive {
+                    continue;
+                }
+                let (a, b) = (sb.dynamic(c.body_a), sb.dynamic(c.body_b));
+                let edge = |x: u32| {
+                    x != NULL && {
+                        let k = self.support[x as usize].1;
+                        k != NULL && touching[k as usize] as usize == id
+                    }
+                };
+                if edge(a) || edge(b) {
+                    continue;
+                }
+                for x in [a, b] {
+                    if x != NULL {
+                        apart[self.root[x as usize] as usize] = false;
+                    }
+                }
+            }
+            for x in 0..count as u32 {
+                let r = self.root[x as usize] as usize;
+                if parent_of(&self.support, x) != NULL && apart[r] {
+                    self.chosen[r] = true;
+                }
+            }
+        }
         self.children.clear();
         for x in 0..count as u32 {
             let p = parent_of(&self.support, x);
@@ -344,7 +401,11 @@ impl Stacks {
             }
             let marks = (self.bodies.len(), self.edges.len(), self.nodes.len());
             if self.add_tree(r, touching, contacts, sb, joints_of_body) {
-                self.trees.push(marks.1..self.edges.len());
+                self.trees.push(Tree {
+                    edges: marks.1..self.edges.len(),
+                    nodes: marks.2..self.nodes.len(),
+                    bodies: marks.0..self.bodies.len(),
+                });
             } else {
                 self.bodies.truncate(marks.0);
                 self.edges.truncate(marks.1);
@@ -359,6 +420,28 @@ impl Stacks {
             let c = cs::prepare(&contacts[id], e.contact, tangents[id], sb, bodies, ctx);
             self.scalar.push(c);
         }
+    }
+
+    /// Whether some awake dynamic body has exactly one contact (touching or not), and that
+    /// with another dynamic body: the top of a stack standing alone.
+    fn lonely(&mut self, contacts: &[Contact], sb: &SolverBodies) -> bool {
+        // Per dense body: its contacts (saturating at 2), and whether the one is with a
+        // dynamic body.
+        let count = sb.states.len();
+        self.contacts_of.clear();
+        self.contacts_of.resize(count, (0, false));
+        for c in contacts.iter().filter(|c| c.alive) {
+            let (a, b) = (sb.dynamic(c.body_a), sb.dynamic(c.body_b));
+            for (x, other) in [(a, b), (b, a)] {
+                if x != NULL {
+                    let n = &mut self.contacts_of[x as usize];
+                    *n = ((n.0 + 1).min(2), other != NULL);
+                }
+            }
+        }
+        self.contacts_of
+            .iter()
+            .any(|&(n, dynamic)| n == 1 && dynamic)
     }
 
     /// Adds the tree of root body `r` (dense index); false when one of its bodies cannot
@@ -500,7 +583,24 @@ impl Stacks {
             v.clear();
             v.resize(count, [[0.0; 6]; 6]);
         }
-        for (n, m) in self.nodes.iter().zip(&mut self.d) {
+        self.factor_range(0..count);
+    }
+
+    /// `J` of edge `k` on its side B or A in the rows its active set keeps (see
+    /// [`Edge::rows`]).
+    fn edge_jacobian(&self, k: usize, side_b: bool) -> Mat6 {
+        let j = Self::jacobian(&self.scalar[k], side_b);
+        match self.edges[k].rows() {
+            None => j,
+            Some(r) => r.map(|row| std::array::from_fn(|c| (0..6).map(|q| row[q] * j[q][c]).sum())),
+        }
+    }
+
+    /// Factors the nodes `range` of one tree or more (whole trees).
+    fn factor_range(&mut self, range: Range<usize>) {
+        for i in range.clone() {
+            let (n, m) = (&self.nodes[i], &mut self.d[i]);
+            *m = [[0.0; 6]; 6];
             if n.body {
                 let b = &self.bodies[n.index];
                 for i in 0..3 {
@@ -511,12 +611,26 @@ impl Stacks {
                 }
             }
         }
-        for i in (0..count).rev() {
+        for i in range.rev() {
             let Node {
                 body,
                 index,
                 parent,
             } = self.nodes[i];
+            if !body {
+                // A row the active set leaves out is decoupled: `λ = 0` for it.
+                if let Some(dead) = self.edges[index].dead_rows() {
+                    let m = &mut self.d[i];
+                    let scale = (0..6)
+                        .filter(|&r| !dead[r])
+                        .map(|r| m[r][r].abs())
+                        .fold(0.0, f64::max);
+                    let scale = if scale > 0.0 { scale } else { 1.0 };
+                    for r in (0..6).filter(|&r| dead[r]) {
+                        m[r][r] = -scale;
+                    }
+                }
+            }
             // A singular block (which the masses and welds of a tree do not make) leaves a
             // zero inverse: the tree's rows then do nothing.
             self.dinv[i] = gauss_jordan(self.d[i]).unwrap_or_default();
@@ -525,36 +639,41 @@ impl Stacks {
             }
             // `H_{i,p}`: −Jᵀ between a body and its parent edge, −J between an edge and
             // its parent body.
-            let hp = &mut self.hp[i];
-            if body {
+            let hp = if body {
                 let k = self.nodes[parent].index;
-                let jac = Self::jacobian(&self.scalar[k], self.edges[k].body_b == Some(index));
+                let jac = self.edge_jacobian(k, self.edges[k].body_b == Some(index));
+                let mut hp = [[0.0; 6]; 6];
                 for (c, row) in jac.iter().enumerate() {
                     for (r, &x) in row.iter().enumerate() {
                         hp[r][c] = -x;
                     }
                 }
+                hp
             } else {
                 let p = &self.nodes[parent];
                 let side_b = self.edges[index].body_b == Some(p.index);
-                let jac = Self::jacobian(&self.scalar[index], side_b);
-                *hp = jac.map(|row| row.map(|x| -x));
-            }
-            let (hp, dinv) = (self.hp[i], self.dinv[i]);
+                self.edge_jacobian(index, side_b).map(|row| row.map(|x| -x))
+            };
+            self.hp[i] = hp;
+            let dinv = self.dinv[i];
             sub_congruence(&mut self.d[parent], &hp, &dinv);
         }
     }
 
-    /// `K⁻¹ c` for every edge, from `self.rhs` (`c` per edge) into `self.x` (per node; an
-    /// edge's `λ` is at its node).
-    fn solve_k(&mut self) {
+    /// `K⁻¹ c` for the edges of whole trees (`nodes`, `edges`), from `self.rhs` (`c` per
+    /// edge) into `self.x` (per node; an edge's `λ` is at its node, a body's velocity
+    /// change at its).
+    fn solve_k_range(&mut self, nodes: Range<usize>, edges: Range<usize>) {
         let count = self.nodes.len();
-        self.y.clear();
         self.y.resize(count, [0.0; 6]);
-        for (e, c) in self.edges.iter().zip(&self.rhs) {
-            self.y[e.node] = c.map(|c| -c);
+        self.x.resize(count, [0.0; 6]);
+        for i in nodes.clone() {
+            self.y[i] = [0.0; 6];
         }
-        for i in (0..count).rev() {
+        for k in edges {
+            self.y[self.edges[k].node] = self.rhs[k].map(|c| -c);
+        }
+        for i in nodes.clone().rev() {
             let parent = self.nodes[i].parent;
             if parent != ROOT {
                 let t = mul_transpose(&self.hp[i], &mul(&self.dinv[i], &self.y[i]));
@@ -563,9 +682,7 @@ impl Stacks {
                 }
             }
         }
-        self.x.clear();
-        self.x.resize(count, [0.0; 6]);
-        for i in 0..count {
+        for i in nodes {
             let parent = self.nodes[i].parent;
             let mut r = self.y[i];
             if parent != ROOT {
@@ -614,160 +731,55 @@ impl Stacks {
         if !self.factored {
             self.factor();
             self.factored = true;
+            self.dirty.clear();
+            self.dirty.resize(self.trees.len(), false);
         }
-        let soft = ctx.contact_softness;
-        let state = |k: u32| {
-            if k == NULL {
-                BodyState::IDENTITY
-            } else {
-                states[k as usize]
-            }
-        };
-        // The right-hand side in two parts: the velocity error (with a speculative gap's
-        // closing speed) and the position bias, solved apart so that a tree can take as
-        // much of the bias as its corners carry.
-        let mut rhs = std::mem::take(&mut self.rhs);
-        let mut bias_rhs = std::mem::take(&mut self.bias_rhs);
-        rhs.clear();
-        bias_rhs.clear();
-        for (e, sc) in self.edges.iter().zip(&self.scalar) {
-            let (n, [t1, t2]) = (sc.normal, sc.tangent);
-            let (sa, sb) = (state(sc.a), state(sc.b));
-            let dv = sb.v + sb.w.cross(sc.center_b) - sa.v - sa.w.cross(sc.center_a);
-            let dw = sb.w - sa.w;
-            // The points' separations now (as the contact kernels compute them), fitted
-            // by a plane: the centre's separation and the tilts that would flatten it.
-            let (n_a, n_b) = (sa.dq.conjugate() * n, sb.dq.conjugate() * n);
-            let n_dp = n.dot(sb.dp - sa.dp);
-            let mut q = [0.0f32; 3];
-            for (j, p) in sc.points[..e.count].iter().enumerate() {
-                let s = n_dp + n_b.dot(p.r_b) - n_a.dot(p.r_a) + p.base_separation;
-                for (q, g) in q.iter_mut().zip(e.split[j]) {
-                    *q += g * s;
-                }
-            }
-            let max = ctx.max_push_speed;
-            let bias = |q: f32| (soft.bias_rate * q).clamp(-max, max);
-            let gap = if q[0] > 0.0 { q[0] * ctx.inv_h } else { 0.0 };
-            rhs.push(
-                [
-                    n.dot(dv) + gap,
-                    t1.dot(dv),
-                    t2.dot(dv),
-                    n.dot(dw),
-                    t1.dot(dw),
-                    t2.dot(dw),
-                ]
-                .map(f64::from),
-            );
-            bias_rhs.push(
-                [
-                    if q[0] > 0.0 { 0.0 } else { bias(q[0]) },
-                    0.0,
-                    0.0,
-                    0.0,
-                    bias(q[1]),
-                    bias(q[2]),
-                ]
-                .map(f64::from),
-            );
-        }
-        self.rhs = rhs;
-        self.solve_k();
-        std::mem::swap(&mut self.x, &mut self.xv);
-        if use_bias {
-            std::mem::swap(&mut self.rhs, &mut bias_rhs);
-            self.solve_k();
-            std::mem::swap(&mut self.rhs, &mut bias_rhs);
-        }
-        self.bias_rhs = bias_rhs;
-        let (mass_scale, impulse_scale) = if use_bias {
-            (soft.mass_scale, soft.impulse_scale)
-        } else {
-            (1.0, 0.0)
-        };
-        // A tree takes its exact step when every edge's corners carry it and its friction
-        // and twist stay inside their cones, with as much of the position bias as keeps
-        // them so (all of it at rest); when not even the velocity step is carried
-        // (landing, sliding, tipping), its manifolds take one Gauss-Seidel pass as soft
-        // contacts, as the colours' would.
+        // A tree takes its exact step within its manifolds' limits ([`active`]); a tree
+        // whose set of carrying points does not settle takes the pass as soft contacts,
+        // as the colours' would.
         for t in 0..self.trees.len() {
-            let range = self.trees[t].clone();
-            let scalar = &self.scalar[range.clone()];
-            let step = |edges: &[Edge],
-                        xv: &[[f64; 6]],
-                        xb: &[[f64; 6]],
-                        share: f32,
-                        next: &mut Vec<[f32; 6]>| {
-                next.clear();
-                next.extend(edges[range.clone()].iter().map(|e| {
-                    let (v, b) = (&xv[e.node], &xb[e.node]);
-                    std::array::from_fn(|r| {
-                        let x = v[r] as f32 + if use_bias { share * b[r] as f32 } else { 0.0 };
-                        e.impulse[r] - mass_scale * x - impulse_scale * e.impulse[r]
-                    })
-                }));
-                edges[range.clone()]
-                    .iter()
-                    .zip(scalar)
-                    .zip(next.iter())
-                    .all(|((e, sc), new)| e.carries(sc.friction, new))
-            };
-            let (edges, xv, xb) = (&self.edges, &self.xv, &self.x);
-            let mut exact = step(edges, xv, xb, 1.0, &mut self.next);
-            if !exact && use_bias && step(edges, xv, xb, 0.0, &mut self.next) {
-                let (mut lo, mut hi) = (0.0f32, 1.0f32);
-                for _ in 0..BIAS_HALVINGS {
-                    let mid = 0.5 * (lo + hi);
-                    if step(edges, xv, xb, mid, &mut self.next) {
-                        lo = mid;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                exact = step(edges, xv, xb, lo, &mut self.next);
+            let range = self.trees[t].edges.clone();
+            if !self.solve_active(t, states, ctx, use_bias) {
+                self.solve_soft(range.clone(), states, ctx, use_bias);
             }
-            if exact {
-                for k in range.clone() {
-                    let new = self.next[k - range.start];
-                    let e = &mut self.edges[k];
-                    let old = e.impulse;
-                    e.impulse = new;
-                    e.corner = e.corners([new[0], new[4], new[5]]).0;
-                    let p: [f32; 6] = std::array::from_fn(|r| new[r] - old[r]);
-                    let sc = &mut self.scalar[k];
-                    Self::apply(&self.bodies, states, e, sc, p);
-                    for (p, &x) in sc.points.iter_mut().zip(&e.corner) {
-                        p.normal_impulse = x;
-                    }
-                    sc.friction_impulse = [new[1], new[2]];
-                    sc.twist_impulse = new[3];
-                }
-            } else {
-                cs::solve(&mut self.scalar[range.clone()], states, ctx, use_bias);
-                for (e, sc) in self.edges[range.clone()]
-                    .iter_mut()
-                    .zip(&self.scalar[range.clone()])
-                {
-                    for (x, p) in e.corner.iter_mut().zip(&sc.points) {
-                        *x = p.normal_impulse;
-                    }
-                    let tilt =
-                        |r: usize| (0..e.count).map(|j| e.corner[j] * e.arm[j][r]).sum::<f32>();
-                    e.impulse = [
-                        e.corner.iter().sum(),
-                        sc.friction_impulse[0],
-                        sc.friction_impulse[1],
-                        sc.twist_impulse,
-                        tilt(0),
-                        tilt(1),
-                    ];
-                }
+            self.keep_max(range);
+        }
+    }
+
+    /// The edges `range` (a whole tree) take one Gauss-Seidel pass as soft contacts, as
+    /// the colours' would.
+    fn solve_soft(
+        &mut self,
+        range: Range<usize>,
+        states: &mut [BodyState],
+        ctx: &StepContext,
+        use_bias: bool,
+    ) {
+        cs::solve(&mut self.scalar[range.clone()], states, ctx, use_bias);
+        for (e, sc) in self.edges[range.clone()]
+            .iter_mut()
+            .zip(&self.scalar[range])
+        {
+            for (x, p) in e.corner.iter_mut().zip(&sc.points) {
+                *x = p.normal_impulse;
             }
-            for e in &mut self.edges[range.clone()] {
-                for (m, &x) in e.max_corner.iter_mut().zip(&e.corner) {
-                    *m = m.max(x);
-                }
+            let tilt = |r: usize| (0..e.count).map(|j| e.corner[j] * e.arm[j][r]).sum::<f32>();
+            e.impulse = [
+                e.corner.iter().sum(),
+                sc.friction_impulse[0],
+                sc.friction_impulse[1],
+                sc.twist_impulse,
+                tilt(0),
+                tilt(1),
+            ];
+        }
+    }
+
+    /// Each corner's largest impulse of the step.
+    fn keep_max(&mut self, range: Range<usize>) {
+        for e in &mut self.edges[range] {
+            for (m, &x) in e.max_corner.iter_mut().zip(&e.corner) {
+                *m = m.max(x);
             }
         }
     }

@@ -32,7 +32,17 @@ pub(super) struct Edge {
     pub(super) impulse: [f32; 6],
     pub(super) corner: [f32; MAX_POINTS],
     pub(super) max_corner: [f32; MAX_POINTS],
+    /// The active set: the points that carry the push and tilts (all: the three wrench
+    /// rows; some: one row per point; none: the manifold lifts off), and friction and
+    /// twist held at their cones' edge (sliding along the unit direction, spinning with
+    /// the sign) instead of solved.
+    pub(super) on: [bool; MAX_POINTS],
+    pub(super) slide: Option<[f32; 2]>,
+    pub(super) spin: Option<f32>,
 }
+
+/// The rows of an edge's push and tilts: a point's row goes into them in this order.
+pub(super) const NORMAL_ROWS: [usize; 3] = [0, 4, 5];
 
 impl Edge {
     /// The edge of manifold `c` (contact `contact`, touching index `touching`) holding up
@@ -144,13 +154,79 @@ impl Edge {
             ],
             corner,
             max_corner: [0.0; MAX_POINTS],
+            on: std::array::from_fn(|j| j < count),
+            slide: None,
+            spin: None,
         })
+    }
+
+    /// Whether every point carries the push and tilts (the wrench rows).
+    pub(super) fn all_on(&self) -> bool {
+        self.on[..self.count].iter().all(|&x| x)
+    }
+
+    /// The points on, in the order of their rows ([`NORMAL_ROWS`]), and how many; only
+    /// when not all are.
+    pub(super) fn live(&self) -> ([usize; 3], usize) {
+        let mut live = [0; 3];
+        let mut n = 0;
+        for j in (0..self.count).filter(|&j| self.on[j]) {
+            if n < 3 {
+                live[n] = j;
+            }
+            n += 1;
+        }
+        (live, n.min(3))
+    }
+
+    /// The edge's rows as combinations of its six wrench rows (push, friction, twist,
+    /// tilts), as the active set keeps them: `None` for all six; a point's row is the push
+    /// plus its arms' tilts; a row left out is zero.
+    pub(super) fn rows(&self) -> Option<[[f64; 6]; 6]> {
+        let all = self.all_on();
+        if all && self.slide.is_none() && self.spin.is_none() {
+            return None;
+        }
+        let mut r = [[0.0f64; 6]; 6];
+        let lifted = if all {
+            for q in NORMAL_ROWS {
+                r[q][q] = 1.0;
+            }
+            false
+        } else {
+            let (live, n) = self.live();
+            for (&q, &j) in NORMAL_ROWS.iter().zip(&live[..n]) {
+                r[q] = [
+                    1.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                    self.arm[j][0].into(),
+                    self.arm[j][1].into(),
+                ];
+            }
+            n == 0
+        };
+        if self.slide.is_none() && !lifted {
+            r[1][1] = 1.0;
+            r[2][2] = 1.0;
+        }
+        if self.spin.is_none() && !lifted {
+            r[3][3] = 1.0;
+        }
+        Some(r)
+    }
+
+    /// Which of [`Self::rows`] are left out (`None`: none).
+    pub(super) fn dead_rows(&self) -> Option<[bool; 6]> {
+        self.rows()
+            .map(|r| r.map(|row| row.iter().all(|&x| x == 0.0)))
     }
 
     /// The corners' impulses for push and tilts `w`, and whether they are all non-negative
     /// (to a rounding tolerance): the least-norm split moved along the null impulses as
-    /// little as keeps them non-negative.
-    pub(super) fn corners(&self, w: [f32; 3]) -> ([f32; MAX_POINTS], bool) {
+    /// little as keeps them non-negative, before any negative one is cut to zero.
+    pub(super) fn corners_raw(&self, w: [f32; 3]) -> ([f32; MAX_POINTS], bool) {
         let g: [f32; MAX_POINTS] = std::array::from_fn(|j| {
             let s = &self.split[j];
             s[0] * w[0] + s[1] * w[1] + s[2] * w[2]
@@ -178,22 +254,8 @@ impl Edge {
         for j in 0..self.count {
             let x = g[j] + s * self.null[j];
             ok &= x >= -tol;
-            out[j] = x.max(0.0);
+            out[j] = x;
         }
         (out, ok)
-    }
-
-    /// Whether the edge can take impulse `new`: its corners carry the push and tilts, and
-    /// friction and twist stay inside their cones.
-    pub(super) fn carries(&self, friction: f32, new: &[f32; 6]) -> bool {
-        let (corner, ok) = self.corners([new[0], new[4], new[5]]);
-        let slack = 1.0 + 1e-4;
-        let max = friction * new[0] * slack;
-        let twist_max = friction
-            * (0..self.count)
-                .map(|j| corner[j] * self.lever[j])
-                .sum::<f32>()
-            * slack;
-        ok && new[1] * new[1] + new[2] * new[2] <= max * max && new[3].abs() <= twist_max
     }
 }
