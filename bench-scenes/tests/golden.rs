@@ -104,7 +104,7 @@ const SLEEP_GOLDEN: &[(&str, Option<usize>, u64)] = &[
     ("mass_ratio", Some(30), 0xcf72a05c3c5a5353),
     ("rain", None, 0x143cd41dfd6a127f),
     ("mesh_pile", None, 0xdcd22f32c180a98f),
-    ("large_world_10k", None, 0x0a1a565c54b9bca4),
+    ("large_world_10k", None, 0xfec1e1d98ee3e831),
     ("joint_grid", None, 0x72c841e642ff5d7d),
     ("bridge", None, 0x43efbddc4cd12f24),
     ("chain", None, 0xddd6ef90c0e8b751),
