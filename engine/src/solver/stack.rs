@@ -172,6 +172,8 @@ pub(crate) struct Stacks {
     /// Per dense body: how many contacts it has (up to 2), and whether its last is with a
     /// dynamic body (see [`Self::lonely`]).
     contacts_of: Vec<(u8, bool)>,
+    /// Per dense body while choosing trees: whether its tree stands alone.
+    apart: Vec<bool>,
     /// Per dense body: the tree's root (or [`NULL`] while unknown).
     root: Vec<u32>,
     /// Per dense body: its tree is solved here.
@@ -347,7 +349,9 @@ impl Stacks {
             // contact (touching or not) but its tree's edges. A tree among other bodies
             // would be solved exactly in some steps and not in others, and the weld's
             // impulses, warm-started by soft contacts, kick it.
-            let mut apart = vec![true; count];
+            let apart = &mut self.apart;
+            apart.clear();
+            apart.resize(count, true);
             for (id, c) in contacts.iter().enumerate() {
                 if !c.alive {
                     continue;

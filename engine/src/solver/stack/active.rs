@@ -54,6 +54,19 @@ pub(crate) struct Scratch {
     corner: Vec<[f32; MAX_POINTS]>,
 }
 
+/// The velocity a row at separation `s` asks for: a gap may close this substep; an
+/// overlap is pushed out at the soft contact's rate while solving (`use_bias`).
+fn bias(s: f32, ctx: &StepContext, use_bias: bool) -> f32 {
+    let soft = ctx.contact_softness;
+    if s > 0.0 {
+        s * ctx.inv_h
+    } else if use_bias {
+        (soft.bias_rate * s).clamp(-ctx.max_push_speed, ctx.max_push_speed)
+    } else {
+        0.0
+    }
+}
+
 impl Stacks {
     /// One pass of tree `t` by the active-set solve; false (the states as they came) when
     /// its set did not settle.
@@ -74,16 +87,6 @@ impl Stacks {
             (soft.mass_scale, soft.impulse_scale)
         } else {
             (1.0, 0.0)
-        };
-        let max = ctx.max_push_speed;
-        let point_bias = |s: f32| {
-            if s > 0.0 {
-                s * ctx.inv_h
-            } else if use_bias {
-                (soft.bias_rate * s).clamp(-max, max)
-            } else {
-                0.0
-            }
         };
         let mut sc = std::mem::take(&mut self.scratch);
         sc.saved.clear();
@@ -110,7 +113,7 @@ impl Stacks {
                 *s = n_dp + n_b.dot(p.r_b) - n_a.dot(p.r_a) + p.base_separation;
             }
             sc.sep.push(sep);
-            sc.bias.push(sep.map(point_bias));
+            sc.bias.push(sep.map(|s| bias(s, ctx, use_bias)));
             sc.push.push(e.impulse[0].max(0.0));
             sc.twist
                 .push((0..e.count).map(|j| e.corner[j] * e.lever[j]).sum());
@@ -334,19 +337,6 @@ impl Stacks {
         ctx: &StepContext,
         use_bias: bool,
     ) {
-        let soft = ctx.contact_softness;
-        let max = ctx.max_push_speed;
-        // The centre's separation: a gap may close this substep; an overlap is pushed
-        // out at the soft contact's rate while solving.
-        let bias = |s: f32| {
-            if s > 0.0 {
-                s * ctx.inv_h
-            } else if use_bias {
-                (soft.bias_rate * s).clamp(-max, max)
-            } else {
-                0.0
-            }
-        };
         let state = |k: u32| {
             if k == NULL {
                 BodyState::IDENTITY
@@ -371,7 +361,7 @@ impl Stacks {
                 t2.dot(dw),
             ];
             let centre: f32 = (0..e.count).map(|j| e.split[j][0] * sc.sep[i][j]).sum();
-            let b = bias(centre);
+            let b = bias(centre, ctx, use_bias);
             let mut r = v;
             if !e.all_on() {
                 let (live, count) = e.live();
