@@ -82,6 +82,9 @@ const ROOT: usize = usize::MAX;
 
 mod active;
 mod edge;
+mod mat6;
+
+use mat6::{mul, mul_transpose, sub_congruence, Mat6};
 
 /// One tree's contiguous ranges of the edges, nodes and bodies.
 #[derive(Clone, Debug)]
@@ -111,37 +114,6 @@ struct Node {
     body: bool,
     index: usize,
     parent: usize,
-}
-
-type Mat6 = [[f64; 6]; 6];
-
-/// `m x`.
-#[inline]
-fn mul(m: &Mat6, x: &[f64; 6]) -> [f64; 6] {
-    m.map(|row| row.iter().zip(x).fold(0.0, |s, (a, b)| s + a * b))
-}
-
-/// `mᵀ x`.
-#[inline]
-fn mul_transpose(m: &Mat6, x: &[f64; 6]) -> [f64; 6] {
-    let mut y = [0.0; 6];
-    for (row, &xr) in m.iter().zip(x) {
-        for (y, a) in y.iter_mut().zip(row) {
-            *y += a * xr;
-        }
-    }
-    y
-}
-
-/// `d − tᵀ m t`.
-fn sub_congruence(d: &mut Mat6, t: &Mat6, m: &Mat6) {
-    let mt: Mat6 =
-        m.map(|row| std::array::from_fn(|c| (0..6).fold(0.0, |s, k| s + row[k] * t[k][c])));
-    for (r, out) in d.iter_mut().enumerate() {
-        for (c, out) in out.iter_mut().enumerate() {
-            *out -= (0..6).fold(0.0, |s, k| s + t[k][r] * mt[k][c]);
-        }
-    }
 }
 
 /// The stacks solved exactly this step, and the scratch of finding them.
