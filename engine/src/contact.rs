@@ -143,6 +143,10 @@ pub(crate) struct ContactStore {
     /// bounds alone (joint_grid: 20k contacts of diagonal neighbours whose fat boxes touch
     /// at a corner, never their shapes).
     pub idle: Vec<bool>,
+    /// Per body slot: its live contacts (touching or not), kept by [`Self::create`] and
+    /// [`Self::destroy`] (and [`Self::recount`] after a restore), so the support trees
+    /// can tell a stack standing alone without a scan over every contact.
+    pub of_body: Vec<u32>,
     free: Vec<u32>,
 }
 
@@ -150,6 +154,7 @@ impl ContactStore {
     pub fn create(&mut self, c: Contact) -> u32 {
         let ends = [c.body_a, c.body_b];
         let shapes = [c.shape_a, c.shape_b];
+        self.count(ends, true);
         if let Some(i) = self.free.pop() {
             self.contacts[i as usize] = c;
             self.ends[i as usize] = ends;
@@ -181,6 +186,7 @@ impl ContactStore {
     }
 
     pub fn destroy(&mut self, i: u32) {
+        self.count(self.ends[i as usize], false);
         self.ends[i as usize] = [crate::id::NULL; 2];
         self.idle[i as usize] = false;
         let c = &mut self.contacts[i as usize];
@@ -226,6 +232,30 @@ impl ContactStore {
             moved(&self.contacts[hole], hole as u32);
         }
         self.free.clear();
+    }
+
+    /// Adds (or takes away) a contact between body slots `ends` to [`Self::of_body`].
+    fn count(&mut self, ends: [u32; 2], add: bool) {
+        for b in ends {
+            if b == crate::id::NULL {
+                continue;
+            }
+            let b = b as usize;
+            if b >= self.of_body.len() {
+                self.of_body.resize(b + 1, 0);
+            }
+            let n = &mut self.of_body[b];
+            *n = if add { *n + 1 } else { *n - 1 };
+        }
+    }
+
+    /// Rebuilds [`Self::of_body`] from the contacts' ends (after a restore has checked
+    /// that every end is a body slot).
+    pub fn recount(&mut self) {
+        self.of_body.clear();
+        for i in 0..self.ends.len() {
+            self.count(self.ends[i], true);
+        }
     }
 
     /// Number of live contacts (overlapping pairs with a contact, touching or not).
@@ -524,275 +554,4 @@ pub(crate) fn needs_solving(a: BodyType, b: BodyType) -> bool {
     a == BodyType::Dynamic || b == BodyType::Dynamic
 }
 
-// The encoding of contacts in a state (`world/snapshot.rs`, section `CONT`).
-
-/// A contact's head byte: its flags, and whether an [`ext`](E_COEFFICIENTS) byte follows.
-const H_ALIVE: u8 = 1;
-const H_TOUCHING: u8 = 2;
-const H_CHANGED: u8 = 4;
-const H_RECYCLED: u8 = 8;
-const H_IDLE: u8 = 16;
-const H_TANGENT: u8 = 32;
-const H_CACHE: u8 = 64;
-const H_EXT: u8 = 128;
-/// The ext byte: which fields are written rather than taken from their usual values (the
-/// previous live contact's coefficients, the shapes' bodies, no child or link, no colour,
-/// no flags, the empty manifold). Absent when all take their usual values.
-const E_COEFFICIENTS: u8 = 1;
-const E_BODIES: u8 = 2;
-const E_CHILD: u8 = 4;
-const E_LINK: u8 = 8;
-const E_COLOR: u8 = 16;
-const E_FLAGS: u8 = 32;
-const E_MANIFOLD: u8 = 64;
-
-fn zero_bits(v: Vec3) -> bool {
-    v.to_array().iter().all(|x| x.to_bits() == 0)
-}
-
-/// Only a valid cache is read (by recycling), so an invalid one is its flag in the head
-/// byte alone; a valid one is its anchor count (anchors past the last non-zero pair are
-/// zero: `cache_of` fills one pair a manifold point), the relative pose, the anchors and
-/// the tolerance.
-fn put_cache(cache: &ManifoldCache, w: &mut crate::codec::Writer<'_>) {
-    let n = (0..MAX_POINTS)
-        .rev()
-        .find(|&k| !(zero_bits(cache.anchor_a[k]) && zero_bits(cache.anchor_b[k])))
-        .map_or(0, |k| k + 1);
-    w.put(&(n as u8));
-    w.put(&cache.relative);
-    for k in 0..n {
-        w.put(&cache.anchor_a[k]);
-        w.put(&cache.anchor_b[k]);
-    }
-    w.put(&cache.tolerance);
-}
-
-fn get_cache(r: &mut crate::codec::Reader<'_>) -> Result<ManifoldCache, crate::error::Error> {
-    let n = r.get::<u8>()? as usize;
-    if n > MAX_POINTS {
-        return Err(r.error("holds a contact cache with more than four anchors"));
-    }
-    let mut cache = ManifoldCache {
-        valid: true,
-        relative: r.get()?,
-        ..Default::default()
-    };
-    for k in 0..n {
-        cache.anchor_a[k] = r.get()?;
-        cache.anchor_b[k] = r.get()?;
-    }
-    cache.tolerance = r.get()?;
-    Ok(cache)
-}
-
-/// The four mixed coefficients' bit patterns.
-fn coefficients(c: &Contact) -> [u32; 4] {
-    [
-        c.friction.to_bits(),
-        c.static_friction.to_bits(),
-        c.restitution.to_bits(),
-        c.rolling_resistance.to_bits(),
-    ]
-}
-
-/// Whether a manifold is the empty one (no points, zero normal and impulses, bit for bit):
-/// what a contact whose shapes do not touch holds.
-fn empty_manifold(m: &Manifold) -> bool {
-    m.count == 0
-        && zero_bits(m.normal)
-        && zero_bits(m.friction_impulse)
-        && m.twist_impulse.to_bits() == 0
-}
-
-/// Contacts in a state, one by one with their columns. A dead contact is its zero head byte
-/// (nothing reads a dead contact before its slot is reused). A live one is its head byte
-/// (flags, the idle bit, whether the tangent and the cache follow), an ext byte when any
-/// field differs from its usual value (see [`E_COEFFICIENTS`]), its shapes (A as the
-/// difference from the previous live contact's A, B as the difference from A, zigzag
-/// varints), then the fields the ext byte names, the cache and the tangent. The body and
-/// shape columns repeat the contact's own fields and are not written; bodies are written
-/// only when they are not the shapes' bodies (`body_of`, a shape slot's body slot).
-impl ContactStore {
-    pub(crate) fn put_state(&self, w: &mut crate::codec::Writer<'_>, body_of: impl Fn(u32) -> u32) {
-        w.put(&(self.contacts.len() as u32));
-        let mut last_coefficients = [0u32; 4];
-        let mut last_shape = 0u32;
-        for (k, c) in self.contacts.iter().enumerate() {
-            if !c.alive {
-                w.put(&0u8);
-                continue;
-            }
-            let tangent = self.tangent[k] != Vec3::ZERO;
-            let coefficients = coefficients(c);
-            let bodies = body_of(c.shape_a) != c.body_a || body_of(c.shape_b) != c.body_b;
-            let ext = [
-                (coefficients != last_coefficients, E_COEFFICIENTS),
-                (bodies, E_BODIES),
-                (c.child != NULL, E_CHILD),
-                (c.link != NULL, E_LINK),
-                (c.color != NO_COLOR || c.color_sides != 0, E_COLOR),
-                (c.flags != 0, E_FLAGS),
-                (!empty_manifold(&c.manifold), E_MANIFOLD),
-            ]
-            .iter()
-            .fold(0, |bits, &(set, bit)| if set { bits | bit } else { bits });
-            let head = [
-                (true, H_ALIVE),
-                (c.touching, H_TOUCHING),
-                (c.touch_changed, H_CHANGED),
-                (c.recycled, H_RECYCLED),
-                (self.idle[k], H_IDLE),
-                (tangent, H_TANGENT),
-                (c.cache.valid, H_CACHE),
-                (ext != 0, H_EXT),
-            ]
-            .iter()
-            .fold(0, |bits, &(set, bit)| if set { bits | bit } else { bits });
-            w.put(&head);
-            if ext != 0 {
-                w.put(&ext);
-            }
-            w.put(&(c.shape_a.wrapping_sub(last_shape) as i32));
-            w.put(&(c.shape_b.wrapping_sub(c.shape_a) as i32));
-            last_shape = c.shape_a;
-            if ext & E_BODIES != 0 {
-                w.put(&c.body_a);
-                w.put(&c.body_b);
-            }
-            if ext & E_COLOR != 0 {
-                w.put(&c.color);
-                w.put(&c.color_sides);
-            }
-            if ext & E_FLAGS != 0 {
-                w.put(&c.flags);
-            }
-            if ext & E_COEFFICIENTS != 0 {
-                w.put(&c.friction);
-                w.put(&c.static_friction);
-                w.put(&c.restitution);
-                w.put(&c.rolling_resistance);
-                last_coefficients = coefficients;
-            }
-            if ext & E_CHILD != 0 {
-                w.put(&c.child);
-            }
-            if ext & E_LINK != 0 {
-                w.put(&c.link);
-            }
-            if ext & E_MANIFOLD != 0 {
-                w.put(&c.manifold);
-            }
-            if c.cache.valid {
-                put_cache(&c.cache, w);
-            }
-            if tangent {
-                w.put(&self.tangent[k]);
-            }
-        }
-        w.put(&self.free);
-    }
-
-    pub(crate) fn get_state(
-        r: &mut crate::codec::Reader<'_>,
-        body_of: impl Fn(u32) -> u32,
-    ) -> Result<Self, crate::error::Error> {
-        let n = r.count()?;
-        let mut store = ContactStore::default();
-        let mut last_coefficients = [0.0f32; 4];
-        let mut last_shape = 0u32;
-        for _ in 0..n {
-            let head: u8 = r.get()?;
-            let alive = head & H_ALIVE != 0;
-            let mut c = Contact {
-                body_a: NULL,
-                body_b: NULL,
-                alive,
-                touching: head & H_TOUCHING != 0,
-                touch_changed: head & H_CHANGED != 0,
-                recycled: head & H_RECYCLED != 0,
-                color: NO_COLOR,
-                color_sides: 0,
-                flags: 0,
-                friction: 0.0,
-                static_friction: 0.0,
-                restitution: 0.0,
-                rolling_resistance: 0.0,
-                manifold: Manifold::default(),
-                shape_a: 0,
-                shape_b: 0,
-                child: NULL,
-                link: NULL,
-                cache: ManifoldCache::default(),
-            };
-            let mut tangent = Vec3::ZERO;
-            if alive {
-                let ext: u8 = if head & H_EXT != 0 { r.get()? } else { 0 };
-                if head & H_EXT != 0 && (ext == 0 || ext >= 128) {
-                    return Err(r.error("holds a contact with unknown field flags"));
-                }
-                c.shape_a = last_shape.wrapping_add(r.get::<i32>()? as u32);
-                c.shape_b = c.shape_a.wrapping_add(r.get::<i32>()? as u32);
-                last_shape = c.shape_a;
-                if ext & E_BODIES != 0 {
-                    c.body_a = r.get()?;
-                    c.body_b = r.get()?;
-                } else {
-                    c.body_a = body_of(c.shape_a);
-                    c.body_b = body_of(c.shape_b);
-                }
-                if ext & E_COLOR != 0 {
-                    c.color = r.get()?;
-                    c.color_sides = r.get()?;
-                }
-                if ext & E_FLAGS != 0 {
-                    c.flags = r.get()?;
-                }
-                if ext & E_COEFFICIENTS != 0 {
-                    last_coefficients = [r.get()?, r.get()?, r.get()?, r.get()?];
-                }
-                [
-                    c.friction,
-                    c.static_friction,
-                    c.restitution,
-                    c.rolling_resistance,
-                ] = last_coefficients;
-                if ext & E_CHILD != 0 {
-                    c.child = r.get()?;
-                }
-                if ext & E_LINK != 0 {
-                    c.link = r.get()?;
-                }
-                if ext & E_MANIFOLD != 0 {
-                    c.manifold = r.get()?;
-                }
-                if head & H_CACHE != 0 {
-                    c.cache = get_cache(r)?;
-                }
-                if head & H_TANGENT != 0 {
-                    tangent = r.get()?;
-                }
-            } else if head != 0 {
-                return Err(r.error("holds a dead contact with flags"));
-            }
-            store.ends.push(if alive {
-                [c.body_a, c.body_b]
-            } else {
-                [NULL; 2]
-            });
-            store.shapes.push([c.shape_a, c.shape_b]);
-            store.tangent.push(tangent);
-            store.idle.push(head & H_IDLE != 0);
-            store.contacts.push(c);
-        }
-        store.free = r.get()?;
-        if store
-            .free
-            .iter()
-            .any(|&i| store.contacts.get(i as usize).is_none_or(|c| c.alive))
-        {
-            return Err(r.error("lists a live contact or one past the end as free"));
-        }
-        Ok(store)
-    }
-}
+mod state;

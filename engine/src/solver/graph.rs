@@ -97,6 +97,7 @@ impl ConstraintGraph {
         touching: &[u32],
         pairs: &[[u32; 2]],
         contacts: &[Contact],
+        of_body: &[u32],
         tangents: &[Vec3],
         sb: &SolverBodies,
         bodies: &BodyStore,
@@ -104,9 +105,7 @@ impl ConstraintGraph {
         ctx: &StepContext,
         parallel: bool,
     ) {
-        // The colours were listed by `World::gather_contacts`; `pairs` is only checked.
-        #[cfg(not(feature = "validate"))]
-        let _ = pairs;
+        // The colours were listed by `World::gather_contacts`.
         #[cfg(feature = "validate")]
         if let Some((color, body)) = self.coloring.find_conflict(pairs, sb.states.len()) {
             panic!("validate: colour {color} holds dynamic body {body} twice");
@@ -152,6 +151,8 @@ impl ConstraintGraph {
             seeded.into_inner(),
             touching,
             contacts,
+            pairs,
+            of_body,
             tangents,
             sb,
             bodies,

@@ -141,9 +141,10 @@ pub(crate) struct Stacks {
     /// loaded manifolds hold it up.
     support: Vec<(f32, u32)>,
     supports: Vec<u32>,
-    /// Per dense body: how many contacts it has (up to 2), and whether its last is with a
-    /// dynamic body (see [`Self::lonely`]).
-    contacts_of: Vec<(u8, bool)>,
+    /// Per dense body: how many of its contacts touch (see [`Self::lonely`]).
+    touching_of: Vec<u32>,
+    /// Per dense body: how many of its contacts are edges of its tree.
+    edges_of: Vec<u32>,
     /// Per dense body while choosing trees: whether its tree stands alone.
     apart: Vec<bool>,
     /// Per dense body: the tree's root (or [`NULL`] while unknown).
@@ -165,13 +166,16 @@ impl Stacks {
     /// Finds this step's trees (see the module comment) and takes their manifolds out of
     /// `batches`; `seeded` says whether a batch found a manifold that may hold a body on
     /// a much lighter one. `touching[k]` is a contact index; `locate` fills where each
-    /// touching contact was prepared.
+    /// touching contact was prepared. `pairs[k]` is touching contact `k`'s two dynamic
+    /// solver indices (or `NULL`), `of_body[slot]` a body's live contacts, touching or not.
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         &mut self,
         seeded: bool,
         touching: &[u32],
         contacts: &[Contact],
+        pairs: &[[u32; 2]],
+        of_body: &[u32],
         tangents: &[Vec3],
         sb: &SolverBodies,
         bodies: &BodyStore,
@@ -193,7 +197,7 @@ impl Stacks {
         }
         // A stack standing alone has a top body with one contact, with the body under it;
         // without one, and without a heavy body on a light one, there is no tree.
-        let lonely = self.lonely(contacts, sb);
+        let lonely = self.lonely(pairs, of_body, sb);
         if !seeded && !lonely {
             return;
         }
@@ -209,7 +213,7 @@ impl Stacks {
         for (k, &id) in touching.iter().enumerate() {
             let c = &contacts[id as usize];
             let m = &c.manifold;
-            let (a, b) = (sb.dynamic(c.body_a), sb.dynamic(c.body_b));
+            let [a, b] = pairs[k];
             let rise = m.normal.dot(up);
             let child = if rise >= SUPPORT_COS && b != NULL {
                 b
@@ -260,13 +264,14 @@ impl Stacks {
                 best.1 = NULL;
             }
         }
+        // From the dense pairs, not the contacts: the loops below ask for every body's
+        // parent, and a contact is 448 bytes away.
         let parent_of = |support: &[(f32, u32)], x: u32| -> u32 {
             let k = support[x as usize].1;
             if k == NULL {
                 return NULL;
             }
-            let c = &contacts[touching[k as usize] as usize];
-            let (a, b) = (sb.dynamic(c.body_a), sb.dynamic(c.body_b));
+            let [a, b] = pairs[k as usize];
             if a == x {
                 b
             } else {
@@ -320,28 +325,26 @@ impl Stacks {
             // Stacks of like masses standing alone: a tree none of whose bodies has a
             // contact (touching or not) but its tree's edges. A tree among other bodies
             // would be solved exactly in some steps and not in others, and the weld's
-            // impulses, warm-started by soft contacts, kick it.
+            // impulses, warm-started by soft contacts, kick it. A body's contacts are
+            // counted by the contact store, its edges here.
+            let edges_of = &mut self.edges_of;
+            edges_of.clear();
+            edges_of.resize(count, 0);
+            for x in 0..count as u32 {
+                if self.support[x as usize].1 != NULL {
+                    edges_of[x as usize] += 1;
+                    let p = parent_of(&self.support, x);
+                    if p != NULL {
+                        edges_of[p as usize] += 1;
+                    }
+                }
+            }
             let apart = &mut self.apart;
             apart.clear();
             apart.resize(count, true);
-            for (id, c) in contacts.iter().enumerate() {
-                if !c.alive {
-                    continue;
-                }
-                let (a, b) = (sb.dynamic(c.body_a), sb.dynamic(c.body_b));
-                let edge = |x: u32| {
-                    x != NULL && {
-                        let k = self.support[x as usize].1;
-                        k != NULL && touching[k as usize] as usize == id
-                    }
-                };
-                if edge(a) || edge(b) {
-                    continue;
-                }
-                for x in [a, b] {
-                    if x != NULL {
-                        apart[self.root[x as usize] as usize] = false;
-                    }
+            for x in 0..count {
+                if of_body.get(sb.slot[x] as usize).copied().unwrap_or(0) != edges_of[x] {
+                    apart[self.root[x] as usize] = false;
                 }
             }
             for x in 0..count as u32 {
@@ -399,25 +402,27 @@ impl Stacks {
     }
 
     /// Whether some awake dynamic body has exactly one contact (touching or not), and that
-    /// with another dynamic body: the top of a stack standing alone.
-    fn lonely(&mut self, contacts: &[Contact], sb: &SolverBodies) -> bool {
-        // Per dense body: its contacts (saturating at 2), and whether the one is with a
-        // dynamic body.
-        let count = sb.states.len();
-        self.contacts_of.clear();
-        self.contacts_of.resize(count, (0, false));
-        for c in contacts.iter().filter(|c| c.alive) {
-            let (a, b) = (sb.dynamic(c.body_a), sb.dynamic(c.body_b));
-            for (x, other) in [(a, b), (b, a)] {
+    /// a touching one with another dynamic body all of whose contacts touch: the top of a
+    /// stack standing alone, on the body under it (every contact of a tree standing alone
+    /// is one of its edges, and edges touch).
+    fn lonely(&mut self, pairs: &[[u32; 2]], of_body: &[u32], sb: &SolverBodies) -> bool {
+        let touching = &mut self.touching_of;
+        touching.clear();
+        touching.resize(sb.states.len(), 0);
+        for &[a, b] in pairs {
+            for x in [a, b] {
                 if x != NULL {
-                    let n = &mut self.contacts_of[x as usize];
-                    *n = ((n.0 + 1).min(2), other != NULL);
+                    touching[x as usize] += 1;
                 }
             }
         }
-        self.contacts_of
+        let contacts = |x: u32| of_body[sb.slot[x as usize] as usize];
+        let on = |top: u32, under: u32| {
+            contacts(top) == 1 && contacts(under) == touching[under as usize]
+        };
+        pairs
             .iter()
-            .any(|&(n, dynamic)| n == 1 && dynamic)
+            .any(|&[a, b]| a != NULL && b != NULL && (on(a, b) || on(b, a)))
     }
 
     /// Adds the tree of root body `r` (dense index); false when one of its bodies cannot

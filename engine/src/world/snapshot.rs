@@ -631,6 +631,7 @@ impl World {
         }
         self.broadphase = d.broadphase;
         self.contacts = d.contacts;
+        self.contacts.recount();
         self.mesh_pairs = d.mesh_pairs;
         self.islands = d.islands;
         self.graph.coloring = d.coloring;

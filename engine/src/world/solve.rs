@@ -92,6 +92,7 @@ impl World {
             &self.touching.contacts,
             &self.touching.pairs,
             &self.contacts.contacts,
+            &self.contacts.of_body,
             &self.contacts.tangent,
             &self.solver,
             &self.bodies,
