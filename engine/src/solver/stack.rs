@@ -406,6 +406,13 @@ impl Stacks {
     /// stack standing alone, on the body under it (every contact of a tree standing alone
     /// is one of its edges, and edges touch).
     fn lonely(&mut self, pairs: &[[u32; 2]], of_body: &[u32], sb: &SolverBodies) -> bool {
+        let contacts = |x: u32| of_body[sb.slot[x as usize] as usize];
+        let top = |a: u32, b: u32| a != NULL && b != NULL && (contacts(a) == 1 || contacts(b) == 1);
+        // Most worlds have no top at all (a pyramid's boxes rest on two): the touching
+        // counts are made only for one that has.
+        if !pairs.iter().any(|&[a, b]| top(a, b)) {
+            return false;
+        }
         let touching = &mut self.touching_of;
         touching.clear();
         touching.resize(sb.states.len(), 0);
@@ -416,7 +423,6 @@ impl Stacks {
                 }
             }
         }
-        let contacts = |x: u32| of_body[sb.slot[x as usize] as usize];
         let on = |top: u32, under: u32| {
             contacts(top) == 1 && contacts(under) == touching[under as usize]
         };
