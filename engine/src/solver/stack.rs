@@ -162,6 +162,15 @@ pub(crate) struct Stacks {
     scratch: active::Scratch,
 }
 
+/// The live contacts (touching or not) of dense body `x`, from the contact store's count
+/// per body slot (a body that never had one is past its end).
+fn contacts_of(of_body: &[u32], sb: &SolverBodies, x: u32) -> u32 {
+    of_body
+        .get(sb.slot[x as usize] as usize)
+        .copied()
+        .unwrap_or(0)
+}
+
 impl Stacks {
     /// Finds this step's trees (see the module comment) and takes their manifolds out of
     /// `batches`; `seeded` says whether a batch found a manifold that may hold a body on
@@ -195,8 +204,9 @@ impl Stacks {
         if up == Vec3::ZERO || touching.is_empty() {
             return;
         }
-        // A stack standing alone has a top body with one contact, with the body under it;
-        // without one, and without a heavy body on a light one, there is no tree.
+        // A stack standing alone has a top body with one contact, with a body under it all
+        // of whose contacts touch; without one, and without a heavy body on a light one,
+        // there is no tree.
         let lonely = self.lonely(pairs, of_body, sb);
         if !seeded && !lonely {
             return;
@@ -343,7 +353,7 @@ impl Stacks {
             apart.clear();
             apart.resize(count, true);
             for x in 0..count {
-                if of_body.get(sb.slot[x] as usize).copied().unwrap_or(0) != edges_of[x] {
+                if contacts_of(of_body, sb, x as u32) != edges_of[x] {
                     apart[self.root[x] as usize] = false;
                 }
             }
@@ -406,7 +416,7 @@ impl Stacks {
     /// stack standing alone, on the body under it (every contact of a tree standing alone
     /// is one of its edges, and edges touch).
     fn lonely(&mut self, pairs: &[[u32; 2]], of_body: &[u32], sb: &SolverBodies) -> bool {
-        let contacts = |x: u32| of_body[sb.slot[x as usize] as usize];
+        let contacts = |x: u32| contacts_of(of_body, sb, x);
         let top = |a: u32, b: u32| a != NULL && b != NULL && (contacts(a) == 1 || contacts(b) == 1);
         // Most worlds have no top at all (a pyramid's boxes rest on two): the touching
         // counts are made only for one that has.
