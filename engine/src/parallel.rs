@@ -4,9 +4,13 @@
 //! exactly one worker, and nothing it computes depends on which worker or in which order:
 //! that is why the results are bit-identical for every thread count. The loops run on the
 //! calling thread when the caller says the work is too small to wake the pool; the same
-//! closure runs either way.
+//! closure runs either way. Inside a spinning region (the substeps', see [`with_region`])
+//! the loops run as the region's stages instead of through rayon.
 
 use rayon::prelude::*;
+
+mod region;
+pub(crate) use region::with_region;
 
 /// A size from which a stage runs on the pool: `n`, except under Miri, where every
 /// parallel path opens from a handful of items so that worlds small enough to interpret
@@ -28,6 +32,9 @@ pub(crate) fn for_each_maybe_par<T: Send>(
     min_len: usize,
     f: impl Fn(usize, &mut T) + Send + Sync,
 ) {
+    if parallel && region::with_current(|r| r.map(|r| r.for_each(items, min_len, &f)).is_some()) {
+        return;
+    }
     if parallel {
         items
             .par_iter_mut()
@@ -53,6 +60,14 @@ pub(crate) fn for_each_chunk_maybe_par<T: Send>(
     min_len: usize,
     f: impl Fn(usize, &mut [T]) + Send + Sync,
 ) {
+    if parallel
+        && region::with_current(|r| {
+            r.map(|r| r.for_each_chunk(items, size, min_len, &f))
+                .is_some()
+        })
+    {
+        return;
+    }
     if parallel {
         items
             .par_chunks_mut(size)
@@ -97,6 +112,15 @@ impl<T> DisjointPtr<T> {
             ptr: items.as_mut_ptr(),
             len: items.len(),
         }
+    }
+
+    /// The items `start..start + len`, which only the caller writes.
+    #[allow(clippy::mut_from_ref)]
+    #[inline]
+    pub fn get_slice(&self, start: usize, len: usize) -> &mut [T] {
+        assert!(start <= self.len && len <= self.len - start);
+        // SAFETY: in bounds (checked above); exclusive per the type's comment.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) }
     }
 
     /// The item `k`, which only the caller's lane writes.

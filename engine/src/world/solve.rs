@@ -137,21 +137,28 @@ impl World {
         ) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
         // Without joints, substeps after the first carry their warm start per body.
         let carry = !self.graph.has_joints();
-        // The substeps' passes follow each other closely: the workers idle between them
-        // as rayon has them do (see `KeepAwake`).
-        if let Some(awake) = awake {
-            awake.pause();
-        }
-        for substep in 0..self.def.substeps {
-            let warm = match (carry, substep) {
-                (false, _) => WarmStart::Pass,
-                (true, 0) => WarmStart::First,
-                (true, _) => WarmStart::Carried,
-            };
-            self.substep(ctx, warm, carry, parallel);
-        }
-        if let Some(awake) = awake {
-            awake.resume();
+        let substeps = |w: &mut World| {
+            for substep in 0..w.def.substeps {
+                let warm = match (carry, substep) {
+                    (false, _) => WarmStart::Pass,
+                    (true, 0) => WarmStart::First,
+                    (true, _) => WarmStart::Carried,
+                };
+                w.substep(ctx, warm, carry, parallel);
+            }
+        };
+        // The substeps' passes follow each other closely: the other workers spend them in
+        // a spinning region that takes the passes' blocks (see `parallel::with_region`),
+        // not in `KeepAwake`'s spinners, which poll rayon's queues, nor in rayon's idling,
+        // from which a fork after a serial part may have to wake them.
+        match awake {
+            Some(awake) if parallel && rayon::current_num_threads() > 1 => {
+                awake.pause();
+                let workers = rayon::current_num_threads() - 1;
+                crate::parallel::with_region(workers, || substeps(self));
+                awake.resume();
+            }
+            _ => substeps(self),
         }
         stage!(
             self,

@@ -26,9 +26,10 @@ pub(super) const PARALLEL_FINALIZE: usize = crate::parallel::par_min(1024);
 /// join the next loop on a 2-core host (figures in `docs/decisions.md`, "The lead").
 /// Which worker runs which part of a loop never shows in the results.
 ///
-/// [`Self::pause`] lets them go back to rayon's own idling, which serves the substeps'
-/// back-to-back passes better (a spinning worker slowed them); [`Self::resume`] starts
-/// them again; dropping it stops them.
+/// [`Self::pause`] lets them go (the substeps' back-to-back passes run in a region of their
+/// own, `parallel::with_region`, where the workers spin on one word instead of polling
+/// rayon's queues, which slowed those passes); [`Self::resume`] starts them again;
+/// dropping it stops them.
 pub(crate) struct KeepAwake {
     pool: Arc<rayon::ThreadPool>,
     spin: Arc<Spin>,

@@ -1,0 +1,347 @@
+//! A spinning region for the substeps' passes: the pool's other workers stay inside one
+//! job for all of a step's substeps and take blocks of each parallel loop as the walking
+//! thread publishes it, instead of a fork and a join through rayon for every loop (every
+//! colour of every pass). This is how Box2D v3 runs its solver stages.
+//!
+//! One thread (the one walking the stages) publishes a loop as a *stage*: a count of
+//! blocks and a closure that runs one block. The blocks not yet taken are a range in one
+//! atomic word, with the stage's number: the walking thread takes blocks from the front,
+//! the other workers from the back, so that at two threads each side of a colour goes to
+//! the same core pass after pass. The walking thread waits, spinning, until every block
+//! it did not run is done; the other workers spin between stages on the same word. So a
+//! stage costs a few atomic operations, where a rayon fork and join after a serial part
+//! could wait tens of microseconds for a sleeping worker to wake (figures in
+//! `docs/decisions.md`, "The lead").
+//!
+//! A block runs the same items whichever thread takes it, and the items of a stage are
+//! disjoint, so the results do not depend on who ran what.
+
+use std::cell::Cell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// The most blocks of one stage (the range's ends are 16-bit fields of the word).
+const MAX_BLOCKS: usize = u16::MAX as usize;
+
+/// Blocks a stage is cut into per thread of the region, at most (as Box2D v3 cuts its
+/// solver stages): every block taken is an atomic operation on the word both sides take
+/// from, so fewer, larger blocks move its line between the cores less, while four a
+/// thread still let a thread that finishes early take over the other's last blocks.
+const BLOCKS_PER_THREAD: usize = 4;
+
+/// Idle looks at the word after which a spinning thread also yields its core between looks
+/// (some tens of microseconds of spinning): a long serial part of the walk, or more
+/// threads than cores (worlds stepped side by side), then costs the system little.
+const YIELD_AFTER: u32 = 1 << 12;
+
+/// Waits a moment in a spin: a spin-loop hint, and a yield of the core once `idle` (the
+/// looks so far that found nothing) passes [`YIELD_AFTER`].
+#[inline]
+fn pause(idle: &mut u32) {
+    *idle = idle.saturating_add(1);
+    if *idle >= YIELD_AFTER {
+        std::thread::yield_now();
+    } else {
+        std::hint::spin_loop();
+    }
+}
+
+/// The word's stage number that tells the workers to leave.
+const QUIT: u32 = u32::MAX;
+
+/// One stage's work: runs block `k`.
+struct Job<'a> {
+    run: &'a (dyn Fn(usize) + Sync),
+}
+
+/// What the walking thread shares with the region's workers.
+pub(crate) struct Region {
+    /// `stage << 32 | front << 16 | back`: the blocks `front..back` of stage `stage` are
+    /// not yet taken.
+    word: AtomicU64,
+    /// The current stage's job, valid while its blocks are not all done.
+    job: AtomicPtr<Job<'static>>,
+    /// Blocks of the current stage run by the workers and done.
+    done: AtomicU32,
+    /// Set when a block panicked on a worker (the payload is kept for the walking thread).
+    failed: AtomicBool,
+    panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    /// The walking thread's last stage number (only that thread uses it).
+    stage: AtomicU32,
+    /// The walking thread's index in the pool.
+    walker: Option<usize>,
+    /// The most blocks a stage is cut into.
+    max_blocks: usize,
+}
+
+thread_local! {
+    /// The region the calling thread walks, while it does and is not inside a stage.
+    static CURRENT: Cell<*const Region> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Runs `walk` on the calling thread with `workers` other workers of the current rayon
+/// pool spinning beside it in a region: the parallel loops of [`super`] that `walk`
+/// calls with `parallel` set run as the region's stages. Call it on a worker of the
+/// pool, with no parallel work in flight, and with no more workers than cores (a
+/// spinning worker would take the walking thread's core).
+pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
+    let region = Region {
+        word: AtomicU64::new(0),
+        job: AtomicPtr::new(std::ptr::null_mut()),
+        done: AtomicU32::new(0),
+        failed: AtomicBool::new(false),
+        panic: Mutex::new(None),
+        stage: AtomicU32::new(0),
+        walker: rayon::current_thread_index(),
+        max_blocks: (BLOCKS_PER_THREAD * (workers + 1)).min(MAX_BLOCKS),
+    };
+    let result = rayon::in_place_scope(|scope| {
+        let shared = &region;
+        for _ in 0..workers {
+            scope.spawn(move |_| shared.work());
+        }
+        let before = CURRENT.with(|c| c.replace(&region));
+        // The workers leave however `walk` ends (a panic included), else the scope would
+        // wait for them for ever.
+        struct Leave<'a>(&'a Region, *const Region);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                CURRENT.with(|c| c.set(self.1));
+                self.0.word.store(u64::from(QUIT) << 32, Ordering::Release);
+            }
+        }
+        let _leave = Leave(&region, before);
+        walk()
+    });
+    if let Some(payload) = region.panic.lock().ok().and_then(|mut p| p.take()) {
+        resume_unwind(payload);
+    }
+    result
+}
+
+/// Calls `f` with the region the calling thread walks, if it walks one and is not inside
+/// a stage.
+pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Region>) -> R) -> R {
+    let ptr = CURRENT.with(Cell::get);
+    // SAFETY: the thread-local holds a region only inside `with_region`'s `walk`, and the
+    // region outlives `walk`; the reference does not leave `f`, which runs within it.
+    f(unsafe { ptr.as_ref() })
+}
+
+impl Region {
+    /// A worker's loop: takes blocks from the back of each stage until told to leave.
+    fn work(&self) {
+        // A worker's job that the walking thread itself meets (waiting inside a rayon
+        // join of its own, it may run the jobs its deque holds) leaves at once: run there,
+        // it would spin until the walk it interrupts ends.
+        if rayon::current_thread_index() == self.walker {
+            return;
+        }
+        let mut idle = 0;
+        loop {
+            let word = self.word.load(Ordering::Acquire);
+            if (word >> 32) as u32 == QUIT {
+                return;
+            }
+            let (front, back) = ((word >> 16) as u16, word as u16);
+            if front >= back {
+                pause(&mut idle);
+                continue;
+            }
+            idle = 0;
+            let taken = (word & !0xffff) | u64::from(back - 1);
+            if self
+                .word
+                .compare_exchange_weak(word, taken, Ordering::AcqRel, Ordering::Relaxed)
+                .is_err()
+            {
+                continue;
+            }
+            // SAFETY: the block is taken and not done, so the walking thread is still
+            // inside this stage's `run` (it returns only once every block is done), and
+            // the job it published for the stage, stored before the word that made the
+            // block takeable, lives on its stack until then.
+            let job = unsafe { &*self.job.load(Ordering::Acquire) };
+            self.guarded(job.run, usize::from(back - 1));
+            self.done.fetch_add(1, Ordering::Release);
+        }
+    }
+
+    /// Runs block `k`; a panic is kept for the walking thread to raise once the stage is
+    /// done (no thread may unwind out of a stage while others still run its job).
+    fn guarded(&self, run: &(dyn Fn(usize) + Sync), k: usize) {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| run(k))) {
+            if let Ok(mut slot) = self.panic.lock() {
+                slot.get_or_insert(payload);
+            }
+            self.failed.store(true, Ordering::Release);
+        }
+    }
+
+    /// Runs `run(k)` for every block `k` in `0..blocks` (at most [`MAX_BLOCKS`]), on this
+    /// thread and the workers; returns when all are done.
+    fn run(&self, blocks: usize, run: &(dyn Fn(usize) + Sync)) {
+        debug_assert!(blocks <= MAX_BLOCKS);
+        let job = Job { run };
+        let stage = match self.stage.load(Ordering::Relaxed).wrapping_add(1) {
+            QUIT => 0,
+            s => s,
+        };
+        self.stage.store(stage, Ordering::Relaxed);
+        self.done.store(0, Ordering::Relaxed);
+        self.job.store(
+            (&job as *const Job<'_>).cast::<Job<'static>>().cast_mut(),
+            Ordering::Relaxed,
+        );
+        self.word
+            .store(u64::from(stage) << 32 | blocks as u64, Ordering::Release);
+        // Inside a stage the loops a block calls run serially (no stage within a stage).
+        let walking = CURRENT.with(|c| c.replace(std::ptr::null()));
+        let mut mine = 0;
+        loop {
+            let word = self.word.load(Ordering::Acquire);
+            let (front, back) = ((word >> 16) as u16, word as u16);
+            if front >= back {
+                break;
+            }
+            if self
+                .word
+                .compare_exchange_weak(word, word + (1 << 16), Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                self.guarded(run, usize::from(front));
+                mine += 1;
+            }
+        }
+        CURRENT.with(|c| c.set(walking));
+        let mut idle = 0;
+        while (self.done.load(Ordering::Acquire) as usize) + mine < blocks {
+            pause(&mut idle);
+        }
+        if self.failed.load(Ordering::Acquire) {
+            let payload = self.panic.lock().ok().and_then(|mut p| p.take());
+            resume_unwind(payload.unwrap_or_else(|| Box::new("a region's block panicked")));
+        }
+    }
+
+    /// Calls `f(k, item)` for every item, in blocks of at least `min_len` items.
+    pub(crate) fn for_each<T: Send>(
+        &self,
+        items: &mut [T],
+        min_len: usize,
+        f: &(impl Fn(usize, &mut T) + Sync),
+    ) {
+        let len = items.len();
+        let size = min_len.max(1).max(len.div_ceil(self.max_blocks));
+        let blocks = len.div_ceil(size);
+        if blocks <= 1 {
+            items
+                .iter_mut()
+                .enumerate()
+                .for_each(|(k, item)| f(k, item));
+            return;
+        }
+        let ptr = super::DisjointPtr::new(items);
+        self.run(blocks, &|block| {
+            for k in block * size..((block + 1) * size).min(len) {
+                f(k, ptr.get_mut(k as u32));
+            }
+        });
+    }
+
+    /// Calls `f(k, chunk)` for every chunk of `size` items (the last may be shorter), in
+    /// blocks of at least `min_len` chunks.
+    pub(crate) fn for_each_chunk<T: Send>(
+        &self,
+        items: &mut [T],
+        size: usize,
+        min_len: usize,
+        f: &(impl Fn(usize, &mut [T]) + Sync),
+    ) {
+        let (len, size) = (items.len(), size.max(1));
+        let chunks = len.div_ceil(size);
+        let per_block = min_len.max(1).max(chunks.div_ceil(self.max_blocks));
+        let blocks = chunks.div_ceil(per_block);
+        if blocks <= 1 {
+            items
+                .chunks_mut(size)
+                .enumerate()
+                .for_each(|(k, chunk)| f(k, chunk));
+            return;
+        }
+        let ptr = super::DisjointPtr::new(items);
+        self.run(blocks, &|block| {
+            for k in block * per_block..((block + 1) * per_block).min(chunks) {
+                let start = k * size;
+                f(k, ptr.get_slice(start, (start + size).min(len) - start));
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_region;
+    use crate::parallel::{for_each_chunk_maybe_par, for_each_maybe_par};
+
+    fn pool() -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+    }
+
+    /// Every item of every stage is visited once, whichever thread takes its block, and a
+    /// stage sees the writes of the one before.
+    #[test]
+    fn every_item_once_per_stage() {
+        let n = if cfg!(miri) { 23 } else { 1_003 };
+        let mut items = vec![0u64; n];
+        pool().install(|| {
+            with_region(1, || {
+                for round in 1..=3u64 {
+                    for_each_maybe_par(&mut items, true, 2, |k, x| *x = *x * 3 + k as u64 + round);
+                    for_each_chunk_maybe_par(&mut items, 5, true, 1, |k, chunk| {
+                        chunk.iter_mut().for_each(|x| *x += k as u64)
+                    });
+                }
+            })
+        });
+        let mut expect = vec![0u64; n];
+        for round in 1..=3u64 {
+            for (k, x) in expect.iter_mut().enumerate() {
+                *x = *x * 3 + k as u64 + round + (k / 5) as u64;
+            }
+        }
+        assert_eq!(items, expect);
+    }
+
+    /// A block that panics on either thread reaches the walking thread as that panic, once
+    /// the stage is done, and the region's workers leave.
+    #[test]
+    fn a_panic_in_a_block_reaches_the_walker() {
+        let pool = pool();
+        for bad in [0, 15] {
+            let result = pool.install(|| {
+                std::panic::catch_unwind(|| {
+                    let mut items = vec![0u32; 16];
+                    with_region(1, || {
+                        for_each_maybe_par(&mut items, true, 1, |k, x| {
+                            assert!(k != bad, "block {k}");
+                            *x = 1;
+                        })
+                    })
+                })
+            });
+            let payload = result.expect_err("the panic is raised");
+            let text = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_default();
+            assert_eq!(text, format!("block {bad}"));
+        }
+        // The pool is free again.
+        assert_eq!(pool.install(|| rayon::join(|| 1, || 2)), (1, 2));
+    }
+}
