@@ -232,22 +232,7 @@ impl Region {
         min_len: usize,
         f: &(impl Fn(usize, &mut T) + Sync),
     ) {
-        let len = items.len();
-        let size = min_len.max(1).max(len.div_ceil(self.max_blocks));
-        let blocks = len.div_ceil(size);
-        if blocks <= 1 {
-            items
-                .iter_mut()
-                .enumerate()
-                .for_each(|(k, item)| f(k, item));
-            return;
-        }
-        let ptr = super::DisjointPtr::new(items);
-        self.run(blocks, &|block| {
-            for k in block * size..((block + 1) * size).min(len) {
-                f(k, ptr.get_mut(k as u32));
-            }
-        });
+        self.for_each_chunk(items, 1, min_len, &|k, item: &mut [T]| f(k, &mut item[0]));
     }
 
     /// Calls `f(k, chunk)` for every chunk of `size` items (the last may be shorter), in
