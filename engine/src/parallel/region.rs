@@ -64,11 +64,9 @@ pub(crate) struct Region {
     job: AtomicPtr<Job<'static>>,
     /// Blocks of the current stage run by the workers and done.
     done: AtomicU32,
-    /// Set when a block panicked on a worker (the payload is kept for the walking thread).
+    /// Set when a block panicked (the payload is kept for the walking thread to raise).
     failed: AtomicBool,
     panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
-    /// The walking thread's last stage number (only that thread uses it).
-    stage: AtomicU32,
     /// The walking thread's index in the pool.
     walker: Option<usize>,
     /// The most blocks a stage is cut into.
@@ -92,11 +90,10 @@ pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
         done: AtomicU32::new(0),
         failed: AtomicBool::new(false),
         panic: Mutex::new(None),
-        stage: AtomicU32::new(0),
         walker: rayon::current_thread_index(),
         max_blocks: (BLOCKS_PER_THREAD * (workers + 1)).min(MAX_BLOCKS),
     };
-    let result = rayon::in_place_scope(|scope| {
+    rayon::in_place_scope(|scope| {
         let shared = &region;
         for _ in 0..workers {
             scope.spawn(move |_| shared.work());
@@ -113,11 +110,7 @@ pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
         }
         let _leave = Leave(&region, before);
         walk()
-    });
-    if let Some(payload) = region.panic.lock().ok().and_then(|mut p| p.take()) {
-        resume_unwind(payload);
-    }
-    result
+    })
 }
 
 /// Calls `f` with the region the calling thread walks, if it walks one and is not inside
@@ -184,11 +177,12 @@ impl Region {
     fn run(&self, blocks: usize, run: &(dyn Fn(usize) + Sync)) {
         debug_assert!(blocks <= MAX_BLOCKS);
         let job = Job { run };
-        let stage = match self.stage.load(Ordering::Relaxed).wrapping_add(1) {
+        // Only this thread changes the stage number, so the word's is the last one.
+        let last = (self.word.load(Ordering::Relaxed) >> 32) as u32;
+        let stage = match last.wrapping_add(1) {
             QUIT => 0,
             s => s,
         };
-        self.stage.store(stage, Ordering::Relaxed);
         self.done.store(0, Ordering::Relaxed);
         self.job.store(
             (&job as *const Job<'_>).cast::<Job<'static>>().cast_mut(),
