@@ -143,6 +143,11 @@ pub(crate) struct ContactStore {
     /// bounds alone (joint_grid: 20k contacts of diagonal neighbours whose fat boxes touch
     /// at a corner, never their shapes).
     pub idle: Vec<bool>,
+    /// Where the contact's impulses of the last step still are: `batch * W + lane` of the
+    /// last step's wide contact batches, which the store leaves them in (the next step's
+    /// narrowphase copies them into the manifold, when it has the contact in cache), or
+    /// `NULL` when the manifold holds them. See [`crate::solver::graph::ConstraintGraph::store`].
+    pub pending: Vec<u32>,
     /// Per body slot: its live contacts (touching or not), kept by [`Self::create`] and
     /// [`Self::destroy`] (and [`Self::recount`] after a restore), so the support trees
     /// can tell a stack standing alone without a scan over every contact.
@@ -161,6 +166,7 @@ impl ContactStore {
             self.tangent[i as usize] = Vec3::ZERO;
             self.shapes[i as usize] = shapes;
             self.idle[i as usize] = false;
+            self.pending[i as usize] = crate::id::NULL;
             i
         } else {
             self.contacts.push(c);
@@ -168,6 +174,7 @@ impl ContactStore {
             self.tangent.push(Vec3::ZERO);
             self.shapes.push(shapes);
             self.idle.push(false);
+            self.pending.push(crate::id::NULL);
             (self.contacts.len() - 1) as u32
         }
     }
@@ -189,6 +196,7 @@ impl ContactStore {
         self.count(self.ends[i as usize], false);
         self.ends[i as usize] = [crate::id::NULL; 2];
         self.idle[i as usize] = false;
+        self.pending[i as usize] = crate::id::NULL;
         let c = &mut self.contacts[i as usize];
         debug_assert!(c.alive);
         c.alive = false;
@@ -214,6 +222,7 @@ impl ContactStore {
                 self.tangent.pop();
                 self.shapes.pop();
                 self.idle.pop();
+                self.pending.pop();
             }
             let hole = self.free[h] as usize;
             if hole >= self.contacts.len() {
@@ -229,6 +238,10 @@ impl ContactStore {
             self.tangent[hole] = self.tangent.pop().expect("tangents match the contacts");
             self.shapes[hole] = self.shapes.pop().expect("shapes match the contacts");
             self.idle[hole] = self.idle.pop().expect("idle flags match the contacts");
+            self.pending[hole] = self
+                .pending
+                .pop()
+                .expect("pending lanes match the contacts");
             moved(&self.contacts[hole], hole as u32);
         }
         self.free.clear();

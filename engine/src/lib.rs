@@ -115,6 +115,6 @@ pub use stepper::{Advance, Stepper};
 pub use world::query;
 pub use world::query::{QueryFilter, RayHit, ShapeHit};
 pub use world::{
-    BodyMove, ContactHit, ContactInfo, ContactModifier, ContactSettings, ContactTouch, ContactView,
-    Filter, PairFilter, SensorEvent, ShapeDef, World, WorldDef,
+    BodyMove, ContactHit, ContactInfo, ContactModifier, ContactPoints, ContactSettings,
+    ContactTouch, ContactView, Filter, PairFilter, SensorEvent, ShapeDef, World, WorldDef,
 };

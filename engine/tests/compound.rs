@@ -256,7 +256,7 @@ fn table_stands_on_its_legs() {
     // Only the legs touch the floor: four points, all at the legs' feet.
     let points: Vec<Vec3> = w
         .contacts()
-        .flat_map(|c| c.points.iter().map(|p| p.point))
+        .flat_map(|c| c.points.into_iter().map(|p| p.point))
         .collect();
     assert!(points.len() >= 4, "{points:?}");
     for p in &points {

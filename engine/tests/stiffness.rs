@@ -45,7 +45,7 @@ fn unit_box(w: &mut World, position: Vec3, rotation: Quat, density: f32) -> Body
 /// The deepest overlap of any contact point, in m.
 fn max_penetration(w: &World) -> f32 {
     w.contacts()
-        .flat_map(|c| c.points.iter().map(|p| -p.separation))
+        .flat_map(|c| c.points.into_iter().map(|p| -p.separation))
         .fold(0.0, f32::max)
 }
 

@@ -93,7 +93,14 @@ fn empty_manifold(m: &Manifold) -> bool {
 /// shape columns repeat the contact's own fields and are not written; bodies are written
 /// only when they are not the shapes' bodies (`body_of`, a shape slot's body slot).
 impl ContactStore {
-    pub(crate) fn put_state(&self, w: &mut crate::codec::Writer<'_>, body_of: impl Fn(u32) -> u32) {
+    /// `manifold(k, m)`: contact `k`'s manifold `m` with the impulses the last step left
+    /// pending in the solver (see [`ContactStore::pending`]), which is what is written.
+    pub(crate) fn put_state(
+        &self,
+        w: &mut crate::codec::Writer<'_>,
+        manifold: impl Fn(usize, &Manifold) -> Manifold,
+        body_of: impl Fn(u32) -> u32,
+    ) {
         w.put(&(self.contacts.len() as u32));
         let mut last_coefficients = [0u32; 4];
         let mut last_shape = 0u32;
@@ -102,6 +109,7 @@ impl ContactStore {
                 w.put(&0u8);
                 continue;
             }
+            let manifold = manifold(k, &c.manifold);
             let tangent = self.tangent[k] != Vec3::ZERO;
             let coefficients = coefficients(c);
             let bodies = body_of(c.shape_a) != c.body_a || body_of(c.shape_b) != c.body_b;
@@ -112,7 +120,7 @@ impl ContactStore {
                 (c.link != NULL, E_LINK),
                 (c.color != NO_COLOR || c.color_sides != 0, E_COLOR),
                 (c.flags != 0, E_FLAGS),
-                (!empty_manifold(&c.manifold), E_MANIFOLD),
+                (!empty_manifold(&manifold), E_MANIFOLD),
             ]
             .iter()
             .fold(0, |bits, &(set, bit)| if set { bits | bit } else { bits });
@@ -160,7 +168,7 @@ impl ContactStore {
                 w.put(&c.link);
             }
             if ext & E_MANIFOLD != 0 {
-                w.put(&c.manifold);
+                w.put(&manifold);
             }
             if c.cache.valid {
                 put_cache(&c.cache, w);
@@ -262,6 +270,7 @@ impl ContactStore {
             store.shapes.push([c.shape_a, c.shape_b]);
             store.tangent.push(tangent);
             store.idle.push(head & H_IDLE != 0);
+            store.pending.push(NULL);
             store.contacts.push(c);
         }
         store.free = r.get()?;

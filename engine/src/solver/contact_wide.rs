@@ -504,24 +504,36 @@ impl ContactConstraintW {
             .sum()
     }
 
+    /// Starts loading what [`Self::store_lane`] reads of every lane: the normal and the
+    /// impulses, about twelve of the batch's lines.
+    #[inline]
+    pub fn prefetch_impulses(&self) {
+        use crate::math::prefetch;
+        prefetch(&self.normal);
+        prefetch(&self.friction_impulse);
+        prefetch(&self.twist_impulse);
+        for p in &self.points[..self.points_used] {
+            prefetch(&p.normal_impulse);
+            prefetch(&p.max_normal_impulse);
+        }
+    }
+
     /// Copies lane `lane`'s accumulated impulses into its manifold `m` (the lane's
     /// contact's) for the next step's warm start. The friction impulse goes back as a world
     /// vector, from the tangents of the lane's normal computed as [`tangents`] computes them
     /// in lanes (the same operations, so the same bits).
     pub fn store_lane(&self, lane: usize, m: &mut Manifold) {
-        let n = Vec3::new(
-            self.normal.x.to_array()[lane],
-            self.normal.y.to_array()[lane],
-            self.normal.z.to_array()[lane],
-        );
+        // One float of each row, read in place.
+        let at = |x: &FloatW| x.as_array()[lane];
+        let n = Vec3::new(at(&self.normal.x), at(&self.normal.y), at(&self.normal.z));
         let t1 = perpendicular(n);
         let t2 = n.cross(t1);
-        let [f1, f2] = self.friction_impulse.map(|f| f.to_array()[lane]);
+        let [f1, f2] = [at(&self.friction_impulse[0]), at(&self.friction_impulse[1])];
         m.friction_impulse = t1 * f1 + t2 * f2;
-        m.twist_impulse = self.twist_impulse.to_array()[lane];
+        m.twist_impulse = at(&self.twist_impulse);
         for (p, w) in m.points[..m.count].iter_mut().zip(&self.points) {
-            p.normal_impulse = w.normal_impulse.to_array()[lane];
-            p.max_normal_impulse = w.max_normal_impulse.to_array()[lane];
+            p.normal_impulse = at(&w.normal_impulse);
+            p.max_normal_impulse = at(&w.max_normal_impulse);
         }
     }
 

@@ -21,6 +21,7 @@ use super::stack::Stacks;
 use super::wide::W;
 use super::{BodyState, MassRow, SolverBodies, StepContext};
 use crate::body::BodyStore;
+use crate::collision::Manifold;
 use crate::contact::{Contact, SOLVER_BYTES};
 use crate::id::NULL;
 use crate::joint::JointData;
@@ -539,22 +540,27 @@ impl ConstraintGraph {
         }
     }
 
-    /// Copies every touching contact's impulses into its manifold for the next step's warm
-    /// start (`touching` and `colors` as given to [`build`](Self::build) and to
-    /// [`Coloring::list`]).
+    /// Keeps every touching contact's impulses for the next step's warm start (`touching`
+    /// and `colors` as given to [`build`](Self::build) and to [`Coloring::list`]): the
+    /// overflow's and the trees' are copied into their manifolds; a wide lane's stay in its
+    /// batch, and the contact's `pending` entry says which lane (`batch * W + lane`).
     ///
-    /// The copy runs in contact order, not batch by batch: a colour's contacts are spread
-    /// over the whole contact array, so a store in batch order reaches every contact out
-    /// of memory order, where contact order streams through the contacts' first lines and
-    /// reads only the few batches their colours are at (figures in `docs/decisions.md`,
-    /// "The lead"). A colour's list holds its touching contacts in order, so a contact's
-    /// lane is its colour's count of contacts before it: counted per chunk first, then
-    /// carried through the chunk.
+    /// A copy into the manifolds here would reach every touching contact once more at the
+    /// end of the step, out of cache (many_pyramids' 28,420 manifolds: about 1.3 ms at one
+    /// thread). The next step's narrowphase has each contact in cache anyway and copies
+    /// the lane there ([`take_pending`]), before anything reads the impulses; the batches
+    /// are not rebuilt before it. Readers between steps see through `pending` (see
+    /// [`pending_manifold`]). Figures in `docs/decisions.md`, "The lead".
+    ///
+    /// A colour's list holds its touching contacts in order, so a contact's lane is its
+    /// colour's count of contacts before it: counted per chunk first, then carried through
+    /// the chunk.
     pub fn store(
         &mut self,
         touching: &[u32],
         colors: &[u8],
         contacts: &mut [Contact],
+        pending: &mut [u32],
         parallel: bool,
     ) {
         cs::store_impulses(&self.overflow, contacts);
@@ -569,8 +575,8 @@ impl ConstraintGraph {
                 }
             }
         }
-        let (batches, ranges, starts) = (&self.contact_batches, &self.contact_ranges, &*starts);
-        let out = DisjointPtr::new(contacts);
+        let (ranges, starts) = (&self.contact_ranges, &*starts);
+        let out = DisjointPtr::new(pending);
         let run = |(k, ids): (usize, &[u32])| {
             let mut seen = starts[k];
             let colors = &colors[k * STORE_CHUNK..];
@@ -580,7 +586,7 @@ impl ConstraintGraph {
                 };
                 let at = ranges[color as usize].start * W + *n as usize;
                 *n += 1;
-                batches[at / W].store_lane(at % W, &mut out.get_mut(id).manifold);
+                *out.get_mut(id) = at as u32;
             }
         };
         // One chunk: no pool to wake.
@@ -589,8 +595,37 @@ impl ConstraintGraph {
         } else {
             touching.chunks(STORE_CHUNK).enumerate().for_each(run);
         }
-        self.stacks.store(contacts);
+        self.stacks.store(contacts, pending, &self.contact_batches);
     }
+
+    /// The wide batches the last store left contact impulses in (see [`Self::store`]);
+    /// valid until the next [`build`](Self::build).
+    pub fn stored_batches(&self) -> &[ContactConstraintW] {
+        &self.contact_batches
+    }
+}
+
+/// Copies the impulses the last store left in `batches` for a contact into its manifold
+/// `m`, if `pending` (its entry of the contact store's `pending` column) names a lane, and
+/// clears the entry (see [`ConstraintGraph::store`]).
+#[inline]
+pub(crate) fn take_pending(pending: &mut u32, batches: &[ContactConstraintW], m: &mut Manifold) {
+    let lane = std::mem::replace(pending, NULL);
+    if lane != NULL {
+        batches[lane as usize / W].store_lane(lane as usize % W, m);
+    }
+}
+
+/// A contact's manifold with the impulses the last store left pending in `batches`, for
+/// readers between steps (see [`ConstraintGraph::store`]).
+pub(crate) fn pending_manifold(
+    m: &Manifold,
+    pending: u32,
+    batches: &[ContactConstraintW],
+) -> Manifold {
+    let mut m = *m;
+    take_pending(&mut { pending }, batches, &mut m);
+    m
 }
 
 /// [`ConstraintGraph::locate`] from the colours and their batch ranges.

@@ -780,17 +780,4 @@ impl Stacks {
             }
         }
     }
-
-    /// Writes every edge's impulses into its manifold for the next step's warm start.
-    pub fn store(&self, contacts: &mut [Contact]) {
-        for (e, sc) in self.edges.iter().zip(&self.scalar) {
-            let m = &mut contacts[e.contact as usize].manifold;
-            for (j, p) in m.points[..e.count].iter_mut().enumerate() {
-                p.normal_impulse = e.corner[j];
-                p.max_normal_impulse = e.max_corner[j];
-            }
-            m.friction_impulse = e.impulse[1] * sc.tangent[0] + e.impulse[2] * sc.tangent[1];
-            m.twist_impulse = e.impulse[3];
-        }
-    }
 }

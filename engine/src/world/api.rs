@@ -2,10 +2,11 @@
 //! begin and end records, gravity, the profile, the state hash.
 
 use super::World;
-use crate::collision::ManifoldPoint;
+use crate::collision::{Manifold, ManifoldPoint, MAX_POINTS};
 use crate::contact::Contact;
 use crate::error::Error;
 use crate::id::{BodyId, ShapeId, SlotPool};
+use crate::solver::graph::pending_manifold;
 use glam::Vec3;
 
 /// Two shapes that started or stopped touching (having at least one manifold point,
@@ -45,7 +46,7 @@ impl ContactTouch {
 
 /// A touching contact, as seen from outside: the two shapes and their manifold.
 #[derive(Clone, Copy, Debug)]
-pub struct ContactView<'a> {
+pub struct ContactView {
     /// Shape A (the normal points away from it).
     pub shape_a: ShapeId,
     /// Shape B.
@@ -57,7 +58,48 @@ pub struct ContactView<'a> {
     /// World-space unit normal from A to B.
     pub normal: Vec3,
     /// The manifold points with their last impulses.
-    pub points: &'a [ManifoldPoint],
+    pub points: ContactPoints,
+}
+
+/// The points of a [`ContactView`], with the impulses of the last step: a copy, since
+/// the step may leave those impulses in the solver until the next step's narrowphase
+/// (see `solver::graph::ConstraintGraph::store`). Derefs to the slice of points.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ContactPoints {
+    count: usize,
+    points: [ManifoldPoint; MAX_POINTS],
+}
+
+impl ContactPoints {
+    fn of(m: &Manifold) -> Self {
+        Self {
+            count: m.count,
+            points: m.points,
+        }
+    }
+}
+
+impl std::ops::Deref for ContactPoints {
+    type Target = [ManifoldPoint];
+    fn deref(&self) -> &[ManifoldPoint] {
+        &self.points[..self.count]
+    }
+}
+
+impl IntoIterator for ContactPoints {
+    type Item = ManifoldPoint;
+    type IntoIter = std::iter::Take<std::array::IntoIter<ManifoldPoint, MAX_POINTS>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.points.into_iter().take(self.count)
+    }
+}
+
+impl<'a> IntoIterator for &'a ContactPoints {
+    type Item = &'a ManifoldPoint;
+    type IntoIter = std::slice::Iter<'a, ManifoldPoint>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
 }
 
 impl World {
@@ -113,12 +155,15 @@ impl World {
     /// Touching contacts (with at least one point), in contact order. A convex shape on a
     /// mesh or height field appears once per triangle it touches (each with the two
     /// shapes' ids and that triangle's manifold).
-    pub fn contacts(&self) -> impl Iterator<Item = ContactView<'_>> + '_ {
-        self.contacts
+    pub fn contacts(&self) -> impl Iterator<Item = ContactView> + '_ {
+        let store = &self.contacts;
+        let stored = self.graph.stored_batches();
+        store
             .contacts
             .iter()
-            .filter(|c| c.alive && c.touching && c.flags & crate::contact::SENSOR == 0)
-            .map(move |c| {
+            .zip(&store.pending)
+            .filter(|(c, _)| c.alive && c.touching && c.flags & crate::contact::SENSOR == 0)
+            .map(move |(c, &pending)| {
                 let ids = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
                 ContactView {
                     shape_a: ids.shape_a,
@@ -126,7 +171,7 @@ impl World {
                     body_a: ids.body_a,
                     body_b: ids.body_b,
                     normal: c.manifold.normal,
-                    points: c.manifold.points(),
+                    points: ContactPoints::of(&pending_manifold(&c.manifold, pending, stored)),
                 }
             })
     }

@@ -11,6 +11,7 @@ use crate::id::NULL;
 use crate::joint::JointKind;
 use crate::math::{perpendicular, Aabb, Transform};
 use crate::shape::Shape;
+use crate::solver::graph::pending_manifold;
 use glam::{Quat, Vec3};
 use std::f32::consts::TAU;
 use std::fmt::Write;
@@ -333,15 +334,17 @@ impl<D: DebugDraw + ?Sized> Walk<'_, D> {
             if !c.alive || !c.touching || c.flags & SENSOR != 0 || c.manifold.count == 0 {
                 continue;
             }
+            // With the impulses the last step left in the solver (see `ContactStore::pending`).
+            let m = pending_manifold(&c.manifold, store.pending[k], world.graph.stored_batches());
             // The push on A (the normal points from A to B) when A is dynamic, else on B.
             let side = if world.bodies.body_type[c.body_a as usize] == BodyType::Dynamic {
                 -1.0
             } else {
                 1.0
             };
-            let push = c.manifold.normal * side;
+            let push = m.normal * side;
             let mut centroid = Vec3::ZERO;
-            for p in c.manifold.points() {
+            for p in m.points() {
                 centroid += p.point;
                 if !inside(&o.region, p.point) {
                     continue;
@@ -359,9 +362,9 @@ impl<D: DebugDraw + ?Sized> Walk<'_, D> {
                     self.draw.line(p.point, tip, o.palette.contact_force);
                 }
             }
-            centroid /= c.manifold.count as f32;
+            centroid /= m.count as f32;
             if o.contact_forces && inside(&o.region, centroid) {
-                let tip = centroid + c.manifold.friction_impulse * (side * per_impulse);
+                let tip = centroid + m.friction_impulse * (side * per_impulse);
                 self.draw.line(centroid, tip, o.palette.friction_force);
             }
         }

@@ -18,7 +18,7 @@ mod particles;
 mod shapes;
 mod snapshot;
 mod solve;
-pub use api::{ContactTouch, ContactView};
+pub use api::{ContactPoints, ContactTouch, ContactView};
 mod events;
 pub(crate) mod forces;
 mod image;

@@ -12,6 +12,8 @@ use crate::id::NULL;
 use crate::math::{prefetch, prefetch_head};
 use crate::parallel::for_each_maybe_par;
 use crate::solver::color::NO_COLOR;
+use crate::solver::graph::take_pending;
+use crate::solver::wide::W;
 use glam::Vec3;
 use impetus_profiling::{color, join_wait, worker_zone, zone};
 
@@ -77,6 +79,9 @@ struct NarrowWork<'a> {
     /// The contacts' shapes.
     shapes: &'a [[u32; 2]],
     idle: &'a mut [bool],
+    /// The contacts' impulses the last step's store left in its batches (see
+    /// [`ConstraintGraph::store`](crate::solver::graph::ConstraintGraph::store)).
+    pending: &'a mut [u32],
     out: &'a mut NarrowChunk,
 }
 
@@ -128,6 +133,8 @@ impl World {
         let ends = &self.contacts.ends;
         let tangents = &mut self.contacts.tangent;
         let (pair_shapes, idle) = (&self.contacts.shapes, &mut self.contacts.idle);
+        let pending = &mut self.contacts.pending;
+        let stored = self.graph.stored_batches();
         let bounds = &shapes.bounds;
         // An idle contact whose shapes' bounds are still apart would come out of the update
         // as it is: skip it without loading it.
@@ -143,17 +150,21 @@ impl World {
             .zip(tangents.chunks_mut(NARROW_CHUNK))
             .zip(pair_shapes.chunks(NARROW_CHUNK))
             .zip(idle.chunks_mut(NARROW_CHUNK))
+            .zip(pending.chunks_mut(NARROW_CHUNK))
             .zip(outs.iter_mut())
             .enumerate()
             .map(
-                |(k, (((((contacts, ends), tangents), shapes), idle), out))| NarrowWork {
-                    base: k * NARROW_CHUNK,
-                    contacts,
-                    ends,
-                    tangents,
-                    shapes,
-                    idle,
-                    out,
+                |(k, ((((((contacts, ends), tangents), shapes), idle), pending), out))| {
+                    NarrowWork {
+                        base: k * NARROW_CHUNK,
+                        contacts,
+                        ends,
+                        tangents,
+                        shapes,
+                        idle,
+                        pending,
+                        out,
+                    }
                 },
             )
             .collect();
@@ -162,6 +173,7 @@ impl World {
             let (base, chunk, ends, tangents) =
                 (w.base, &mut *w.contacts, w.ends, &mut *w.tangents);
             let (pair_shapes, idle, out) = (w.shapes, &mut *w.idle, &mut *w.out);
+            let pending = &mut *w.pending;
             out.clear();
             // Dead contacts and, with sleep on, contacts without an awake body are
             // skipped from `ends` alone, without loading the contact. (Sleeping contacts
@@ -170,13 +182,25 @@ impl World {
             let mut n = 0;
             for (j, &e) in ends.iter().enumerate() {
                 list[n] = j as u16;
-                n += (updated(e) && !stays_idle(idle[j], pair_shapes[j])) as usize;
+                let update = updated(e) && !stays_idle(idle[j], pair_shapes[j]);
+                n += update as usize;
+                if !update && pending[j] != NULL {
+                    // Not updated (its island fell asleep): its impulses go into the
+                    // manifold now, before the batches are rebuilt.
+                    take_pending(&mut pending[j], stored, &mut chunk[j].manifold);
+                }
             }
             let list = &list[..n];
             for (i, &j) in list.iter().enumerate() {
                 if let Some(&ahead) = list.get(i + PREFETCH_AHEAD) {
                     let ahead = ahead as usize;
                     prefetch(&chunk[ahead]);
+                    // The lanes of a batch are contacts of one colour in contact order:
+                    // the first of them brings the batch's impulse rows for the others.
+                    let lane = pending[ahead];
+                    if lane != NULL && lane as usize % W == 0 {
+                        stored[lane as usize / W].prefetch_impulses();
+                    }
                     // What the update reads besides the contact, found from the dense
                     // columns: both bodies' poses and velocities, both shapes' first line
                     // and bounds. (Scattered in a large world: the 100k bodies' columns
@@ -195,6 +219,7 @@ impl World {
                 }
                 let j = j as usize;
                 let c = &mut chunk[j];
+                take_pending(&mut pending[j], stored, &mut c.manifold);
                 let before = c.touching;
                 update_contact(c, shapes, bodies, &params);
                 if c.flags & SENSOR != 0 {
@@ -275,6 +300,11 @@ impl World {
             None => for_each_maybe_par(&mut work, false, 1, run),
         }
         drop(work);
+        // Every impulse the last store left in its batches is in its manifold now.
+        #[cfg(feature = "validate")]
+        if let Some(k) = self.contacts.pending.iter().position(|&p| p != NULL) {
+            panic!("validate: contact {k} still has its impulses pending after the narrowphase");
+        }
         zone!("Contact State", color::NARROW_PHASE);
         let (mut points, mut recycled) = (0, 0);
         self.touching.clear();

@@ -296,9 +296,10 @@ impl World {
     /// Keeps the impulses of the contacts and joints for the next step's warm start (and
     /// breaks the joints whose load passed their limit).
     fn store_impulses(&mut self, ctx: &StepContext, parallel: bool) {
-        let (touching, contacts) = (&self.touching, &mut self.contacts.contacts);
+        let (touching, store) = (&self.touching, &mut self.contacts);
         let (ids, colors) = (&touching.contacts, &touching.colors);
-        self.graph.store(ids, colors, contacts, parallel);
+        let (contacts, pending) = (&mut store.contacts, &mut store.pending);
+        self.graph.store(ids, colors, contacts, pending, parallel);
         self.store_joints(self.def.substeps, ctx.h, parallel);
     }
 
@@ -328,8 +329,10 @@ impl World {
                 generation: self.body_pool.generation(b as usize),
             });
         }
-        for c in self.contacts.contacts.iter_mut() {
+        let store = &mut self.contacts;
+        for (c, pending) in store.contacts.iter_mut().zip(&mut store.pending) {
             if c.alive && (is_frozen[c.body_a as usize] || is_frozen[c.body_b as usize]) {
+                *pending = crate::id::NULL;
                 for p in c.manifold.points.iter_mut() {
                     p.normal_impulse = 0.0;
                     p.max_normal_impulse = 0.0;

@@ -1,6 +1,8 @@
 //! One supporting manifold of a stack: its rows, and the split of its push and tilts over
 //! its points.
 
+use super::super::contact_wide::ContactConstraintW;
+use super::super::graph::take_pending;
 use super::super::SolverBodies;
 use crate::collision::MAX_POINTS;
 use crate::contact::Contact;
@@ -257,5 +259,29 @@ impl Edge {
             out[j] = x;
         }
         (out, ok)
+    }
+}
+
+impl super::Stacks {
+    /// Writes every edge's impulses into its manifold for the next step's warm start. An
+    /// edge's contact was coloured, so the store left its (emptied) lane pending in
+    /// `batches`: that lane goes into the manifold first, as for any contact, then the
+    /// tree's impulses over it, and nothing is left pending.
+    pub fn store(
+        &self,
+        contacts: &mut [Contact],
+        pending: &mut [u32],
+        batches: &[ContactConstraintW],
+    ) {
+        for (e, sc) in self.edges.iter().zip(&self.scalar) {
+            let m = &mut contacts[e.contact as usize].manifold;
+            take_pending(&mut pending[e.contact as usize], batches, m);
+            for (j, p) in m.points[..e.count].iter_mut().enumerate() {
+                p.normal_impulse = e.corner[j];
+                p.max_normal_impulse = e.max_corner[j];
+            }
+            m.friction_impulse = e.impulse[1] * sc.tangent[0] + e.impulse[2] * sc.tangent[1];
+            m.twist_impulse = e.impulse[3];
+        }
     }
 }
