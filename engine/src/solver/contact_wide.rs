@@ -28,13 +28,27 @@ pub(crate) struct PointW {
     r_b: Vec3W,
     base_separation: FloatW,
     normal_mass: FloatW,
-    normal_impulse: FloatW,
-    max_normal_impulse: FloatW,
 }
 
 /// `W` contact manifolds of one colour.
+///
+/// `repr(C)`, the impulses and the normal first: they are what the next step's narrowphase
+/// copies into the manifolds (see [`Self::store_lane`]), one lane at a time out of batches
+/// no longer in cache, and together they fill the batch's first [`IMPULSE_BYTES`] (seven
+/// lines) instead of a dozen lines spread over it.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
 pub(crate) struct ContactConstraintW {
+    /// The normal; the tangents are computed from it where they are used ([`tangents`]),
+    /// as the bodies' masses are gathered and the softness chosen per pass (see
+    /// [`MassW`]), so that less of the batch is streamed from memory every pass.
+    normal: Vec3W,
+    friction_impulse: [FloatW; 2],
+    twist_impulse: FloatW,
+    /// Each point's accumulated normal impulse, and its largest of the step (zero for the
+    /// points past `points_used`).
+    normal_impulse: [FloatW; MAX_POINTS],
+    max_normal_impulse: [FloatW; MAX_POINTS],
     a: [u32; W],
     b: [u32; W],
     /// Write back to body A / B of the lane (dynamic bodies only).
@@ -43,26 +57,23 @@ pub(crate) struct ContactConstraintW {
     /// The lane's contact index, [`NULL`] for an empty lane.
     source: [u32; W],
     points_used: usize,
-    /// The normal; the tangents are computed from it where they are used ([`tangents`]),
-    /// as the bodies' masses are gathered and the softness chosen per pass (see
-    /// [`MassW`]), so that less of the batch is streamed from memory every pass.
-    normal: Vec3W,
     friction: FloatW,
     center_a: Vec3W,
     center_b: Vec3W,
     k11: FloatW,
     k12: FloatW,
     k22: FloatW,
-    friction_impulse: [FloatW; 2],
     /// The relative surface velocity friction drives towards, along t1 and t2 (a contact
     /// modifier's conveyor belt; zero otherwise).
     tangent_speed: [FloatW; 2],
     twist_mass: FloatW,
-    twist_impulse: FloatW,
     /// The lane's number of points (0 for an empty lane).
     counts: [u8; W],
     points: [PointW; MAX_POINTS],
 }
+
+/// The bytes at the start of a [`ContactConstraintW`] that hold its normal and impulses.
+const IMPULSE_BYTES: usize = std::mem::offset_of!(ContactConstraintW, a);
 
 /// The friction directions of normals `n` in lanes: `t1 = perpendicular(n)` (the same
 /// operations as [`perpendicular`], so the same bits) and `t2 = n × t1`.
@@ -408,6 +419,7 @@ impl ContactConstraintW {
         for (j, out) in self.points.iter_mut().enumerate() {
             if j >= points_used {
                 *out = PointW::default();
+                (self.normal_impulse[j], self.max_normal_impulse[j]) = (zero, zero);
                 continue;
             }
             let (r_a, r_b) = (
@@ -420,9 +432,9 @@ impl ContactConstraintW {
                 r_b,
                 base_separation: FloatW::new(pts_f[j][0]) - n.dot(r_b - r_a),
                 normal_mass: active * inv(k(r_a, r_b, n, n)),
-                normal_impulse: FloatW::new(pts_f[j][1]),
-                max_normal_impulse: zero,
             };
+            self.normal_impulse[j] = FloatW::new(pts_f[j][1]);
+            self.max_normal_impulse[j] = zero;
         }
         let (k11, k12, k22) = (
             k(center_a, center_b, t1, t1),
@@ -476,8 +488,14 @@ impl ContactConstraintW {
         };
         for p in &mut self.points {
             clear(&mut p.normal_mass);
-            clear(&mut p.normal_impulse);
-            clear(&mut p.max_normal_impulse);
+        }
+        for (l, max) in self
+            .normal_impulse
+            .iter_mut()
+            .zip(&mut self.max_normal_impulse)
+        {
+            clear(l);
+            clear(max);
         }
         let [f1, f2] = &mut self.friction_impulse;
         for x in [
@@ -498,24 +516,17 @@ impl ContactConstraintW {
 
     /// Lane `lane`'s normal impulse of this substep so far, summed over its points.
     pub fn normal_load(&self, lane: usize) -> f32 {
-        self.points[..self.points_used]
+        self.normal_impulse[..self.points_used]
             .iter()
-            .map(|p| p.normal_impulse.to_array()[lane])
+            .map(|l| l.to_array()[lane])
             .sum()
     }
 
     /// Starts loading what [`Self::store_lane`] reads of every lane: the normal and the
-    /// impulses, about twelve of the batch's lines.
+    /// impulses, the batch's first [`IMPULSE_BYTES`].
     #[inline]
     pub fn prefetch_impulses(&self) {
-        use crate::math::prefetch;
-        prefetch(&self.normal);
-        prefetch(&self.friction_impulse);
-        prefetch(&self.twist_impulse);
-        for p in &self.points[..self.points_used] {
-            prefetch(&p.normal_impulse);
-            prefetch(&p.max_normal_impulse);
-        }
+        crate::math::prefetch_head(self, IMPULSE_BYTES);
     }
 
     /// Copies lane `lane`'s accumulated impulses into its manifold `m` (the lane's
@@ -531,9 +542,10 @@ impl ContactConstraintW {
         let [f1, f2] = [at(&self.friction_impulse[0]), at(&self.friction_impulse[1])];
         m.friction_impulse = t1 * f1 + t2 * f2;
         m.twist_impulse = at(&self.twist_impulse);
-        for (p, w) in m.points[..m.count].iter_mut().zip(&self.points) {
-            p.normal_impulse = at(&w.normal_impulse);
-            p.max_normal_impulse = at(&w.max_normal_impulse);
+        let impulses = self.normal_impulse.iter().zip(&self.max_normal_impulse);
+        for (p, (l, max)) in m.points[..m.count].iter_mut().zip(impulses) {
+            p.normal_impulse = at(l);
+            p.max_normal_impulse = at(max);
         }
     }
 
@@ -570,8 +582,9 @@ impl ContactConstraintW {
     pub fn warm_start(&self, states: StatesPtr) {
         let mut b = self.gather_bodies(states, false);
         let m = states.masses(&self.a, &self.b);
-        for cp in &self.points[..self.points_used] {
-            Self::apply(&m, &mut b, cp.r_a, cp.r_b, cp.normal_impulse * self.normal);
+        let points = self.points.iter().zip(&self.normal_impulse);
+        for (cp, &l) in points.take(self.points_used) {
+            Self::apply(&m, &mut b, cp.r_a, cp.r_b, l * self.normal);
         }
         let (t1, t2) = tangents(self.normal);
         let f = self.friction_impulse[0] * t1 + self.friction_impulse[1] * t2;
@@ -636,17 +649,15 @@ impl ContactConstraintW {
                 (speculative.select(spec_bias, zero), one, zero)
             };
             let vn = n.dot(Self::relative_velocity(&b, cp.r_a, cp.r_b));
-            let cp = &mut self.points[j];
-            let impulse =
-                -cp.normal_mass * mass_scale * (vn + bias) - impulse_scale * cp.normal_impulse;
-            let total = (cp.normal_impulse + impulse).fast_max(zero);
-            let impulse = total - cp.normal_impulse;
-            cp.normal_impulse = total;
-            cp.max_normal_impulse = cp.max_normal_impulse.fast_max(total);
+            let (l, max) = (&mut self.normal_impulse[j], &mut self.max_normal_impulse[j]);
+            let impulse = -cp.normal_mass * mass_scale * (vn + bias) - impulse_scale * *l;
+            let total = (*l + impulse).fast_max(zero);
+            let impulse = total - *l;
+            *l = total;
+            *max = max.fast_max(total);
             total_normal += total;
             twist_limit += total * lever;
-            let (r_a, r_b) = (cp.r_a, cp.r_b);
-            Self::apply(&m, &mut b, r_a, r_b, impulse * n);
+            Self::apply(&m, &mut b, cp.r_a, cp.r_b, impulse * n);
         }
 
         let dv = Self::relative_velocity(&b, self.center_a, self.center_b);
@@ -699,7 +710,7 @@ impl ContactConstraintW {
         let counts = FloatW::new(self.counts.map(f32::from));
         let four = counts.simd_ge(FloatW::splat(MAX_POINTS as f32)) & nn.simd_gt(tiny);
         let null_scale = four.select(FloatW::splat(1.0) / nn.fast_max(tiny), zero);
-        let l = self.points.map(|p| p.normal_impulse);
+        let l = self.normal_impulse;
         let along = (0..MAX_POINTS).fold(zero, |acc, j| acc + l[j] * v[j]);
         let mut t = along * null_scale;
         // λ_j − t v_j ≥ 0 bounds t from above where v_j > 0 and from below where v_j < 0.
@@ -710,8 +721,8 @@ impl ContactConstraintW {
             lo = v[j].simd_lt(zero).select(lo.fast_max(limit), lo);
         }
         t = t.fast_min(hi).fast_max(lo);
-        for (p, vj) in self.points.iter_mut().zip(v) {
-            p.normal_impulse = (p.normal_impulse - t * vj).fast_max(zero);
+        for (l, vj) in self.normal_impulse.iter_mut().zip(v) {
+            *l = (*l - t * vj).fast_max(zero);
         }
     }
 }
