@@ -4,7 +4,8 @@
 //! prepare contacts, colour them and pack each colour into SIMD batches -> impacts of
 //! bouncy contacts ([`impact`]) -> for each substep { integrate velocities; warm start;
 //! solve (with bias); integrate positions and rotations; relax (no bias) } -> store
-//! impulses. In a step without joints the warm
+//! impulses (a coloured contact's stay in its batch until the next narrowphase copies
+//! them into its manifold, see [`graph::ConstraintGraph::store`]). In a step without joints the warm
 //! start of the substeps after the first is carried per body instead of re-applied by
 //! the constraints (see [`WarmStart`]). The scalar kernels
 //! ([`contact`]) solve the overflow of the colouring; the wide kernels
