@@ -93,12 +93,12 @@ fn empty_manifold(m: &Manifold) -> bool {
 /// shape columns repeat the contact's own fields and are not written; bodies are written
 /// only when they are not the shapes' bodies (`body_of`, a shape slot's body slot).
 impl ContactStore {
-    /// `manifold(k, m)`: contact `k`'s manifold `m` with the impulses the last step left
-    /// pending in the solver (see [`ContactStore::pending`]), which is what is written.
+    /// `manifold(k)`: contact `k`'s manifold with the impulses the last step left pending
+    /// in the solver (see [`ContactStore::pending`]), which is what is written.
     pub(crate) fn put_state(
         &self,
         w: &mut crate::codec::Writer<'_>,
-        manifold: impl Fn(usize, &Manifold) -> Manifold,
+        manifold: impl Fn(usize) -> Manifold,
         body_of: impl Fn(u32) -> u32,
     ) {
         w.put(&(self.contacts.len() as u32));
@@ -109,7 +109,7 @@ impl ContactStore {
                 w.put(&0u8);
                 continue;
             }
-            let manifold = manifold(k, &c.manifold);
+            let manifold = manifold(k);
             let tangent = self.tangent[k] != Vec3::ZERO;
             let coefficients = coefficients(c);
             let bodies = body_of(c.shape_a) != c.body_a || body_of(c.shape_b) != c.body_b;

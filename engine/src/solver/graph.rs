@@ -610,7 +610,12 @@ impl ConstraintGraph {
 /// clears the entry (see [`ConstraintGraph::store`]).
 #[inline]
 pub(crate) fn take_pending(pending: &mut u32, batches: &[ContactConstraintW], m: &mut Manifold) {
-    let lane = std::mem::replace(pending, NULL);
+    copy_lane(std::mem::replace(pending, NULL), batches, m);
+}
+
+/// Copies lane `lane` (`batch * W + lane`, or `NULL` for none) of `batches` into `m`.
+#[inline]
+fn copy_lane(lane: u32, batches: &[ContactConstraintW], m: &mut Manifold) {
     if lane != NULL {
         batches[lane as usize / W].store_lane(lane as usize % W, m);
     }
@@ -624,7 +629,7 @@ pub(crate) fn pending_manifold(
     batches: &[ContactConstraintW],
 ) -> Manifold {
     let mut m = *m;
-    take_pending(&mut { pending }, batches, &mut m);
+    copy_lane(pending, batches, &mut m);
     m
 }
 

@@ -156,14 +156,12 @@ impl World {
     /// mesh or height field appears once per triangle it touches (each with the two
     /// shapes' ids and that triangle's manifold).
     pub fn contacts(&self) -> impl Iterator<Item = ContactView> + '_ {
-        let store = &self.contacts;
-        let stored = self.graph.stored_batches();
-        store
+        self.contacts
             .contacts
             .iter()
-            .zip(&store.pending)
-            .filter(|(c, _)| c.alive && c.touching && c.flags & crate::contact::SENSOR == 0)
-            .map(move |(c, &pending)| {
+            .enumerate()
+            .filter(|(_, c)| c.alive && c.touching && c.flags & crate::contact::SENSOR == 0)
+            .map(move |(k, c)| {
                 let ids = ContactTouch::of(c, &self.shapes.pool, &self.body_pool);
                 ContactView {
                     shape_a: ids.shape_a,
@@ -171,9 +169,20 @@ impl World {
                     body_a: ids.body_a,
                     body_b: ids.body_b,
                     normal: c.manifold.normal,
-                    points: ContactPoints::of(&pending_manifold(&c.manifold, pending, stored)),
+                    points: ContactPoints::of(&self.contact_manifold(k)),
                 }
             })
+    }
+
+    /// Contact `k`'s manifold as a reader between steps must see it: with the impulses the
+    /// last step left in its batch lane (see `ContactStore::pending`).
+    pub(crate) fn contact_manifold(&self, k: usize) -> Manifold {
+        let store = &self.contacts;
+        pending_manifold(
+            &store.contacts[k].manifold,
+            store.pending[k],
+            self.graph.stored_batches(),
+        )
     }
 
     /// A hash of every live body's pose and velocity (bit patterns, slot order): equal

@@ -11,7 +11,6 @@ use crate::id::NULL;
 use crate::joint::JointKind;
 use crate::math::{perpendicular, Aabb, Transform};
 use crate::shape::Shape;
-use crate::solver::graph::pending_manifold;
 use glam::{Quat, Vec3};
 use std::f32::consts::TAU;
 use std::fmt::Write;
@@ -335,7 +334,7 @@ impl<D: DebugDraw + ?Sized> Walk<'_, D> {
                 continue;
             }
             // With the impulses the last step left in the solver (see `ContactStore::pending`).
-            let m = pending_manifold(&c.manifold, store.pending[k], world.graph.stored_batches());
+            let m = world.contact_manifold(k);
             // The push on A (the normal points from A to B) when A is dynamic, else on B.
             let side = if world.bodies.body_type[c.body_a as usize] == BodyType::Dynamic {
                 -1.0

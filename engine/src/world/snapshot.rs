@@ -35,12 +35,10 @@
 use super::World;
 use crate::body::BodyType;
 use crate::codec::{checksum, Reader, Writer};
-use crate::collision::Manifold;
 use crate::error::Error;
 use crate::id::SlotPool;
 use crate::joint::JointImpulses;
 use crate::math::Aabb;
-use crate::solver::graph::pending_manifold;
 use glam::{Quat, Vec3};
 
 /// The magic of a state file.
@@ -250,11 +248,11 @@ impl World {
         section(&mut w, b"BRPH", |w| w.put(&self.broadphase));
         section(&mut w, b"CONT", |w| {
             let data = &self.shapes.data;
-            let (pending, stored) = (&self.contacts.pending, self.graph.stored_batches());
-            let manifold = |k: usize, m: &Manifold| pending_manifold(m, pending[k], stored);
-            self.contacts.put_state(w, manifold, |s| {
-                data.get(s as usize).map_or(crate::id::NULL, |d| d.body)
-            });
+            self.contacts.put_state(
+                w,
+                |k| self.contact_manifold(k),
+                |s| data.get(s as usize).map_or(crate::id::NULL, |d| d.body),
+            );
             w.put(&self.mesh_pairs);
         });
         section(&mut w, b"ISLE", |w| w.put(&self.islands));
