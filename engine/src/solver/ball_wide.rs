@@ -44,20 +44,37 @@ impl JointBodiesW {
         sb: &SolverBodies,
     ) -> (Self, [[SolverMass; W]; 2]) {
         debug_assert!(!slots.is_empty() && slots.len() <= W);
+        let mut joint = [NULL; W];
+        let (mut a, mut b) = ([NULL; W], [NULL; W]);
+        for (i, &slot) in slots.iter().enumerate() {
+            let j = &joints[slot as usize];
+            (joint[i], a[i], b[i]) = (slot, j.body_a, j.body_b);
+        }
+        Self::of_bodies(joint, &a, &b, sb)
+    }
+
+    /// The lanes' joints `joint` between body slots `a` and `b` ([`NULL`] in an empty
+    /// lane), with each lane's scalar masses.
+    fn of_bodies(
+        joint: [u32; W],
+        a: &[u32; W],
+        b: &[u32; W],
+        sb: &SolverBodies,
+    ) -> (Self, [[SolverMass; W]; 2]) {
         let zero = SolverMass {
             inv_mass: 0.0,
             inv_inertia: Mat3::ZERO,
         };
+        let index = |slot: u32| {
+            if slot == NULL {
+                NULL
+            } else {
+                sb.index[slot as usize]
+            }
+        };
         let mass = |k: u32| if k == NULL { zero } else { sb.mass[k as usize] };
-        let mut joint = [NULL; W];
-        let (mut a, mut b) = ([NULL; W], [NULL; W]);
-        let mut masses = [[zero; W]; 2];
-        for (i, &slot) in slots.iter().enumerate() {
-            let j = &joints[slot as usize];
-            joint[i] = slot;
-            (a[i], b[i]) = (sb.index[j.body_a as usize], sb.index[j.body_b as usize]);
-            (masses[0][i], masses[1][i]) = (mass(a[i]), mass(b[i]));
-        }
+        let (a, b) = (a.map(index), b.map(index));
+        let masses = [a.map(mass), b.map(mass)];
         let [ma, mb] = &masses;
         let bodies = Self {
             joint,
@@ -106,7 +123,38 @@ impl JointBodiesW {
     }
 }
 
+/// What a batch of ball joints keeps from its joints between steps (see [`BallJointW`]):
+/// each lane's joint and body slots ([`NULL`] in an empty lane) and frame origins in the
+/// bodies' mass frames. Kept beside the batches, not in them, so that the passes read no
+/// more of a batch than they use.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BallLanes {
+    joint: [u32; W],
+    body_a: [u32; W],
+    body_b: [u32; W],
+    local_a: [Vec3; W],
+    local_b: [Vec3; W],
+}
+
+impl BallLanes {
+    /// No joints.
+    pub const EMPTY: Self = Self {
+        joint: [NULL; W],
+        body_a: [NULL; W],
+        body_b: [NULL; W],
+        local_a: [Vec3::ZERO; W],
+        local_b: [Vec3::ZERO; W],
+    };
+}
+
 /// `W` ball joints of one colour.
+///
+/// What comes from the joints (their [`BallLanes`] and the accumulated impulse) is read by
+/// [`prepare`](Self::prepare); what comes from the bodies (solver indices, masses, world
+/// anchors) by [`refresh`](Self::refresh). While the joint lists are kept from one step to
+/// the next, so are the batches and their lanes, and only `refresh` runs: the impulse the
+/// last relax pass left is the one the store wrote into the joint, so the batch comes out
+/// bit for bit as a fresh `prepare` would make it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BallJointW {
     bodies: JointBodiesW,
@@ -120,36 +168,85 @@ pub(crate) struct BallJointW {
 }
 
 impl BallJointW {
-    /// Prepares the ball joints `slots` (at most `W`) into lanes.
+    /// A batch of no joints, to be prepared in place.
+    pub fn empty() -> Self {
+        let zero = FloatW::ZERO;
+        let v = Vec3W {
+            x: zero,
+            y: zero,
+            z: zero,
+        };
+        let m = SymMat3W { m: [zero; 6] };
+        Self {
+            bodies: JointBodiesW {
+                joint: [NULL; W],
+                a: [NULL; W],
+                b: [NULL; W],
+                write_a: [false; W],
+                write_b: [false; W],
+                m_a: zero,
+                m_b: zero,
+                i_a: m,
+                i_b: m,
+            },
+            r_a: v,
+            r_b: v,
+            delta_center: v,
+            impulse: v,
+        }
+    }
+
+    /// Prepares the ball joints `slots` (at most `W`) into the lanes, and `lanes` from them.
     pub fn prepare(
+        &mut self,
+        lanes: &mut BallLanes,
         slots: &[u32],
         joints: &[JointData],
         sb: &SolverBodies,
         positions: &[Vec3],
         rotations: &[Quat],
-    ) -> Self {
-        let (bodies, _) = JointBodiesW::prepare(slots, joints, sb);
-        let mut vecs = [[Vec3::ZERO; W]; 4]; // r_a, r_b, delta_center, impulse
+    ) {
+        debug_assert!(!slots.is_empty() && slots.len() <= W);
+        *lanes = BallLanes::EMPTY;
+        let mut impulse = [Vec3::ZERO; W];
         for (i, &slot) in slots.iter().enumerate() {
             let j = &joints[slot as usize];
-            let (ba, bb) = (j.body_a as usize, j.body_b as usize);
-            let row = [
-                rotations[ba] * j.def.frame_a.p,
-                rotations[bb] * j.def.frame_b.p,
-                positions[bb] - positions[ba],
-                j.impulses.linear,
-            ];
-            for (field, v) in vecs.iter_mut().zip(row) {
-                field[i] = v;
+            lanes.joint[i] = slot;
+            (lanes.body_a[i], lanes.body_b[i]) = (j.body_a, j.body_b);
+            (lanes.local_a[i], lanes.local_b[i]) = (j.def.frame_a.p, j.def.frame_b.p);
+            impulse[i] = j.impulses.linear;
+        }
+        self.impulse = Vec3W::gather(&impulse);
+        self.refresh(lanes, sb, positions, rotations);
+    }
+
+    /// Gathers the bodies of `lanes` (the batch's) again: solver indices, masses and the
+    /// world anchors of the start of the step.
+    pub fn refresh(
+        &mut self,
+        lanes: &BallLanes,
+        sb: &SolverBodies,
+        positions: &[Vec3],
+        rotations: &[Quat],
+    ) {
+        (self.bodies, _) = JointBodiesW::of_bodies(lanes.joint, &lanes.body_a, &lanes.body_b, sb);
+        let (mut r_a, mut r_b, mut delta) = ([Vec3::ZERO; W], [Vec3::ZERO; W], [Vec3::ZERO; W]);
+        let bodies = lanes
+            .joint
+            .iter()
+            .zip(lanes.body_a.iter().zip(&lanes.body_b));
+        for (i, (&joint, (&ba, &bb))) in bodies.enumerate() {
+            if joint == NULL {
+                continue;
             }
+            let (ba, bb) = (ba as usize, bb as usize);
+            r_a[i] = rotations[ba] * lanes.local_a[i];
+            r_b[i] = rotations[bb] * lanes.local_b[i];
+            delta[i] = positions[bb] - positions[ba];
         }
-        Self {
-            bodies,
-            r_a: Vec3W::gather(&vecs[0]),
-            r_b: Vec3W::gather(&vecs[1]),
-            delta_center: Vec3W::gather(&vecs[2]),
-            impulse: Vec3W::gather(&vecs[3]),
-        }
+        self.r_a = Vec3W::gather(&r_a);
+        self.r_b = Vec3W::gather(&r_b);
+        self.delta_center = Vec3W::gather(&delta);
     }
 
     /// Every lane's bodies with whether the lane writes them (the `validate` check).

@@ -11,7 +11,7 @@
 //! then the trees and the stacks.
 
 use super::articulation::{Tree, TreeTopology};
-use super::ball_wide::{BallJointW, Broken};
+use super::ball_wide::{BallJointW, BallLanes, Broken};
 use super::color::{Coloring, COLORS, OVERFLOW};
 use super::contact::{self as cs, ContactConstraint};
 use super::contact_wide::{ContactConstraintW, StatesPtr};
@@ -74,6 +74,11 @@ pub(crate) struct ConstraintGraph {
     ball_ranges: Vec<Range<usize>>,
     /// Each colour's ball joint slots, kept like `joint_slots`.
     ball_slots: Vec<Vec<u32>>,
+    /// Each ball batch's joints and bodies, kept with the batches (see [`BallLanes`]).
+    ball_lanes: Vec<BallLanes>,
+    /// `ball_batches` were laid out from `ball_slots` as they are (see
+    /// [`build_joints`](Self::build_joints)).
+    ball_batches_kept: bool,
     /// The overflow joints' slots, kept like `joint_slots`.
     joint_overflow_slots: Vec<u32>,
     /// The trees of ball joints solved directly this step.
@@ -216,7 +221,8 @@ impl ConstraintGraph {
                 self.trees.push(t);
             }
         }
-        if !keep_lists || tree_ok != self.tree_ok {
+        let sorted = !keep_lists || tree_ok != self.tree_ok;
+        if sorted {
             self.solved_in_tree.clear();
             self.solved_in_tree.resize(joints.len(), false);
             for (range, _) in topology.trees.iter().zip(&tree_ok).filter(|(_, &ok)| ok) {
@@ -271,19 +277,55 @@ impl ConstraintGraph {
             }
             self.joint_ranges.push(start..self.joint_batches.len());
         }
-        self.ball_batches.clear();
-        self.ball_ranges.clear();
-        for slots in &self.ball_slots {
-            let start = self.ball_batches.len();
-            let prepare =
-                |chunk: &[u32]| BallJointW::prepare(chunk, joints, sb, positions, rotations);
-            if parallel && slots.len() > 4 * W {
-                self.ball_batches
-                    .par_extend(slots.par_chunks(W).with_min_len(8).map(prepare));
-            } else {
-                self.ball_batches.extend(slots.chunks(W).map(prepare));
+        // The ball batches: kept with the lists, and then only refreshed from the bodies
+        // (see `BallJointW`); else laid out again, each colour's after the last's, and
+        // prepared in place in one parallel loop.
+        let lanes = DisjointPtr::new(&mut self.ball_lanes);
+        if !sorted && self.ball_batches_kept {
+            let refresh = |i: usize, b: &mut BallJointW| {
+                b.refresh(lanes.get_mut(i as u32), sb, positions, rotations);
+            };
+            for_each_maybe_par(&mut self.ball_batches, parallel, 8, refresh);
+            #[cfg(feature = "validate")]
+            for (color, range) in self.ball_ranges.iter().enumerate() {
+                for (c, b) in self.ball_batches[range.clone()].iter().enumerate() {
+                    let slots = &self.ball_slots[color];
+                    let (mut fresh, mut fresh_lanes) = (BallJointW::empty(), BallLanes::EMPTY);
+                    let chunk = &slots[c * W..slots.len().min(c * W + W)];
+                    fresh.prepare(&mut fresh_lanes, chunk, joints, sb, positions, rotations);
+                    assert_eq!(
+                        (
+                            format!("{b:?}"),
+                            format!("{:?}", self.ball_lanes[range.start + c])
+                        ),
+                        (format!("{fresh:?}"), format!("{fresh_lanes:?}")),
+                        "validate: a kept ball batch differs from a fresh one"
+                    );
+                }
             }
-            self.ball_ranges.push(start..self.ball_batches.len());
+        } else {
+            self.ball_ranges.clear();
+            let mut total = 0;
+            for slots in &self.ball_slots {
+                let batches = slots.len().div_ceil(W);
+                self.ball_ranges.push(total..total + batches);
+                total += batches;
+            }
+            self.ball_batches.clear();
+            self.ball_batches.resize(total, BallJointW::empty());
+            self.ball_lanes.clear();
+            self.ball_lanes.resize(total, BallLanes::EMPTY);
+            let lanes = DisjointPtr::new(&mut self.ball_lanes);
+            let (lists, ranges) = (&self.ball_slots, &self.ball_ranges);
+            let prepare = |i: usize, b: &mut BallJointW| {
+                let color = ranges.partition_point(|r| r.end <= i);
+                let (slots, c) = (&lists[color], i - ranges[color].start);
+                let chunk = &slots[c * W..slots.len().min(c * W + W)];
+                let lanes = lanes.get_mut(i as u32);
+                b.prepare(lanes, chunk, joints, sb, positions, rotations);
+            };
+            for_each_maybe_par(&mut self.ball_batches, parallel, 8, prepare);
+            self.ball_batches_kept = true;
         }
     }
 

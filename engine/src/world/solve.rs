@@ -350,6 +350,8 @@ impl World {
                     data.reaction = glam::Vec3::ZERO;
                     data.angular_reaction = glam::Vec3::ZERO;
                 }
+                // The kept ball batches still hold the impulses dropped here.
+                self.joints.lists_dirty = true;
             }
         }
     }
