@@ -16,7 +16,6 @@ use super::wide::{FloatW, SymMat3W, Vec3W, W};
 use super::{SolverBodies, SolverMass, StepContext};
 use crate::id::NULL;
 use crate::joint::{JointData, JointImpulses};
-use crate::parallel::DisjointPtr;
 use glam::{Mat3, Quat, Vec3};
 
 /// The two bodies of `W` joints of one colour: slots, solver indices, which sides the
@@ -124,9 +123,9 @@ impl JointBodiesW {
 }
 
 /// What a batch of ball joints keeps from its joints between steps (see [`BallJointW`]):
-/// each lane's joint and body slots ([`NULL`] in an empty lane) and frame origins in the
-/// bodies' mass frames. Kept beside the batches, not in them, so that the passes read no
-/// more of a batch than they use.
+/// each lane's joint and body slots ([`NULL`] in an empty lane), frame origins in the
+/// bodies' mass frames and break threshold. Kept beside the batches, not in them, so that
+/// the passes read no more of a batch than they use.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct BallLanes {
     joint: [u32; W],
@@ -134,6 +133,7 @@ pub(crate) struct BallLanes {
     body_b: [u32; W],
     local_a: [Vec3; W],
     local_b: [Vec3; W],
+    break_impulse: [f32; W],
 }
 
 impl BallLanes {
@@ -144,7 +144,13 @@ impl BallLanes {
         body_b: [NULL; W],
         local_a: [Vec3::ZERO; W],
         local_b: [Vec3::ZERO; W],
+        break_impulse: [f32::INFINITY; W],
     };
+
+    /// The lanes' joint slots ([`NULL`] in an empty lane).
+    pub fn joints(&self) -> &[u32; W] {
+        &self.joint
+    }
 }
 
 /// `W` ball joints of one colour.
@@ -214,6 +220,7 @@ impl BallJointW {
             lanes.joint[i] = slot;
             (lanes.body_a[i], lanes.body_b[i]) = (j.body_a, j.body_b);
             (lanes.local_a[i], lanes.local_b[i]) = (j.def.frame_a.p, j.def.frame_b.p);
+            lanes.break_impulse[i] = j.def.break_impulse;
             impulse[i] = j.impulses.linear;
         }
         self.impulse = Vec3W::gather(&impulse);
@@ -285,29 +292,58 @@ impl BallJointW {
         self.bodies.scatter(states, &l);
     }
 
-    /// Writes each lane's impulses, reaction and break test into its joint slot; returns
-    /// the slots whose step impulse passed the joint's threshold, with that impulse.
-    pub fn store(&self, joints: DisjointPtr<JointData>, substeps: f32, inv_h: f32) -> Broken {
+    /// Lane `lane`'s accumulated impulse.
+    pub fn impulse(&self, lane: usize) -> Vec3 {
+        self.impulse.scatter()[lane]
+    }
+
+    /// The lanes whose step impulse (`substeps` times the last substep's) passed their
+    /// joint's threshold, with that impulse. The impulses themselves stay in the batch
+    /// (see [`ConstraintGraph::store_joints`](super::graph::ConstraintGraph::store_joints)).
+    pub fn breaks(&self, lanes: &BallLanes, substeps: f32) -> Broken {
         let lin = self.impulse.scatter();
         let mut broken = Broken::default();
-        for (i, &slot) in self.bodies.joint.iter().enumerate() {
+        for (i, &slot) in lanes.joint.iter().enumerate() {
             if slot == NULL {
                 continue;
             }
-            let data = joints.get_mut(slot);
-            data.impulses = JointImpulses {
-                linear: lin[i],
-                ..JointImpulses::default()
-            };
-            data.reaction = lin[i] * inv_h;
-            data.angular_reaction = Vec3::ZERO;
             let impulse = lin[i].length() * substeps;
-            if impulse > data.def.break_impulse {
+            if impulse > lanes.break_impulse[i] {
                 broken.push((slot, impulse, 0.0));
             }
         }
         broken
     }
+
+    /// Writes each lane's impulses and reaction (its impulse over the substep `h`,
+    /// `inv_h = 1 / h`) into its joint slot.
+    pub fn store(&self, lanes: &BallLanes, joints: &mut [JointData], inv_h: f32) {
+        let lin = self.impulse.scatter();
+        for (i, &slot) in lanes.joint.iter().enumerate() {
+            if slot == NULL {
+                continue;
+            }
+            let data = &mut joints[slot as usize];
+            (data.impulses, data.reaction, data.angular_reaction) = stored(lin[i], inv_h);
+        }
+    }
+
+    /// The impulse of `other` in place of this batch's (the `validate` check compares a
+    /// kept batch with a fresh one, whose joints do not hold the kept impulses yet).
+    #[cfg(feature = "validate")]
+    pub fn take_impulse(&mut self, other: &Self) {
+        self.impulse = other.impulse;
+    }
+}
+
+/// What a ball joint's slot holds for its last substep's impulse `linear`: the impulses, the
+/// reaction force (`linear / h`, `inv_h = 1 / h`) and the reaction torque (none).
+pub(crate) fn stored(linear: Vec3, inv_h: f32) -> (JointImpulses, Vec3, Vec3) {
+    let impulses = JointImpulses {
+        linear,
+        ..JointImpulses::default()
+    };
+    (impulses, linear * inv_h, Vec3::ZERO)
 }
 
 /// Joints that broke: (slot, linear, angular step impulse).

@@ -11,7 +11,7 @@
 //! then the trees and the stacks.
 
 use super::articulation::{Tree, TreeTopology};
-use super::ball_wide::{BallJointW, BallLanes, Broken};
+use super::ball_wide::{stored, BallJointW, BallLanes, Broken};
 use super::color::{Coloring, COLORS, OVERFLOW};
 use super::contact::{self as cs, ContactConstraint};
 use super::contact_wide::{ContactConstraintW, StatesPtr};
@@ -24,7 +24,7 @@ use crate::body::BodyStore;
 use crate::collision::Manifold;
 use crate::contact::{Contact, SOLVER_BYTES};
 use crate::id::NULL;
-use crate::joint::JointData;
+use crate::joint::{JointData, JointImpulses};
 use crate::math::prefetch_head;
 use crate::parallel::{for_each_maybe_par, DisjointPtr};
 use glam::{Quat, Vec3};
@@ -76,6 +76,12 @@ pub(crate) struct ConstraintGraph {
     ball_slots: Vec<Vec<u32>>,
     /// Each ball batch's joints and bodies, kept with the batches (see [`BallLanes`]).
     ball_lanes: Vec<BallLanes>,
+    /// Joint slot -> `batch * W + lane` in `ball_batches`, or [`NULL`], as laid out.
+    ball_lane_of: Vec<u32>,
+    /// The ball batches hold the last step's impulses, which their joints' slots do not
+    /// (see [`store_joints`](Self::store_joints)); `ball_inv_h` is that step's `1 / h`.
+    ball_pending: bool,
+    ball_inv_h: f32,
     /// `ball_batches` were laid out from `ball_slots` as they are (see
     /// [`build_joints`](Self::build_joints)).
     ball_batches_kept: bool,
@@ -293,6 +299,9 @@ impl ConstraintGraph {
                     let (mut fresh, mut fresh_lanes) = (BallJointW::empty(), BallLanes::EMPTY);
                     let chunk = &slots[c * W..slots.len().min(c * W + W)];
                     fresh.prepare(&mut fresh_lanes, chunk, joints, sb, positions, rotations);
+                    if self.ball_pending {
+                        fresh.take_impulse(b);
+                    }
                     assert_eq!(
                         (
                             format!("{b:?}"),
@@ -324,7 +333,17 @@ impl ConstraintGraph {
                 let lanes = lanes.get_mut(i as u32);
                 b.prepare(lanes, chunk, joints, sb, positions, rotations);
             };
+            debug_assert!(!self.ball_pending, "a joint read without its impulses");
             for_each_maybe_par(&mut self.ball_batches, parallel, 8, prepare);
+            self.ball_lane_of.clear();
+            self.ball_lane_of.resize(joints.len(), NULL);
+            for (i, lanes) in self.ball_lanes.iter().enumerate() {
+                for (lane, &slot) in lanes.joints().iter().enumerate() {
+                    if slot != NULL {
+                        self.ball_lane_of[slot as usize] = (i * W + lane) as u32;
+                    }
+                }
+            }
             self.ball_batches_kept = true;
         }
     }
@@ -409,10 +428,18 @@ impl ConstraintGraph {
         None
     }
 
-    /// Writes every joint's impulses and reaction into its slot and returns the joints
-    /// whose step impulse passed their break threshold, in slot order.
+    /// Writes every joint's impulses and reaction into its slot, but those of the ball
+    /// batches, and returns the joints whose step impulse passed their break threshold, in
+    /// slot order.
+    ///
+    /// The ball batches keep their impulses: writing them into every joint's slot each
+    /// step (a cache line or two per joint, out of cache by the end of the step) cost as
+    /// much as the batches' refresh. While the lists are kept the next step's refresh
+    /// keeps them in place; before the lists are rebuilt, or a joint's slot is read or
+    /// changed between steps, [`flush_ball_impulses`](Self::flush_ball_impulses) writes
+    /// them; readers between steps use [`pending_ball_joint`](Self::pending_ball_joint).
     pub fn store_joints(
-        &self,
+        &mut self,
         joints: &mut [JointData],
         states: &mut [BodyState],
         substeps: u32,
@@ -450,21 +477,59 @@ impl ConstraintGraph {
                 .iter()
                 .flat_map(|b| b.store(states, ptr, n, inv_h)),
         );
-        let store = |b: &BallJointW| b.store(ptr, n, inv_h);
+        // The ball batches keep their impulses until a joint's slot is read or changed
+        // (`flush_ball_impulses`), or the next prepare keeps or rebuilds the batches:
+        // here only the break thresholds are tested.
+        let breaks = |(b, lanes): (&BallJointW, &BallLanes)| b.breaks(lanes, n);
+        let batches = self.ball_batches.iter().zip(&self.ball_lanes);
         if parallel && self.ball_batches.len() > 64 {
-            broken.extend(
-                self.ball_batches
-                    .par_iter()
-                    .with_min_len(32)
-                    .map(store)
-                    .flatten_iter()
-                    .collect::<Vec<_>>(),
-            );
+            let batches = self.ball_batches.par_iter().zip(&self.ball_lanes);
+            let found: Vec<_> = batches.with_min_len(64).flat_map_iter(breaks).collect();
+            broken.extend(found);
         } else {
-            broken.extend(self.ball_batches.iter().flat_map(store));
+            broken.extend(batches.flat_map(breaks));
         }
+        self.ball_pending = !self.ball_batches.is_empty();
+        self.ball_inv_h = inv_h;
         broken.sort_unstable_by_key(|b| b.0);
         broken
+    }
+
+    /// Writes the impulses the ball batches hold (see [`store_joints`](Self::store_joints))
+    /// into their joints' slots. Called before anything reads a ball joint's slot for them
+    /// or changes it: the batches' lanes are then still the joints they were laid out for.
+    pub fn flush_ball_impulses(&mut self, joints: &mut [JointData]) {
+        if !std::mem::take(&mut self.ball_pending) {
+            return;
+        }
+        for (b, lanes) in self.ball_batches.iter().zip(&self.ball_lanes) {
+            b.store(lanes, joints, self.ball_inv_h);
+        }
+    }
+
+    /// Forgets the impulses the ball batches hold (the joints' slots are overwritten).
+    pub fn discard_ball_impulses(&mut self) {
+        self.ball_pending = false;
+    }
+
+    /// Whether the ball batches hold impulses their joints' slots do not.
+    pub fn ball_pending(&self) -> bool {
+        self.ball_pending
+    }
+
+    /// What ball joint `slot`'s slot would hold (impulses, reaction force and torque) if
+    /// its batch held its impulse (see [`store_joints`](Self::store_joints)).
+    pub fn pending_ball_joint(&self, slot: usize) -> Option<(JointImpulses, Vec3, Vec3)> {
+        if !self.ball_pending {
+            return None;
+        }
+        let at = *self.ball_lane_of.get(slot)?;
+        if at == NULL {
+            return None;
+        }
+        let (batch, lane) = (at as usize / W, at as usize % W);
+        let linear = self.ball_batches[batch].impulse(lane);
+        Some(stored(linear, self.ball_inv_h))
     }
 
     /// Runs `overflow_joint` on every overflow joint, serially first, then colour by

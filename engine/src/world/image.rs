@@ -123,7 +123,16 @@ impl World {
         });
         section(&mut w, b"JOIN", |w| {
             w.put(&self.joints.pool);
-            w.put(&self.joints.slots);
+            if self.graph.ball_pending() {
+                // The slots with the impulses their ball batches hold.
+                let mut slots = self.joints.slots.clone();
+                for (j, d) in slots.iter_mut().enumerate() {
+                    (d.impulses, d.reaction, d.angular_reaction) = self.joint_impulses(j);
+                }
+                w.put(&slots);
+            } else {
+                w.put(&self.joints.slots);
+            }
             w.put(&self.joints.of_body);
         });
         section(&mut w, b"FLUI", |w| w.put(&self.fluids));

@@ -73,6 +73,9 @@ impl World {
     }
 
     pub(crate) fn remove_joint_slot(&mut self, j: usize) {
+        // The slot is released (and may be reused): the ball batches' lanes must not write
+        // into it later.
+        self.graph.flush_ball_impulses(&mut self.joints.slots);
         let data = self.joints.slots[j];
         self.joints.trees_dirty = true;
         self.joints.lists_dirty = true;
@@ -202,6 +205,7 @@ impl World {
     /// bodies or frames. The kind itself may change too; warm-start impulses restart then.
     pub fn set_joint_kind(&mut self, id: JointId, kind: JointKind) -> Result<(), Error> {
         let j = self.joint_index(id)?;
+        self.graph.flush_ball_impulses(&mut self.joints.slots);
         let mut def = self.joints.slots[j].def;
         let same_kind = std::mem::discriminant(&def.kind) == std::mem::discriminant(&kind);
         def.kind = kind;
@@ -223,13 +227,22 @@ impl World {
     /// The force the joint applied to body B in the last step (at B's anchor, world
     /// frame), in N; A received the opposite.
     pub fn joint_reaction_force(&self, id: JointId) -> Result<Vec3, Error> {
-        Ok(self.joints.slots[self.joint_index(id)?].reaction)
+        Ok(self.joint_impulses(self.joint_index(id)?).1)
     }
 
     /// The torque the joint applied to body B in the last step (world frame), in N·m,
     /// besides the moment of the reaction force about B's anchor.
     pub fn joint_reaction_torque(&self, id: JointId) -> Result<Vec3, Error> {
-        Ok(self.joints.slots[self.joint_index(id)?].angular_reaction)
+        Ok(self.joint_impulses(self.joint_index(id)?).2)
+    }
+
+    /// Joint slot `j`'s impulses, reaction force and reaction torque of the last step,
+    /// from its ball batch while that holds them (see `ConstraintGraph::store_joints`).
+    pub(crate) fn joint_impulses(&self, j: usize) -> (JointImpulses, Vec3, Vec3) {
+        self.graph.pending_ball_joint(j).unwrap_or_else(|| {
+            let d = &self.joints.slots[j];
+            (d.impulses, d.reaction, d.angular_reaction)
+        })
     }
 
     /// Joints that broke in the last step (removed; valid until the next step).

@@ -263,12 +263,13 @@ impl World {
             w.put(&(live.clone().count() as u32));
             for j in live {
                 let d = &self.joints.slots[j];
+                let (impulses, reaction, angular_reaction) = self.joint_impulses(j);
                 w.put(&JointState {
                     color: d.color,
                     color_sides: d.color_sides,
-                    impulses: d.impulses,
-                    reaction: d.reaction,
-                    angular_reaction: d.angular_reaction,
+                    impulses,
+                    reaction,
+                    angular_reaction,
                 });
             }
             w.put(&self.joints.driven);
@@ -638,6 +639,7 @@ impl World {
         self.mesh_pairs = d.mesh_pairs;
         self.islands = d.islands;
         self.graph.coloring = d.coloring;
+        self.graph.discard_ball_impulses();
         let pool = &self.joints.pool;
         let live = (0..self.joints.slots.len()).filter(|&j| pool.is_alive(j));
         for (j, s) in live.zip(d.joints) {

@@ -189,10 +189,15 @@ impl World {
         }
         // A joint is solved while one of its bodies is an awake dynamic body (both
         // are in one island, so both sleep or neither does).
+        let keep_lists = !self.joints.lists_dirty && self.joints.lists_awake == self.solver.slot;
+        // The trees, the overflow and a fresh ball batch read a ball joint's impulses from
+        // its slot (a tree's may start or stop solving without the lists changing).
+        if !keep_lists || !self.joints.trees.trees.is_empty() {
+            self.graph.flush_ball_impulses(&mut self.joints.slots);
+        }
         let (joints, bodies) = (&self.joints.slots, &self.bodies);
         let awake =
             |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && bodies.awake[b as usize];
-        let keep_lists = !self.joints.lists_dirty && self.joints.lists_awake == self.solver.slot;
         self.graph.build_joints(
             &self.joints.slots,
             |i| pool.is_alive(i) && (awake(joints[i].body_a) || awake(joints[i].body_b)),
@@ -342,6 +347,7 @@ impl World {
                 c.cache.valid = false;
             }
         }
+        self.graph.flush_ball_impulses(&mut self.joints.slots);
         for &b in &frozen {
             if let Some(joints) = self.joints.of_body.get(b as usize) {
                 for &j in joints {
