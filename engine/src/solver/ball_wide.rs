@@ -11,7 +11,7 @@
 //! Like the contact lanes, every operation is a plain IEEE operation per lane (no fused
 //! multiply-add), so a joint's result does not depend on its lane or on `W`.
 
-use super::contact_wide::{BodiesW, StatesPtr};
+use super::contact_wide::{BodiesW, MassW, StatesPtr};
 use super::wide::{FloatW, SymMat3W, Vec3W, W};
 use super::{SolverBodies, SolverMass, StepContext};
 use crate::id::NULL;
@@ -50,6 +50,32 @@ impl JointBodiesW {
             (joint[i], a[i], b[i]) = (slot, j.body_a, j.body_b);
         }
         Self::of_bodies(joint, &a, &b, sb)
+    }
+
+    /// The lanes' joints `joint` between body slots `a` and `b` ([`NULL`] in an empty
+    /// lane), the masses transposed from the step's mass rows (the same values as
+    /// [`of_bodies`](Self::of_bodies) gives, with fewer instructions).
+    fn of_lanes(joint: [u32; W], a: &[u32; W], b: &[u32; W], sb: &SolverBodies) -> Self {
+        let index = |slot: u32| {
+            if slot == NULL {
+                NULL
+            } else {
+                sb.index[slot as usize]
+            }
+        };
+        let (a, b) = (a.map(index), b.map(index));
+        let MassW { m_a, m_b, i_a, i_b } = MassW::of(sb, &a, &b);
+        Self {
+            joint,
+            a,
+            b,
+            write_a: m_a.to_array().map(|m| m > 0.0),
+            write_b: m_b.to_array().map(|m| m > 0.0),
+            m_a,
+            m_b,
+            i_a,
+            i_b,
+        }
     }
 
     /// The lanes' joints `joint` between body slots `a` and `b` ([`NULL`] in an empty
@@ -236,7 +262,7 @@ impl BallJointW {
         positions: &[Vec3],
         rotations: &[Quat],
     ) {
-        (self.bodies, _) = JointBodiesW::of_bodies(lanes.joint, &lanes.body_a, &lanes.body_b, sb);
+        self.bodies = JointBodiesW::of_lanes(lanes.joint, &lanes.body_a, &lanes.body_b, sb);
         let (mut r_a, mut r_b, mut delta) = ([Vec3::ZERO; W], [Vec3::ZERO; W], [Vec3::ZERO; W]);
         let bodies = lanes
             .joint

@@ -154,6 +154,17 @@ impl MassW {
         let ((m_a, i_a), (m_b, i_b)) = (side(a), side(b));
         MassW { m_a, m_b, i_a, i_b }
     }
+
+    /// The masses of solver bodies `a` and `b` in lanes, from the step's mass rows (zeros
+    /// for [`NULL`]).
+    #[inline(always)]
+    pub(crate) fn of(sb: &SolverBodies, a: &[u32; W], b: &[u32; W]) -> Self {
+        let row = |k: u32| match k {
+            NULL => &MassRow::ZERO.f,
+            k => &sb.mass_rows[k as usize].f,
+        };
+        Self::gather(row, a, b)
+    }
 }
 
 impl StatesPtr {
@@ -380,14 +391,7 @@ impl ContactConstraintW {
             (v3(0), v3(4))
         };
         let ((va, wa), (vb, wb)) = (velocities(&a), velocities(&b));
-        let MassW { m_a, m_b, i_a, i_b } = MassW::gather(
-            |k| match k {
-                NULL => &MassRow::ZERO.f,
-                k => &sb.mass_rows[k as usize].f,
-            },
-            &a,
-            &b,
-        );
+        let MassW { m_a, m_b, i_a, i_b } = MassW::of(sb, &a, &b);
         let zero = FloatW::ZERO;
         // Write back to the dynamic bodies only (a static or kinematic side has no inverse
         // mass, nor has an empty lane).
