@@ -5,9 +5,11 @@
 //! bouncy contacts ([`impact`]) -> for each substep { integrate velocities; warm start;
 //! solve (with bias); integrate positions and rotations; relax (no bias) } -> store
 //! impulses (a coloured contact's stay in its batch until the next narrowphase copies
-//! them into its manifold, see [`graph::ConstraintGraph::store`]). In a step without joints the warm
-//! start of the substeps after the first is carried per body instead of re-applied by
-//! the constraints (see [`WarmStart`]). The scalar kernels
+//! them into its manifold, see [`graph::ConstraintGraph::store`]; a coloured ball joint's
+//! stay in its batch, which is kept with the joint lists and refreshed from the bodies,
+//! until its slot is read or changed, see [`graph::ConstraintGraph::store_joints`]). In a
+//! step without joints the warm start of the substeps after the first is carried per body
+//! instead of re-applied by the constraints (see [`WarmStart`]). The scalar kernels
 //! ([`contact`]) solve the overflow of the colouring; the wide kernels
 //! ([`contact_wide`]) solve each colour `W` constraints at a time, spread over workers.
 //!
