@@ -63,7 +63,7 @@ pub(crate) struct Contact {
     pub touch_changed: bool,
     /// The manifold was recycled this step rather than recomputed.
     pub recycled: bool,
-    /// The constraint colour while touching ([`NO_COLOR`](crate::solver::color::NO_COLOR)
+    /// The constraint colour while touching ([`NO_COLOR`]
     /// otherwise), kept across steps.
     pub color: u8,
     /// Which bodies hold a bit in `color` (see [`crate::solver::color::Coloring::assign`]).

@@ -140,7 +140,7 @@ struct ImpulsesW {
     spring: FloatW,
     cone: FloatW,
     /// The axis spring's velocity at the end of the substep, from the solve pass for the
-    /// relax pass (see [`SpringStep`]).
+    /// relax pass (see [`SpringStep`](super::joint::SpringStep)).
     spring_end: FloatW,
 }
 

@@ -217,7 +217,7 @@ pub(crate) struct WarmCarry {
 }
 
 /// A movable body's velocity update for every substep of a step, computed once a step
-/// ([`prepare_forcing`]): the substep loop then reads one 40-byte record per body instead
+/// ([`body_forcing`]): the substep loop then reads one 40-byte record per body instead
 /// of nine body columns through the slot indirection.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Forcing {

@@ -1,6 +1,6 @@
 //! `World::step`: the stages of one fixed step, in order.
 //!
-//! Each stage is one call, timed by [`stage!`]: a profiler zone, and its time in the
+//! Each stage is one call, timed by `stage!`: a profiler zone, and its time in the
 //! stage's [`Profile`](crate::Profile) field. A step large enough runs on a worker of the
 //! pool, with the other workers kept awake beside it ([`KeepAwake`]); the solve stage and
 //! what follows it up to the move events run on a worker whenever the solve is shared
@@ -138,7 +138,7 @@ macro_rules! stage {
     }};
 }
 
-/// [`stage!`] for stages that run once per substep, or in parts: adds the time to the
+/// `stage!` for stages that run once per substep, or in parts: adds the time to the
 /// profile field instead of storing it.
 macro_rules! stage_sum {
     ($world:ident, $field:ident, $name:literal, $color:ident, $body:expr) => {{
