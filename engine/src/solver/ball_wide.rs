@@ -49,12 +49,19 @@ impl JointBodiesW {
             let j = &joints[slot as usize];
             (joint[i], a[i], b[i]) = (slot, j.body_a, j.body_b);
         }
-        Self::of_bodies(joint, &a, &b, sb)
+        let bodies = Self::of_lanes(joint, &a, &b, sb);
+        let zero = SolverMass {
+            inv_mass: 0.0,
+            inv_inertia: Mat3::ZERO,
+        };
+        let mass = |k: u32| if k == NULL { zero } else { sb.mass[k as usize] };
+        let masses = [bodies.a.map(mass), bodies.b.map(mass)];
+        (bodies, masses)
     }
 
     /// The lanes' joints `joint` between body slots `a` and `b` ([`NULL`] in an empty
-    /// lane), the masses transposed from the step's mass rows (the same values as
-    /// [`of_bodies`](Self::of_bodies) gives, with fewer instructions).
+    /// lane), the masses transposed from the step's mass rows (the floats of
+    /// `SolverBodies::mass`, copied).
     fn of_lanes(joint: [u32; W], a: &[u32; W], b: &[u32; W], sb: &SolverBodies) -> Self {
         let index = |slot: u32| {
             if slot == NULL {
@@ -76,43 +83,6 @@ impl JointBodiesW {
             i_a,
             i_b,
         }
-    }
-
-    /// The lanes' joints `joint` between body slots `a` and `b` ([`NULL`] in an empty
-    /// lane), with each lane's scalar masses.
-    fn of_bodies(
-        joint: [u32; W],
-        a: &[u32; W],
-        b: &[u32; W],
-        sb: &SolverBodies,
-    ) -> (Self, [[SolverMass; W]; 2]) {
-        let zero = SolverMass {
-            inv_mass: 0.0,
-            inv_inertia: Mat3::ZERO,
-        };
-        let index = |slot: u32| {
-            if slot == NULL {
-                NULL
-            } else {
-                sb.index[slot as usize]
-            }
-        };
-        let mass = |k: u32| if k == NULL { zero } else { sb.mass[k as usize] };
-        let (a, b) = (a.map(index), b.map(index));
-        let masses = [a.map(mass), b.map(mass)];
-        let [ma, mb] = &masses;
-        let bodies = Self {
-            joint,
-            a,
-            b,
-            write_a: ma.map(|m| m.inv_mass > 0.0),
-            write_b: mb.map(|m| m.inv_mass > 0.0),
-            m_a: FloatW::new(ma.map(|m| m.inv_mass)),
-            m_b: FloatW::new(mb.map(|m| m.inv_mass)),
-            i_a: SymMat3W::gather(&ma.map(|m| m.inv_inertia)),
-            i_b: SymMat3W::gather(&mb.map(|m| m.inv_inertia)),
-        };
-        (bodies, masses)
     }
 
     /// Every lane's bodies with whether the lane writes them (the `validate` check).

@@ -82,9 +82,6 @@ pub(crate) struct ConstraintGraph {
     /// (see [`store_joints`](Self::store_joints)); `ball_inv_h` is that step's `1 / h`.
     ball_pending: bool,
     ball_inv_h: f32,
-    /// `ball_batches` were laid out from `ball_slots` as they are (see
-    /// [`build_joints`](Self::build_joints)).
-    ball_batches_kept: bool,
     /// The overflow joints' slots, kept like `joint_slots`.
     joint_overflow_slots: Vec<u32>,
     /// The trees of ball joints solved directly this step.
@@ -286,8 +283,8 @@ impl ConstraintGraph {
         // The ball batches: kept with the lists, and then only refreshed from the bodies
         // (see `BallJointW`); else laid out again, each colour's after the last's, and
         // prepared in place in one parallel loop.
-        let lanes = DisjointPtr::new(&mut self.ball_lanes);
-        if !sorted && self.ball_batches_kept {
+        if !sorted {
+            let lanes = DisjointPtr::new(&mut self.ball_lanes);
             let refresh = |i: usize, b: &mut BallJointW| {
                 b.refresh(lanes.get_mut(i as u32), sb, positions, rotations);
             };
@@ -344,7 +341,6 @@ impl ConstraintGraph {
                     }
                 }
             }
-            self.ball_batches_kept = true;
         }
     }
 

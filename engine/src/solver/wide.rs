@@ -220,7 +220,9 @@ pub(crate) struct SymMat3W {
 }
 
 impl SymMat3W {
-    #[inline]
+    /// Lane `i` holds the symmetric part of `m[i]` (the kernels take theirs from mass rows
+    /// by transposes; the tests build matrices this way).
+    #[cfg(test)]
     pub fn gather(m: &[glam::Mat3; W]) -> Self {
         let f = |r: usize, c: usize| FloatW::new(std::array::from_fn(|i| m[i].col(c)[r]));
         Self {

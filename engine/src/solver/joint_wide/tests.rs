@@ -3,7 +3,7 @@ use crate::collision::test_util::Rng;
 use crate::joint::{JointDef, JointKind, Limits, Motor, Spring};
 use crate::math::{rotate_diagonal, Transform};
 use crate::solver::joint::JointConstraint;
-use crate::solver::{BodyState, Softness, SolverMass};
+use crate::solver::{BodyState, MassRow, Softness, SolverMass};
 use crate::BodyId;
 
 /// `W` joints per kind between random, moving bodies (lane 1's body A static), with
@@ -117,10 +117,14 @@ fn lanes_match_the_scalar_rows_for_every_kind() {
                 rng.range(0.2, 2.0),
                 rng.range(0.2, 2.0),
             );
-            sb.mass.push(SolverMass {
+            let mass = SolverMass {
                 inv_mass: rng.range(0.2, 2.0),
                 inv_inertia: rotate_diagonal(rotation, d),
-            });
+            };
+            // The lanes read the masses from the rows, as the step gathers both.
+            sb.mass_rows
+                .push(MassRow::new(mass.inv_mass, &mass.inv_inertia));
+            sb.mass.push(mass);
         }
         let id = |i: usize| BodyId {
             index: i as u32,
