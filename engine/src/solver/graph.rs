@@ -53,9 +53,6 @@ pub(crate) struct ConstraintGraph {
     contact_batches: Vec<ContactConstraintW>,
     /// Each colour's range of `contact_batches` (one per colour, empty ones included).
     contact_ranges: Vec<Range<usize>>,
-    /// Scratch of [`store`](Self::store): how many touching contacts of each colour come
-    /// before each of its chunks.
-    store_starts: Vec<[u32; COLORS]>,
     /// The touching contacts that fit no colour, as scalar constraints.
     pub overflow: Vec<ContactConstraint>,
     /// The joints that fit no colour, as scalar constraints.
@@ -655,9 +652,7 @@ impl ConstraintGraph {
     /// are not rebuilt before it. Readers between steps see through `pending` (see
     /// [`pending_manifold`]). Figures in `docs/decisions.md`, "The lead".
     ///
-    /// A colour's list holds its touching contacts in order, so a contact's lane is its
-    /// colour's count of contacts before it: counted per chunk first, then carried through
-    /// the chunk.
+    /// A contact's lane is its place in its colour's list, which [`Coloring::list`] kept.
     pub fn store(
         &mut self,
         touching: &[u32],
@@ -667,29 +662,16 @@ impl ConstraintGraph {
         parallel: bool,
     ) {
         cs::store_impulses(&self.overflow, contacts);
-        let starts = &mut self.store_starts;
-        starts.clear();
-        let mut seen = [0u32; COLORS];
-        for chunk in colors.chunks(STORE_CHUNK) {
-            starts.push(seen);
-            for &color in chunk {
-                if let Some(n) = seen.get_mut(color as usize) {
-                    *n += 1;
-                }
-            }
-        }
-        let (ranges, starts) = (&self.contact_ranges, &*starts);
+        let (ranges, place) = (&self.contact_ranges, &self.coloring.place);
         let out = DisjointPtr::new(pending);
         let run = |(k, ids): (usize, &[u32])| {
-            let mut seen = starts[k];
-            let colors = &colors[k * STORE_CHUNK..];
-            for (&id, &color) in ids.iter().zip(colors) {
-                let Some(n) = seen.get_mut(color as usize) else {
+            let at = k * STORE_CHUNK;
+            let rows = ids.iter().zip(&colors[at..]).zip(&place[at..]);
+            for ((&id, &color), &place) in rows {
+                let Some(range) = ranges.get(color as usize) else {
                     continue; // the overflow's, stored above
                 };
-                let at = ranges[color as usize].start * W + *n as usize;
-                *n += 1;
-                *out.get_mut(id) = at as u32;
+                *out.get_mut(id) = (range.start * W) as u32 + place;
             }
         };
         // One chunk: no pool to wake.

@@ -30,8 +30,9 @@ const NARROW_CHUNK: usize = 256;
 pub(crate) struct NarrowChunk {
     touching: Vec<u32>,
     pairs: Vec<[u32; 2]>,
-    /// The touching contacts' colours.
+    /// The touching contacts' colours and point counts.
     colors: Vec<u8>,
+    counts: Vec<u8>,
     /// Contacts that stopped touching but still hold a colour.
     uncolor: Vec<u32>,
     begin: Vec<ContactTouch>,
@@ -53,6 +54,7 @@ impl NarrowChunk {
         self.touching.clear();
         self.pairs.clear();
         self.colors.clear();
+        self.counts.clear();
         self.uncolor.clear();
         self.begin.clear();
         self.end.clear();
@@ -195,8 +197,9 @@ impl World {
                 if let Some(&ahead) = list.get(i + PREFETCH_AHEAD) {
                     let ahead = ahead as usize;
                     prefetch(&chunk[ahead]);
-                    // The lanes of a batch are contacts of one colour in contact order:
-                    // the first of them brings the batch's impulse rows for the others.
+                    // The lanes of a batch are contacts of one colour (and, but where a
+                    // batch spans two groups, of one point count) in contact order: the
+                    // first of them brings the batch's impulse rows for the others.
                     let lane = pending[ahead];
                     if lane != NULL && lane as usize % W == 0 {
                         stored[lane as usize / W].prefetch_impulses();
@@ -280,6 +283,7 @@ impl World {
                     out.touching.push((base + j) as u32);
                     out.pairs.push([c.body_a, c.body_b]);
                     out.colors.push(c.color);
+                    out.counts.push(c.manifold.count as u8);
                 } else if c.color != NO_COLOR {
                     out.uncolor.push((base + j) as u32);
                 }
@@ -314,6 +318,7 @@ impl World {
             self.touching.contacts.extend_from_slice(&out.touching);
             self.touching.pairs.extend_from_slice(&out.pairs);
             self.touching.colors.extend_from_slice(&out.colors);
+            self.touching.points.extend_from_slice(&out.counts);
             self.touching.uncolor.extend_from_slice(&out.uncolor);
             self.events.touch_begin.extend_from_slice(&out.begin);
             self.events.touch_end.extend_from_slice(&out.end);

@@ -83,7 +83,7 @@ impl World {
             }
             *pair = [da, db];
         }
-        coloring.list(&self.touching.colors);
+        coloring.list(&self.touching.colors, &self.touching.points);
     }
 
     /// Colours the touching contacts and prepares their constraints into batches.
