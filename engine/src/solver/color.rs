@@ -119,7 +119,7 @@ impl Coloring {
     }
 
     /// Lists this step's constraints per colour: constraint `k` has colour `colors[k]` and
-    /// `points[k]` contact points (1 for a joint or any constraint of one row set).
+    /// its manifold's `points[k]` contact points.
     ///
     /// Within a colour the constraints with the most points come first, each group in
     /// constraint order (a counting sort, two passes). A batch's point loop runs to its
