@@ -347,6 +347,19 @@ impl Aabb {
             && other.min.z <= self.max.z
     }
 
+    /// [`Aabb::overlaps`]'s comparisons joined with `&`, not `&&`: one branch for the
+    /// caller instead of six, where the answer is hard to guess (the narrowphase's
+    /// filter of idle contacts, see `docs/decisions.md`).
+    #[inline]
+    pub fn overlaps_unbranched(&self, other: &Aabb) -> bool {
+        (self.min.x <= other.max.x)
+            & (other.min.x <= self.max.x)
+            & (self.min.y <= other.max.y)
+            & (other.min.y <= self.max.y)
+            & (self.min.z <= other.max.z)
+            & (other.min.z <= self.max.z)
+    }
+
     /// True when `other` lies inside `self`.
     #[inline]
     pub fn contains(&self, other: &Aabb) -> bool {

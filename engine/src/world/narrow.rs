@@ -140,18 +140,8 @@ impl World {
         let bounds = &shapes.bounds;
         // An idle contact whose shapes' bounds are still apart would come out of the update
         // as it is: skip it without loading it.
-        // `Aabb::overlaps`'s six comparisons joined with `&`, not `&&`: one branch instead
-        // of six that guess scattered bounds.
-        let stays_idle = |[a, b]: [u32; 2]| {
-            let (a, b) = (&bounds[a as usize], &bounds[b as usize]);
-            let overlap = (a.min.x <= b.max.x)
-                & (b.min.x <= a.max.x)
-                & (a.min.y <= b.max.y)
-                & (b.min.y <= a.max.y)
-                & (a.min.z <= b.max.z)
-                & (b.min.z <= a.max.z);
-            !overlap
-        };
+        let stays_idle =
+            |[a, b]: [u32; 2]| !bounds[a as usize].overlaps_unbranched(&bounds[b as usize]);
         let chunks = contacts.len().div_ceil(NARROW_CHUNK);
         let outs = &mut self.scratch.narrow_chunks;
         outs.resize_with(chunks, Default::default);
