@@ -6,45 +6,34 @@
 Each repetition runs `BIN run SCENE --steps STEPS --threads THREADS` once per binary, in
 the order given, so that a busy host's swings fall on every build alike. It prints, per
 binary, the minimum and the median over the repetitions of the step's median and of each
-stage median, and the state hash each run ended with: builds that are meant to compute
-the same thing must print the same hash (the script says so when they differ).
+stage median (read from the JSON that `run --json` writes), and the state hash each run
+ended with: builds that are meant to compute the same thing must print the same hash (the
+script says so when they differ).
 
 `--env NAME=VALUE@K` sets an environment variable for binary K only (0-based), for one
 build switched by a variable. The timing figures are for the comparison only; quoted
 figures come from `impetus-bench compare` on an idle machine.
 """
 
+import json
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 
-def parse(text):
-    """The step median, the stage medians and the state hash of one `run`'s output."""
-    step, stages, digest, in_stages = None, {}, None, False
-    for line in text.splitlines():
-        words = line.split()
-        if not words:
-            continue
-        if line.strip().startswith("ms/step") and "median" in words and step is None:
-            step = float(words[words.index("median") + 1])
-        elif line.strip() == "stage medians (ms)":
-            in_stages = True
-            continue
-        elif line.strip().startswith("state hash"):
-            digest = words[-1]
-        if in_stages:
-            if len(words) == 2 and line.startswith("    "):
-                try:
-                    stages[words[0]] = float(words[1])
-                    continue
-                except ValueError:
-                    pass
-            in_stages = False
-    if step is None or digest is None:
-        raise ValueError("no 'ms/step median' or 'state hash' line in the run's output")
-    return step, stages, digest
+def measure(cmd, env):
+    """The step median, the stage medians and the state hash of one `run`, from the JSON
+    it writes (`--json`)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "run.json")
+        out = subprocess.run(cmd + ["--json", path], env=env, capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"ab.py: {' '.join(cmd)} failed:\n{out.stderr}")
+        with open(path) as f:
+            r = json.load(f)
+    return r["ms_per_step"]["median"], r["stages"], r["state_hash"]
 
 
 def main(argv):
@@ -72,10 +61,7 @@ def main(argv):
         for k, b in enumerate(bins):
             env = dict(os.environ, **envs.get(k, {}))
             cmd = [b, "run", scene, "--steps", steps, "--threads", threads]
-            out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-            if out.returncode != 0:
-                sys.exit(f"ab.py: {' '.join(cmd)} failed:\n{out.stderr}")
-            runs[k].append(parse(out.stdout))
+            runs[k].append(measure(cmd, env))
             print(f"rep {rep + 1} bin {k}: {runs[k][-1][0]:.3f} ms/step", file=sys.stderr)
     names = []
     for r in runs:
