@@ -264,6 +264,26 @@ pub(crate) fn prefetch_head<T>(item: &T, bytes: usize) {
     let _ = (item, bytes);
 }
 
+/// [`prefetch`] of `bytes` bytes from the address `at`, which need not point at a live
+/// value (a prefetch of any address is a hint that never faults), so no reference is made:
+/// for an element of a slice that another worker may be writing.
+#[inline(always)]
+pub(crate) fn prefetch_raw(at: *const u8, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let mut offset = 0;
+        while offset < bytes {
+            // SAFETY: a prefetch never faults and changes nothing a program can observe,
+            // whatever the address; `wrapping_add` forms no out-of-bounds pointer.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(offset) as *const i8) };
+            offset += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (at, bytes);
+}
+
 crate::codec::fields!(Transform { p, q });
 crate::codec::fields!(Aabb { min, max });
 

@@ -25,12 +25,18 @@ use crate::collision::Manifold;
 use crate::contact::{Contact, SOLVER_BYTES};
 use crate::id::NULL;
 use crate::joint::{JointData, JointImpulses};
-use crate::math::prefetch_head;
+use crate::math::{prefetch_head, prefetch_raw};
 use crate::parallel::{for_each_maybe_par, DisjointPtr};
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
+
+/// How many contact batches ahead the colour passes prefetch the batch they will solve
+/// next. A batch is 2 KB, two to a 4 KB page, and the hardware prefetchers do not follow a
+/// stream across pages, so without it every pass waited on most of each batch's lines
+/// (`docs/decisions.md`, "The contact batches prefetched in the passes").
+const BATCH_AHEAD: usize = 2;
 
 /// Touching contacts per work item of [`ConstraintGraph::store`].
 const STORE_CHUNK: usize = 1024;
@@ -567,7 +573,17 @@ impl ConstraintGraph {
             }
             let batches = &mut self.contact_batches[range.clone()];
             let par = parallel && batches.len() > 1;
-            for_each_maybe_par(batches, par, 4, |_, c| contact_batch(c, ptr));
+            // The batch `BATCH_AHEAD` places on is asked for while this one is solved (the
+            // same index order on every worker's block).
+            // (An address, not a pointer, so that the closure is `Sync`.)
+            let size = std::mem::size_of::<ContactConstraintW>();
+            let (base, len) = (batches.as_ptr() as usize, batches.len());
+            for_each_maybe_par(batches, par, 4, |k, c| {
+                if k + BATCH_AHEAD < len {
+                    prefetch_raw((base + (k + BATCH_AHEAD) * size) as *const u8, size);
+                }
+                contact_batch(c, ptr)
+            });
         }
     }
 
