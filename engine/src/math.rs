@@ -284,6 +284,24 @@ pub(crate) fn prefetch_raw(at: *const u8, bytes: usize) {
     let _ = (at, bytes);
 }
 
+/// [`prefetch_raw`] for a write: the lines are asked for in the state a store needs
+/// (`prefetchw`), for a stream of stores that will fill them.
+#[inline(always)]
+pub(crate) fn prefetch_raw_write(at: *const u8, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+        let mut offset = 0;
+        while offset < bytes {
+            // SAFETY: as in `prefetch_raw`: a hint that never faults, whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_ET0>(at.wrapping_add(offset) as *const i8) };
+            offset += 64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (at, bytes);
+}
+
 crate::codec::fields!(Transform { p, q });
 crate::codec::fields!(Aabb { min, max });
 

@@ -25,7 +25,7 @@ use crate::collision::Manifold;
 use crate::contact::{Contact, SOLVER_BYTES};
 use crate::id::NULL;
 use crate::joint::{JointData, JointImpulses};
-use crate::math::{prefetch_head, prefetch_raw};
+use crate::math::{prefetch_head, prefetch_raw, prefetch_raw_write};
 use crate::parallel::{for_each_maybe_par, DisjointPtr};
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
@@ -35,8 +35,29 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// How many contact batches ahead the colour passes prefetch the batch they will solve
 /// next. A batch is 2 KB, two to a 4 KB page, and the hardware prefetchers do not follow a
 /// stream across pages, so without it every pass waited on most of each batch's lines
-/// (`docs/decisions.md`, "The contact batches prefetched in the passes").
+/// (`docs/decisions.md`, "The contact batches prefetched in the passes"). Prepare, which
+/// writes every batch afresh, asks for them as far ahead.
 const BATCH_AHEAD: usize = 2;
+
+/// [`for_each_maybe_par`] over a colour's batches, each pass asking for the batch
+/// [`BATCH_AHEAD`] places on while it solves one (the same index order on every worker's
+/// block). An address, not a pointer, is shared, so that the closure is `Sync`; the
+/// prefetch forms no reference to a batch another worker may be writing.
+fn for_each_prefetched<T: Send>(
+    batches: &mut [T],
+    parallel: bool,
+    min_len: usize,
+    f: impl Fn(&mut T) + Send + Sync,
+) {
+    let size = std::mem::size_of::<T>();
+    let (base, len) = (batches.as_ptr() as usize, batches.len());
+    for_each_maybe_par(batches, parallel, min_len, |k, batch| {
+        if k + BATCH_AHEAD < len {
+            prefetch_raw((base + (k + BATCH_AHEAD) * size) as *const u8, size);
+        }
+        f(batch)
+    });
+}
 
 /// Touching contacts per work item of [`ConstraintGraph::store`].
 const STORE_CHUNK: usize = 1024;
@@ -139,7 +160,14 @@ impl ConstraintGraph {
         // Whether a batch may hold a heavy body on a light one (an OR over the batches:
         // the same for any split).
         let seeded = AtomicBool::new(false);
+        // Each batch is written whole: the one `BATCH_AHEAD` places on is asked for in the
+        // state a store needs while this one is prepared (as the passes read them).
+        let size = std::mem::size_of::<ContactConstraintW>();
+        let (base, len) = (self.contact_batches.as_ptr() as usize, total);
         let prepare = |i: usize, out: &mut ContactConstraintW| {
+            if i + BATCH_AHEAD < len {
+                prefetch_raw_write((base + (i + BATCH_AHEAD) * size) as *const u8, size);
+            }
             let color = ranges.partition_point(|r| r.end <= i);
             let (list, c) = (&colors[color], i - ranges[color].start);
             let chunk = |c: usize| &list[c * W..list.len().min(c * W + W)];
@@ -564,26 +592,16 @@ impl ConstraintGraph {
             if let Some(range) = self.joint_ranges.get(k) {
                 let batches = &mut self.joint_batches[range.clone()];
                 let par = parallel && batches.len() > 8;
-                for_each_maybe_par(batches, par, 4, |_, b| joint_batch(b, ptr));
+                for_each_prefetched(batches, par, 4, |b| joint_batch(b, ptr));
             }
             if let Some(range) = self.ball_ranges.get(k) {
                 let batches = &mut self.ball_batches[range.clone()];
                 let par = parallel && batches.len() > 8;
-                for_each_maybe_par(batches, par, 8, |_, b| ball_batch(b, ptr));
+                for_each_prefetched(batches, par, 8, |b| ball_batch(b, ptr));
             }
             let batches = &mut self.contact_batches[range.clone()];
             let par = parallel && batches.len() > 1;
-            // The batch `BATCH_AHEAD` places on is asked for while this one is solved (the
-            // same index order on every worker's block).
-            // (An address, not a pointer, so that the closure is `Sync`.)
-            let size = std::mem::size_of::<ContactConstraintW>();
-            let (base, len) = (batches.as_ptr() as usize, batches.len());
-            for_each_maybe_par(batches, par, 4, |k, c| {
-                if k + BATCH_AHEAD < len {
-                    prefetch_raw((base + (k + BATCH_AHEAD) * size) as *const u8, size);
-                }
-                contact_batch(c, ptr)
-            });
+            for_each_prefetched(batches, par, 4, |c| contact_batch(c, ptr));
         }
     }
 
