@@ -264,42 +264,44 @@ pub(crate) fn prefetch_head<T>(item: &T, bytes: usize) {
     let _ = (item, bytes);
 }
 
-/// [`prefetch`] of `bytes` bytes from the address `at`, which need not point at a live
-/// value (a prefetch of any address is a hint that never faults), so no reference is made:
-/// for an element of a slice that another worker may be writing.
+/// [`prefetch`] of `bytes` bytes from the address `addr`, an integer: no reference or
+/// pointer to the value is made (a prefetch of any address is a hint that never faults and
+/// reads nothing), for an element of a slice that another worker may be writing.
 #[inline(always)]
-pub(crate) fn prefetch_raw(at: *const u8, bytes: usize) {
+pub(crate) fn prefetch_raw(addr: usize, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let mut offset = 0;
         while offset < bytes {
-            // SAFETY: a prefetch never faults and changes nothing a program can observe,
-            // whatever the address; `wrapping_add` forms no out-of-bounds pointer.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(offset) as *const i8) };
+            let at = std::ptr::without_provenance::<i8>(addr.wrapping_add(offset));
+            // SAFETY: a prefetch never faults, reads nothing the program can observe and
+            // changes no value, whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(at) };
             offset += 64;
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (at, bytes);
+    let _ = (addr, bytes);
 }
 
 /// [`prefetch_raw`] for a write: the lines are asked for in the state a store needs
 /// (`prefetchw`), for a stream of stores that will fill them.
 #[inline(always)]
-pub(crate) fn prefetch_raw_write(at: *const u8, bytes: usize) {
+pub(crate) fn prefetch_raw_write(addr: usize, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
         let mut offset = 0;
         while offset < bytes {
+            let at = std::ptr::without_provenance::<i8>(addr.wrapping_add(offset));
             // SAFETY: as in `prefetch_raw`: a hint that never faults, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_ET0>(at.wrapping_add(offset) as *const i8) };
+            unsafe { _mm_prefetch::<_MM_HINT_ET0>(at) };
             offset += 64;
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (at, bytes);
+    let _ = (addr, bytes);
 }
 
 crate::codec::fields!(Transform { p, q });

@@ -41,8 +41,8 @@ const BATCH_AHEAD: usize = 2;
 
 /// [`for_each_maybe_par`] over a colour's batches, each pass asking for the batch
 /// [`BATCH_AHEAD`] places on while it solves one (the same index order on every worker's
-/// block). An address, not a pointer, is shared, so that the closure is `Sync`; the
-/// prefetch forms no reference to a batch another worker may be writing.
+/// block). The batches' address is shared as an integer (the closure stays `Sync`), and
+/// the prefetch forms no reference to a batch another worker may be writing.
 fn for_each_prefetched<T: Send>(
     batches: &mut [T],
     parallel: bool,
@@ -53,7 +53,7 @@ fn for_each_prefetched<T: Send>(
     let (base, len) = (batches.as_ptr() as usize, batches.len());
     for_each_maybe_par(batches, parallel, min_len, |k, batch| {
         if k + BATCH_AHEAD < len {
-            prefetch_raw((base + (k + BATCH_AHEAD) * size) as *const u8, size);
+            prefetch_raw(base + (k + BATCH_AHEAD) * size, size);
         }
         f(batch)
     });
@@ -166,7 +166,7 @@ impl ConstraintGraph {
         let (base, len) = (self.contact_batches.as_ptr() as usize, total);
         let prepare = |i: usize, out: &mut ContactConstraintW| {
             if i + BATCH_AHEAD < len {
-                prefetch_raw_write((base + (i + BATCH_AHEAD) * size) as *const u8, size);
+                prefetch_raw_write(base + (i + BATCH_AHEAD) * size, size);
             }
             let color = ranges.partition_point(|r| r.end <= i);
             let (list, c) = (&colors[color], i - ranges[color].start);
