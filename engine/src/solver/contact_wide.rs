@@ -518,6 +518,13 @@ impl ContactConstraintW {
         self.counts[lane] = 0;
     }
 
+    /// The bytes of the batch its passes read: all but the points past
+    /// [`points_used`](Self::points_used) (the last fields).
+    pub fn read_bytes(&self) -> usize {
+        std::mem::offset_of!(ContactConstraintW, points)
+            + self.points_used * std::mem::size_of::<PointW>()
+    }
+
     /// Lane `lane`'s normal impulse of this substep so far, summed over its points.
     pub fn normal_load(&self, lane: usize) -> f32 {
         self.normal_impulse[..self.points_used]

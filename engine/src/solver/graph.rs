@@ -39,21 +39,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// writes every batch afresh, asks for them as far ahead.
 const BATCH_AHEAD: usize = 2;
 
-/// [`for_each_maybe_par`] over a colour's batches, each pass asking for the batch
-/// [`BATCH_AHEAD`] places on while it solves one (the same index order on every worker's
-/// block). The batches' address is shared as an integer (the closure stays `Sync`), and
-/// the prefetch forms no reference to a batch another worker may be writing.
+/// [`for_each_maybe_par`] over a colour's batches, each pass asking for the first
+/// `bytes(k)` bytes of the batch [`BATCH_AHEAD`] places on while it solves one (the same
+/// index order on every worker's block). The batches' address is shared as an integer (the
+/// closure stays `Sync`), and the prefetch forms no reference to a batch another worker may
+/// be writing.
 fn for_each_prefetched<T: Send>(
     batches: &mut [T],
     parallel: bool,
     min_len: usize,
+    bytes: impl Fn(usize) -> usize + Send + Sync,
     f: impl Fn(&mut T) + Send + Sync,
 ) {
-    let size = std::mem::size_of::<T>();
+    let size = size_of::<T>();
     let (base, len) = (batches.as_ptr() as usize, batches.len());
     for_each_maybe_par(batches, parallel, min_len, |k, batch| {
         if k + BATCH_AHEAD < len {
-            prefetch_raw(base + (k + BATCH_AHEAD) * size, size);
+            prefetch_raw(base + (k + BATCH_AHEAD) * size, bytes(k + BATCH_AHEAD));
         }
         f(batch)
     });
@@ -78,6 +80,9 @@ pub(crate) struct ConstraintGraph {
     pub coloring: Coloring,
     /// Each colour's touching contacts in wide batches, colour after colour.
     contact_batches: Vec<ContactConstraintW>,
+    /// The bytes of each contact batch a pass reads (its points past the most any lane
+    /// holds are not read), for the passes' prefetch.
+    contact_bytes: Vec<u32>,
     /// Each colour's range of `contact_batches` (one per colour, empty ones included).
     contact_ranges: Vec<Range<usize>>,
     /// The touching contacts that fit no colour, as scalar constraints.
@@ -162,8 +167,10 @@ impl ConstraintGraph {
         let seeded = AtomicBool::new(false);
         // Each batch is written whole: the one `BATCH_AHEAD` places on is asked for in the
         // state a store needs while this one is prepared (as the passes read them).
-        let size = std::mem::size_of::<ContactConstraintW>();
+        let size = size_of::<ContactConstraintW>();
         let (base, len) = (self.contact_batches.as_ptr() as usize, total);
+        self.contact_bytes.resize(total, 0);
+        let bytes = DisjointPtr::new(&mut self.contact_bytes);
         let prepare = |i: usize, out: &mut ContactConstraintW| {
             if i + BATCH_AHEAD < len {
                 prefetch_raw_write(base + (i + BATCH_AHEAD) * size, size);
@@ -184,6 +191,7 @@ impl ConstraintGraph {
             if out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx) {
                 seeded.store(true, Ordering::Relaxed);
             }
+            *bytes.get_mut(i as u32) = out.read_bytes() as u32;
         };
         for_each_maybe_par(&mut self.contact_batches, parallel, 4, prepare);
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
@@ -592,16 +600,35 @@ impl ConstraintGraph {
             if let Some(range) = self.joint_ranges.get(k) {
                 let batches = &mut self.joint_batches[range.clone()];
                 let par = parallel && batches.len() > 8;
-                for_each_prefetched(batches, par, 4, |b| joint_batch(b, ptr));
+                for_each_prefetched(
+                    batches,
+                    par,
+                    4,
+                    |_| size_of::<JointW>(),
+                    |b| joint_batch(b, ptr),
+                );
             }
             if let Some(range) = self.ball_ranges.get(k) {
                 let batches = &mut self.ball_batches[range.clone()];
                 let par = parallel && batches.len() > 8;
-                for_each_prefetched(batches, par, 8, |b| ball_batch(b, ptr));
+                for_each_prefetched(
+                    batches,
+                    par,
+                    8,
+                    |_| size_of::<BallJointW>(),
+                    |b| ball_batch(b, ptr),
+                );
             }
             let batches = &mut self.contact_batches[range.clone()];
+            let bytes = &self.contact_bytes[range.clone()];
             let par = parallel && batches.len() > 1;
-            for_each_prefetched(batches, par, 4, |c| contact_batch(c, ptr));
+            for_each_prefetched(
+                batches,
+                par,
+                4,
+                |k| bytes[k] as usize,
+                |c| contact_batch(c, ptr),
+            );
         }
     }
 
