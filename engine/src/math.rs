@@ -267,6 +267,11 @@ pub(crate) fn prefetch_head<T>(item: &T, bytes: usize) {
 /// [`prefetch`] of `bytes` bytes from the address `addr`, an integer: no reference or
 /// pointer to the value is made (a prefetch of any address is a hint that never faults and
 /// reads nothing), for an element of a slice that another worker may be writing.
+///
+/// Measured reason: the colour passes waited on their contact batches' lines, which the
+/// hardware prefetchers do not fetch across a page's edge; asking for the next batches
+/// halved many_pyramids' solve pass (`docs/decisions.md`, "The contact batches prefetched
+/// in the passes").
 #[inline(always)]
 pub(crate) fn prefetch_raw(addr: usize, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
