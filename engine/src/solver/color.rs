@@ -43,6 +43,9 @@ pub(crate) struct Coloring {
     pub overflow: Vec<u32>,
     /// Each constraint's place in its colour's list ([`NULL`] for the overflow's).
     pub place: Vec<u32>,
+    /// Per colour, where each group of [`list`](Self::list) ends: group `g` holds the
+    /// constraints of `MAX_POINTS - g` points (the last also those of none).
+    group_ends: [[u32; MAX_POINTS]; COLORS],
 }
 
 impl Coloring {
@@ -162,6 +165,19 @@ impl Coloring {
                 }
             }
         }
+        // Each group's start has moved to its end.
+        self.group_ends = starts;
+    }
+
+    /// The most points of a manifold in `color`'s list from place `first` on, up to the
+    /// next `W` (a batch's fullest lane: the groups run from the most points down).
+    pub fn batch_points(&self, color: usize, first: usize) -> usize {
+        let ends = &self.group_ends[color];
+        let g = ends
+            .iter()
+            .take_while(|&&end| end as usize <= first)
+            .count();
+        MAX_POINTS - g.min(MAX_POINTS - 1)
     }
 
     /// Number of colours in use.
@@ -280,6 +296,13 @@ mod tests {
                 None => assert_eq!(place, NULL),
             }
         }
+        // Colour 0 is 4, 4, 2, 1, 1 points from place 0: a batch from place p holds at
+        // most the points of the manifold at p.
+        let firsts: Vec<usize> = (0..6).map(|p| coloring.batch_points(0, p)).collect();
+        assert_eq!(firsts, [4, 4, 2, 1, 1, 1]);
+        assert_eq!(coloring.batch_points(1, 0), 4);
+        assert_eq!(coloring.batch_points(1, 1), 1);
+        assert_eq!(coloring.batch_points(2, 0), 1);
     }
 
     #[test]

@@ -518,11 +518,16 @@ impl ContactConstraintW {
         self.counts[lane] = 0;
     }
 
-    /// The bytes of the batch its passes read: all but the points past
-    /// [`points_used`](Self::points_used) (the last fields).
-    pub fn read_bytes(&self) -> usize {
-        std::mem::offset_of!(ContactConstraintW, points)
-            + self.points_used * std::mem::size_of::<PointW>()
+    /// The most points of a lane (what the point loops run to).
+    #[cfg(feature = "validate")]
+    pub fn points_used(&self) -> usize {
+        self.points_used
+    }
+
+    /// The bytes of a batch that its passes read when its fullest lane has `points`
+    /// points: all but the points past those (the last fields).
+    pub fn read_bytes(points: usize) -> usize {
+        std::mem::offset_of!(ContactConstraintW, points) + points * std::mem::size_of::<PointW>()
     }
 
     /// Lane `lane`'s normal impulse of this substep so far, summed over its points.

@@ -80,9 +80,6 @@ pub(crate) struct ConstraintGraph {
     pub coloring: Coloring,
     /// Each colour's touching contacts in wide batches, colour after colour.
     contact_batches: Vec<ContactConstraintW>,
-    /// The bytes of each contact batch a pass reads (its points past the most any lane
-    /// holds are not read), for the passes' prefetch.
-    contact_bytes: Vec<u32>,
     /// Each colour's range of `contact_batches` (one per colour, empty ones included).
     contact_ranges: Vec<Range<usize>>,
     /// The touching contacts that fit no colour, as scalar constraints.
@@ -161,7 +158,8 @@ impl ConstraintGraph {
         }
         self.contact_batches
             .resize(total, ContactConstraintW::default());
-        let (colors, ranges) = (&self.coloring.colors, &self.contact_ranges);
+        let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
+        let colors = &coloring.colors;
         // Whether a batch may hold a heavy body on a light one (an OR over the batches:
         // the same for any split).
         let seeded = AtomicBool::new(false);
@@ -169,8 +167,6 @@ impl ConstraintGraph {
         // state a store needs while this one is prepared (as the passes read them).
         let size = size_of::<ContactConstraintW>();
         let (base, len) = (self.contact_batches.as_ptr() as usize, total);
-        self.contact_bytes.resize(total, 0);
-        let bytes = DisjointPtr::new(&mut self.contact_bytes);
         let prepare = |i: usize, out: &mut ContactConstraintW| {
             if i + BATCH_AHEAD < len {
                 prefetch_raw_write(base + (i + BATCH_AHEAD) * size, size);
@@ -191,7 +187,12 @@ impl ConstraintGraph {
             if out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx) {
                 seeded.store(true, Ordering::Relaxed);
             }
-            *bytes.get_mut(i as u32) = out.read_bytes() as u32;
+            // The passes prefetch a batch as far as its colour list's groups say it reaches.
+            #[cfg(feature = "validate")]
+            assert!(
+                out.points_used() <= coloring.batch_points(color, c * W),
+                "validate: batch {i} has points past its colour list's groups"
+            );
         };
         for_each_maybe_par(&mut self.contact_batches, parallel, 4, prepare);
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
@@ -620,15 +621,11 @@ impl ConstraintGraph {
                 );
             }
             let batches = &mut self.contact_batches[range.clone()];
-            let bytes = &self.contact_bytes[range.clone()];
             let par = parallel && batches.len() > 1;
-            for_each_prefetched(
-                batches,
-                par,
-                4,
-                |k| bytes[k] as usize,
-                |c| contact_batch(c, ptr),
-            );
+            // A pass reads a batch up to its fullest lane's last point.
+            let coloring = &self.coloring;
+            let bytes = |c: usize| ContactConstraintW::read_bytes(coloring.batch_points(k, c * W));
+            for_each_prefetched(batches, par, 4, bytes, |c| contact_batch(c, ptr));
         }
     }
 
