@@ -247,21 +247,8 @@ pub(crate) fn prefetch<T>(item: &T) {
 /// [`prefetch`] of the first `bytes` bytes of `item` only (at most its size).
 #[inline(always)]
 pub(crate) fn prefetch_head<T>(item: &T, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let base = item as *const T as *const i8;
-        let end = bytes.min(std::mem::size_of::<T>());
-        let mut offset = 0;
-        while offset < end {
-            // SAFETY: a prefetch never faults and changes nothing a program can observe;
-            // the address lies inside `item`, a live reference, in any case.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(base.add(offset)) };
-            offset += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (item, bytes);
+    let addr = item as *const T as usize;
+    prefetch_lines::<false>(addr, bytes.min(std::mem::size_of::<T>()));
 }
 
 /// [`prefetch`] of `bytes` bytes from the address `addr`, an integer: no reference or
@@ -274,34 +261,34 @@ pub(crate) fn prefetch_head<T>(item: &T, bytes: usize) {
 /// in the passes").
 #[inline(always)]
 pub(crate) fn prefetch_raw(addr: usize, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let mut offset = 0;
-        while offset < bytes {
-            let at = std::ptr::without_provenance::<i8>(addr.wrapping_add(offset));
-            // SAFETY: a prefetch never faults, reads nothing the program can observe and
-            // changes no value, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(at) };
-            offset += 64;
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (addr, bytes);
+    prefetch_lines::<false>(addr, bytes);
 }
 
 /// [`prefetch_raw`] for a write: the lines are asked for in the state a store needs
 /// (`prefetchw`), for a stream of stores that will fill them.
 #[inline(always)]
 pub(crate) fn prefetch_raw_write(addr: usize, bytes: usize) {
+    prefetch_lines::<true>(addr, bytes);
+}
+
+/// Asks for every cache line of `addr..addr + bytes`, for a read or (`WRITE`) a write.
+#[inline(always)]
+fn prefetch_lines<const WRITE: bool>(addr: usize, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0, _MM_HINT_T0};
         let mut offset = 0;
         while offset < bytes {
             let at = std::ptr::without_provenance::<i8>(addr.wrapping_add(offset));
-            // SAFETY: as in `prefetch_raw`: a hint that never faults, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_ET0>(at) };
+            // SAFETY: a prefetch never faults, reads nothing the program can observe and
+            // changes no value, whatever the address.
+            unsafe {
+                if WRITE {
+                    _mm_prefetch::<_MM_HINT_ET0>(at);
+                } else {
+                    _mm_prefetch::<_MM_HINT_T0>(at);
+                }
+            }
             offset += 64;
         }
     }
