@@ -297,6 +297,21 @@ impl SolverBodies {
         }
     }
 
+    /// [`Self::dynamic`], with the inverse mass read by body slot from `inv_mass` (the
+    /// bodies' column, which [`Self::gather`] copied into the solver's mass rows): a dense
+    /// 4-byte column where the rows lie 40 bytes apart in solver order. For the serial
+    /// mapping of every touching pair, where the rows' loads were its largest cost
+    /// (`docs/decisions.md`, "Where rain's two threads wait").
+    #[inline]
+    pub fn dynamic_by_slot(&self, inv_mass: &[f32], body: u32) -> u32 {
+        let k = self.index[body as usize];
+        if k != NULL && inv_mass[body as usize] > 0.0 {
+            k
+        } else {
+            NULL
+        }
+    }
+
     /// Gathers every movable body into the dense arrays (in slot order: reproducible) and
     /// fills its [`Forcing`] for the step.
     ///

@@ -72,9 +72,14 @@ impl World {
         // The narrowphase listed the touching contacts with their body slots; turn the
         // slots into dynamic solver indices, colouring the contacts that have no colour.
         let slot = |body: u32, d: u32| if d == NULL { NULL } else { body };
+        let inv_mass = &self.bodies.inv_mass;
         for (k, pair) in self.touching.pairs.iter_mut().enumerate() {
             let [a, b] = *pair;
-            let (da, db) = (sb.dynamic(a), sb.dynamic(b));
+            let (da, db) = (
+                sb.dynamic_by_slot(inv_mass, a),
+                sb.dynamic_by_slot(inv_mass, b),
+            );
+            debug_assert_eq!((da, db), (sb.dynamic(a), sb.dynamic(b)));
             if self.touching.colors[k] == NO_COLOR {
                 let (color, sides) = coloring.assign(slot(a, da), slot(b, db));
                 let c = &mut contacts[self.touching.contacts[k] as usize];
