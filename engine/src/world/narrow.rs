@@ -16,6 +16,7 @@ use crate::solver::graph::take_pending;
 use crate::solver::wide::W;
 use glam::Vec3;
 use impetus_profiling::{color, join_wait, worker_zone, zone};
+use rayon::prelude::*;
 
 /// The narrowphase asks for the contact this many places ahead to be loaded while it
 /// works on the current one (see [`prefetch`]).
@@ -302,7 +303,19 @@ impl World {
                     "narrow phase utilisation %",
                     pool.current_num_threads()
                 );
-                pool.install(|| for_each_maybe_par(&mut work, true, 1, run));
+                // Every chunk its own task: their costs differ widely (a chunk of idle
+                // pairs costs next to nothing, one of touching boxes a great deal), and
+                // rayon's adaptive split runs a few leaves of many chunks each, which no
+                // other worker can take once they run: in rain one worker waited for the
+                // other through a quarter of the narrow phase (`docs/decisions.md`,
+                // "Where rain's two threads wait"). Each chunk writes only its own
+                // outputs, so the split does not change the result.
+                pool.install(|| {
+                    work.par_iter_mut()
+                        .enumerate()
+                        .with_max_len(1)
+                        .for_each(|(k, w)| run(k, w))
+                });
             }
             None => for_each_maybe_par(&mut work, false, 1, run),
         }
