@@ -39,25 +39,31 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// writes every batch afresh, asks for them as far ahead.
 const BATCH_AHEAD: usize = 2;
 
-/// [`for_each_maybe_par`] over a colour's batches, each pass asking for the first
-/// `bytes(k)` bytes of the batch [`BATCH_AHEAD`] places on while it solves one (the same
-/// index order on every worker's block). The batches' address is shared as an integer (the
-/// closure stays `Sync`), and the prefetch forms no reference to a batch another worker may
-/// be writing.
-fn for_each_prefetched<T: Send>(
+/// [`for_each_maybe_par`] over batches, each worker asking for the first `bytes(k)`
+/// bytes of the batch [`BATCH_AHEAD`] places on while it works on one (the same index
+/// order on every worker's block), in the state a store needs when `WRITE` (prepare, which
+/// writes every batch whole). The batches' address is shared as an integer (the closure
+/// stays `Sync`), and the prefetch forms no reference to a batch another worker may be
+/// writing.
+fn for_each_prefetched<T: Send, const WRITE: bool>(
     batches: &mut [T],
     parallel: bool,
     min_len: usize,
     bytes: impl Fn(usize) -> usize + Send + Sync,
-    f: impl Fn(&mut T) + Send + Sync,
+    f: impl Fn(usize, &mut T) + Send + Sync,
 ) {
     let size = size_of::<T>();
     let (base, len) = (batches.as_ptr() as usize, batches.len());
     for_each_maybe_par(batches, parallel, min_len, |k, batch| {
         if k + BATCH_AHEAD < len {
-            prefetch_raw(base + (k + BATCH_AHEAD) * size, bytes(k + BATCH_AHEAD));
+            let (at, bytes) = (base + (k + BATCH_AHEAD) * size, bytes(k + BATCH_AHEAD));
+            if WRITE {
+                prefetch_raw_write(at, bytes);
+            } else {
+                prefetch_raw(at, bytes);
+            }
         }
-        f(batch)
+        f(k, batch)
     });
 }
 
@@ -163,14 +169,7 @@ impl ConstraintGraph {
         // Whether a batch may hold a heavy body on a light one (an OR over the batches:
         // the same for any split).
         let seeded = AtomicBool::new(false);
-        // Each batch is written whole: the one `BATCH_AHEAD` places on is asked for in the
-        // state a store needs while this one is prepared (as the passes read them).
-        let size = size_of::<ContactConstraintW>();
-        let (base, len) = (self.contact_batches.as_ptr() as usize, total);
         let prepare = |i: usize, out: &mut ContactConstraintW| {
-            if i + BATCH_AHEAD < len {
-                prefetch_raw_write(base + (i + BATCH_AHEAD) * size, size);
-            }
             let color = ranges.partition_point(|r| r.end <= i);
             let (list, c) = (&colors[color], i - ranges[color].start);
             let chunk = |c: usize| &list[c * W..list.len().min(c * W + W)];
@@ -194,7 +193,10 @@ impl ConstraintGraph {
                 "validate: batch {i} has points past its colour list's groups"
             );
         };
-        for_each_maybe_par(&mut self.contact_batches, parallel, 4, prepare);
+        // Each batch is written whole: the one `BATCH_AHEAD` places on is asked for in the
+        // state a store needs while this one is prepared (as the passes read them).
+        let whole = |_| size_of::<ContactConstraintW>();
+        for_each_prefetched::<_, true>(&mut self.contact_batches, parallel, 4, whole, prepare);
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
         self.stacks.build(
             seeded.into_inner(),
@@ -601,31 +603,21 @@ impl ConstraintGraph {
             if let Some(range) = self.joint_ranges.get(k) {
                 let batches = &mut self.joint_batches[range.clone()];
                 let par = parallel && batches.len() > 8;
-                for_each_prefetched(
-                    batches,
-                    par,
-                    4,
-                    |_| size_of::<JointW>(),
-                    |b| joint_batch(b, ptr),
-                );
+                let whole = |_| size_of::<JointW>();
+                for_each_prefetched::<_, false>(batches, par, 4, whole, |_, b| joint_batch(b, ptr));
             }
             if let Some(range) = self.ball_ranges.get(k) {
                 let batches = &mut self.ball_batches[range.clone()];
                 let par = parallel && batches.len() > 8;
-                for_each_prefetched(
-                    batches,
-                    par,
-                    8,
-                    |_| size_of::<BallJointW>(),
-                    |b| ball_batch(b, ptr),
-                );
+                let whole = |_| size_of::<BallJointW>();
+                for_each_prefetched::<_, false>(batches, par, 8, whole, |_, b| ball_batch(b, ptr));
             }
             let batches = &mut self.contact_batches[range.clone()];
             let par = parallel && batches.len() > 1;
             // A pass reads a batch up to its fullest lane's last point.
             let coloring = &self.coloring;
             let bytes = |c: usize| ContactConstraintW::read_bytes(coloring.batch_points(k, c * W));
-            for_each_prefetched(batches, par, 4, bytes, |c| contact_batch(c, ptr));
+            for_each_prefetched::<_, false>(batches, par, 4, bytes, |_, c| contact_batch(c, ptr));
         }
     }
 
