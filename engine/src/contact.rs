@@ -2,7 +2,7 @@
 //! manifold and the impulses carried from step to step.
 
 use crate::body::{BodyStore, BodyType};
-use crate::collision::{collide, collide_triangle, Manifold, MAX_POINTS};
+use crate::collision::{collide_into, collide_triangle_into, Manifold, MAX_POINTS};
 use crate::id::NULL;
 use crate::math::Transform;
 use crate::shape::store::{ShapeData, ShapeStore};
@@ -399,21 +399,34 @@ fn update_manifold(
         speculative: params.speculative + motion,
         linear_slop: params.slop,
     };
-    let mut m = if c.child == NULL {
-        collide(&sa.shape, &Transform::IDENTITY, &sb.shape, &relative, tol)
+    // The new manifold is made in place, the old one kept aside for its impulses and
+    // arms (nothing is copied out of a manifold just written: see `collide_into`).
+    let old = c.manifold;
+    c.manifold = Manifold::default();
+    let m = &mut c.manifold;
+    if c.child == NULL {
+        collide_into(
+            &sa.shape,
+            &Transform::IDENTITY,
+            &sb.shape,
+            &relative,
+            tol,
+            m,
+        );
     } else {
         // A child contact: the convex shape against one triangle of the mesh.
         match sb.shape.triangles() {
-            Some(mesh) if (c.child as usize) < mesh.triangle_count() => collide_triangle(
+            Some(mesh) if (c.child as usize) < mesh.triangle_count() => collide_triangle_into(
                 &sa.shape,
                 &Transform::IDENTITY,
                 &mesh.triangle(c.child),
                 &relative,
                 tol,
+                m,
             ),
-            _ => Manifold::default(),
+            _ => {}
         }
-    };
+    }
     m.normal = xa.transform_vector(m.normal);
     for p in m.points[..m.count].iter_mut() {
         p.point = xa.transform_point(p.point);
@@ -421,12 +434,11 @@ fn update_manifold(
         p.anchor_b = p.point - cb;
     }
     if c.cache.valid {
-        keep_frozen_arms(&c.manifold, &mut m, 0.2 * params.slop);
+        keep_frozen_arms(&old, m, 0.2 * params.slop);
     }
-    carry_impulses(&c.manifold, &mut m, params.match_distance);
-    c.cache = cache_of(&m, &xa, &xb, params.slop);
+    carry_impulses(&old, m, params.match_distance);
+    fill_cache(&mut c.cache, m, &xa, &xb, params.slop);
     c.touching = m.count > 0;
-    c.manifold = m;
 }
 
 /// Anchor freezing in a recomputed manifold: a point whose feature id was in the old
@@ -491,19 +503,24 @@ fn recycle(c: &mut Contact, xa: &Transform, xb: &Transform) -> bool {
     true
 }
 
-/// The recycling cache of a freshly computed manifold. Touching manifolds may drift ten
-/// slops before recomputing (5 cm by default); speculative ones only one, since a new
-/// feature may be about to touch.
-fn cache_of(m: &Manifold, xa: &Transform, xb: &Transform, slop: f32) -> ManifoldCache {
-    if m.count == 0 {
-        return ManifoldCache::default();
-    }
-    let mut cache = ManifoldCache {
-        valid: true,
-        relative: xa.inv_mul(xb),
-        tolerance: slop,
-        ..Default::default()
+/// Fills `cache` with the recycling cache of a freshly computed manifold (in place, as
+/// the manifold is made). Touching manifolds may drift ten slops before recomputing (5 cm
+/// by default); speculative ones only one, since a new feature may be about to touch.
+///
+/// Field by field, the unused anchors zero, as `ManifoldCache::default()` has them: a
+/// default built whole is assembled on the stack and copied with wide loads that wait for
+/// its narrow stores (see `collision::collide_into`).
+fn fill_cache(cache: &mut ManifoldCache, m: &Manifold, xa: &Transform, xb: &Transform, slop: f32) {
+    let count = m.count;
+    cache.valid = count > 0;
+    (cache.relative, cache.tolerance) = if count > 0 {
+        (xa.inv_mul(xb), slop)
+    } else {
+        (Transform::IDENTITY, 0.0)
     };
+    for k in 0..MAX_POINTS {
+        (cache.anchor_a[k], cache.anchor_b[k]) = (Vec3::ZERO, Vec3::ZERO);
+    }
     for (k, p) in m.points().iter().enumerate() {
         let half = 0.5 * p.separation * m.normal;
         cache.anchor_a[k] = xa.inv_transform_point(p.point - half);
@@ -512,7 +529,6 @@ fn cache_of(m: &Manifold, xa: &Transform, xb: &Transform, slop: f32) -> Manifold
             cache.tolerance = 10.0 * slop;
         }
     }
-    cache
 }
 
 /// Carries warm-start impulses from `old` to `new`: the manifold's friction and twist

@@ -192,6 +192,18 @@ pub fn collide_triangle(
     m
 }
 
+/// [`collide_triangle`] into `out`, which must be empty (`Manifold::default()`).
+pub(crate) fn collide_triangle_into(
+    a: &Shape,
+    xf_a: &Transform,
+    tri: &Triangle,
+    xf_b: &Transform,
+    tol: Tolerance,
+    out: &mut Manifold,
+) {
+    triangle::collide_triangle(a, xf_a, tri, xf_b, tol, out);
+}
+
 /// Computes the manifold of shapes `a` and `b` (which must satisfy `kind(a) <= kind(b)`).
 /// Returns an empty manifold for pairs that cannot collide and for a convex shape against a
 /// mesh or height field (use [`collide_triangle`] on its triangles). Keeps the points whose
@@ -206,11 +218,27 @@ pub fn collide(
     tol: Tolerance,
 ) -> Manifold {
     let mut m = Manifold::default();
-    debug_assert!(a.kind() <= b.kind(), "pair must be ordered by kind");
-    if let Some(f) = TABLE[a.kind() as usize][b.kind() as usize] {
-        f(a, xf_a, b, xf_b, tol, &mut m);
-    }
+    collide_into(a, xf_a, b, xf_b, tol, &mut m);
     m
+}
+
+/// [`collide`] into `out`, which must be empty (`Manifold::default()`). The narrow phase
+/// computes a contact's manifold in place: a manifold returned by value is copied with
+/// wide loads right after the kernel's narrow stores to it, which the store buffer cannot
+/// forward, and the copy waits for them (`docs/decisions.md`).
+pub(crate) fn collide_into(
+    a: &Shape,
+    xf_a: &Transform,
+    b: &Shape,
+    xf_b: &Transform,
+    tol: Tolerance,
+    out: &mut Manifold,
+) {
+    debug_assert!(a.kind() <= b.kind(), "pair must be ordered by kind");
+    debug_assert!(out.count == 0, "collide_into needs an empty manifold");
+    if let Some(f) = TABLE[a.kind() as usize][b.kind() as usize] {
+        f(a, xf_a, b, xf_b, tol, out);
+    }
 }
 
 /// A manifold point in a state: its point, separation, id and lever arms, then its two

@@ -31,7 +31,7 @@ fn zero_bits(v: Vec3) -> bool {
 
 /// Only a valid cache is read (by recycling), so an invalid one is its flag in the head
 /// byte alone; a valid one is its anchor count (anchors past the last non-zero pair are
-/// zero: `cache_of` fills one pair a manifold point), the relative pose, the anchors and
+/// zero: `fill_cache` fills one pair a manifold point), the relative pose, the anchors and
 /// the tolerance.
 fn put_cache(cache: &ManifoldCache, w: &mut crate::codec::Writer<'_>) {
     let n = (0..MAX_POINTS)
