@@ -175,6 +175,7 @@ impl Geometry {
             return Err(r.error("holds a shape with a number that is not finite"));
         }
         Ok(ShapeData {
+            reach: ShapeData::reach_of(&shape, offset, &relative),
             shape,
             body,
             offset,

@@ -325,6 +325,11 @@ pub(crate) struct ShapeData {
     pub shape: Shape,
     /// Body slot.
     pub body: u32,
+    /// The farthest the shape reaches from the body's centre of mass, in m: its
+    /// [`ShapeData::reach_of`], set with the shape and again whenever `relative` changes
+    /// (the narrow phase asks for it of both shapes of every contact, and working it out
+    /// there was a match over the kinds and a square root each time).
+    pub reach: f32,
     /// The shape is not at the body's mass frame: its pose is `body · relative`.
     pub offset: bool,
     pub density: f32,
@@ -359,12 +364,24 @@ impl ShapeData {
         }
     }
 
-    /// The farthest the shape reaches from the body's centre of mass, in m.
+    /// The farthest the shape reaches from the body's centre of mass, in m (kept in
+    /// [`Self::reach`](field@Self::reach)).
     #[inline]
     pub fn reach(&self) -> f32 {
-        let r = self.shape.bounding_radius();
-        if self.offset {
-            r + self.relative.p.length()
+        debug_assert_eq!(
+            self.reach.to_bits(),
+            Self::reach_of(&self.shape, self.offset, &self.relative).to_bits(),
+            "a shape's reach was not updated with its pose"
+        );
+        self.reach
+    }
+
+    /// The farthest `shape`, at pose `relative` in its body's mass frame (`offset`: not
+    /// the identity), reaches from the body's centre of mass, in m.
+    pub fn reach_of(shape: &Shape, offset: bool, relative: &Transform) -> f32 {
+        let r = shape.bounding_radius();
+        if offset {
+            r + relative.p.length()
         } else {
             r
         }

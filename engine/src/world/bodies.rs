@@ -490,6 +490,7 @@ impl World {
                 frame.inv_mul(&d.local_pose)
             };
             d.offset = d.relative != Transform::IDENTITY;
+            d.reach = crate::shape::store::ShapeData::reach_of(&d.shape, d.offset, &d.relative);
         }
         self.bodies.extent[b] = self.bodies.shapes[b]
             .iter()

@@ -56,6 +56,7 @@ impl World {
         let offset = relative != Transform::IDENTITY;
         let data = ShapeData {
             body: b as u32,
+            reach: ShapeData::reach_of(&def.shape, offset, &relative),
             offset,
             relative,
             local_pose,
