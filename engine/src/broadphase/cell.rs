@@ -59,13 +59,15 @@ struct Member {
 impl Member {
     #[inline(always)]
     fn overlaps(&self, o: &Member) -> bool {
-        // The same comparisons as `Aabb::overlaps` (touching counts).
-        self.min[0] <= o.max[0]
-            && o.min[0] <= self.max[0]
-            && self.min[1] <= o.max[1]
-            && o.min[1] <= self.max[1]
-            && self.min[2] <= o.max[2]
-            && o.min[2] <= self.max[2]
+        // The same comparisons as `Aabb::overlaps` (touching counts), joined with `&`: in a
+        // heap of moving bodies each one is close to a coin toss, and one branch for the
+        // six costs less than the mispredictions of six.
+        (self.min[0] <= o.max[0])
+            & (o.min[0] <= self.max[0])
+            & (self.min[1] <= o.max[1])
+            & (o.min[1] <= self.max[1])
+            & (self.min[2] <= o.max[2])
+            & (o.min[2] <= self.max[2])
     }
 }
 
@@ -184,7 +186,7 @@ impl Cell {
                     if y.min[a] < reach {
                         break;
                     }
-                    if !y.moved && x.overlaps(y) {
+                    if !y.moved & x.overlaps(y) {
                         test(x.id, y.id);
                     }
                 }
@@ -204,7 +206,7 @@ impl Cell {
                 if y.min[a] > x.max[a] {
                     break;
                 }
-                if (x.moved || y.moved) && x.overlaps(y) {
+                if (x.moved | y.moved) & x.overlaps(y) {
                     test(x.id, y.id);
                 }
             }
