@@ -5,7 +5,7 @@
 use super::step::PARALLEL_FINALIZE;
 use super::World;
 use crate::body::BodyType;
-use crate::math::Aabb;
+use crate::math::{prefetch, prefetch_head, prefetch_raw, Aabb};
 use crate::parallel::DisjointPtr;
 use rayon::prelude::*;
 
@@ -18,18 +18,24 @@ impl World {
         let slots = &self.solver.slot;
         if !parallel {
             for k in 0..slots.len() {
+                let bounds = self.shapes.bounds.as_ptr() as usize;
+                let (shapes, data) = (&self.bodies.shapes, &self.shapes.data);
+                prefetch_shapes(shapes, data, bounds, &self.broadphase, &self.solver.slot, k);
                 self.refit_body(self.solver.slot[k] as usize);
             }
             return;
         }
         let (bodies, data, broadphase) = (&self.bodies, &self.shapes.data, &self.broadphase);
         let (dt, def) = (self.last_dt, &self.def);
+        // An address only, for the prefetches (the workers write the bounds through `column`).
+        let bounds = self.shapes.bounds.as_ptr() as usize;
         let column = DisjointPtr::new(&mut self.shapes.bounds);
         let moved: Vec<Vec<(u32, Aabb)>> = slots
             .par_chunks(PARALLEL_FINALIZE / 2)
             .map(|chunk| {
                 let mut moved = Vec::new();
-                for &b in chunk {
+                for (k, &b) in chunk.iter().enumerate() {
+                    prefetch_shapes(&bodies.shapes, data, bounds, broadphase, chunk, k);
                     shape_bounds(bodies, data, b as usize, dt, def, |s, bounds, motion| {
                         // Each shape belongs to one body, and each body is in one chunk.
                         *column.get_mut(s) = bounds;
@@ -88,6 +94,42 @@ fn shape_bounds(
         let grow = def.speculative_distance + spin * d.reach();
         let bounds = d.shape.aabb(&d.pose(&xf)).expanded(grow).swept(motion);
         f(s.index, bounds, motion);
+    }
+}
+
+/// How many bodies ahead of the one refitted [`prefetch_shapes`] starts loading.
+const REFIT_AHEAD: usize = 8;
+
+/// Starts loading what the refit of body `bodies[k + REFIT_AHEAD]` and of body
+/// `bodies[k + REFIT_AHEAD / 2]` will read: the first body's list of shapes (a heap block
+/// of its own), then, that list having arrived by now, the second body's shapes' data,
+/// bounds and fat boxes. Without it the refit waited on each body's list and then on its
+/// shapes, one miss after another (many_pyramids: a quarter of the refit's samples on the
+/// load of the list's first entry, `docs/decisions.md`).
+#[inline(always)]
+fn prefetch_shapes(
+    shapes: &[Vec<crate::id::ShapeId>],
+    data: &[crate::shape::store::ShapeData],
+    bounds: usize,
+    broadphase: &crate::broadphase::BroadPhase,
+    bodies: &[u32],
+    k: usize,
+) {
+    if let Some(&b) = bodies.get(k + REFIT_AHEAD) {
+        if let Some(list) = shapes[b as usize].first() {
+            prefetch(list);
+        }
+    }
+    if let Some(&b) = bodies.get(k + REFIT_AHEAD / 2) {
+        for s in &shapes[b as usize] {
+            let s = s.index as usize;
+            prefetch_head(&data[s], 128);
+            prefetch_raw(
+                bounds + s * std::mem::size_of::<Aabb>(),
+                std::mem::size_of::<Aabb>(),
+            );
+            prefetch(broadphase.fat_aabb(s as u32));
+        }
     }
 }
 
