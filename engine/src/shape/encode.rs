@@ -139,8 +139,9 @@ impl Geometry {
         Ok(shape)
     }
 
-    /// Writes an attached shape, field by field.
-    pub fn put_data(&self, w: &mut Writer<'_>, d: &ShapeData) {
+    /// Writes an attached shape, field by field, with its `local_pose` (the pose the user
+    /// gave, kept apart from the shape's data: see `ShapeStore::local_pose`).
+    pub fn put_data(&self, w: &mut Writer<'_>, d: &ShapeData, local_pose: &Transform) {
         self.put_shape(w, &d.shape);
         w.put(&(d.body, d.offset));
         w.put(&(d.density, d.friction, d.static_friction));
@@ -148,12 +149,12 @@ impl Geometry {
         w.put(&d.filter);
         w.put(&(d.is_sensor, d.enable_contact_events, d.enable_hit_events));
         w.put(&(d.enable_sensor_events, d.enable_contact_modifier));
-        w.put(&(d.relative, d.local_pose));
+        w.put(&(d.relative, *local_pose));
     }
 
-    /// Reads an attached shape [`put_data`](Geometry::put_data) wrote and checks its numbers
-    /// (its body index is checked by the world).
-    pub fn get_data(&self, r: &mut Reader<'_>) -> Result<ShapeData, Error> {
+    /// Reads an attached shape [`put_data`](Geometry::put_data) wrote, with its local pose,
+    /// and checks its numbers (its body index is checked by the world).
+    pub fn get_data(&self, r: &mut Reader<'_>) -> Result<(ShapeData, Transform), Error> {
         let shape = self.get_shape(r)?;
         let (body, offset) = r.get()?;
         let (density, friction, static_friction) = r.get()?;
@@ -174,7 +175,7 @@ impl Geometry {
         if !numbers.iter().all(|x| x.is_finite()) || !pose_ok(&relative) || !pose_ok(&local_pose) {
             return Err(r.error("holds a shape with a number that is not finite"));
         }
-        Ok(ShapeData {
+        let data = ShapeData {
             reach: ShapeData::reach_of(&shape, offset, &relative),
             shape,
             body,
@@ -192,7 +193,7 @@ impl Geometry {
             enable_sensor_events,
             enable_contact_modifier,
             relative,
-            local_pose,
-        })
+        };
+        Ok((data, local_pose))
     }
 }

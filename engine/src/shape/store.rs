@@ -347,10 +347,28 @@ pub(crate) struct ShapeData {
     pub enable_sensor_events: bool,
     pub enable_contact_modifier: bool,
     /// The shape's pose in the body's mass frame (`frame⁻¹ · local_pose`, see
-    /// `BodyStore::frame`); meaningful only when `offset` is set.
+    /// `BodyStore::frame`); meaningful only when `offset` is set. (The pose the user gave
+    /// is in [`ShapeStore::local_pose`].)
     pub relative: Transform,
-    /// The pose the user gave, in the body frame.
-    pub local_pose: Transform,
+}
+
+impl ShapeStore {
+    /// Shape slot `s`'s pose in its body's frame, as the user gave it.
+    pub fn local_pose(&self, s: usize) -> Transform {
+        self.local_poses
+            .get(&(s as u32))
+            .copied()
+            .unwrap_or(Transform::IDENTITY)
+    }
+
+    /// Sets shape slot `s`'s pose in its body's frame (see [`Self::local_poses`]).
+    pub fn set_local_pose(&mut self, s: usize, pose: Transform) {
+        if pose == Transform::IDENTITY {
+            self.local_poses.remove(&(s as u32));
+        } else {
+            self.local_poses.insert(s as u32, pose);
+        }
+    }
 }
 
 impl ShapeData {
@@ -389,6 +407,8 @@ impl ShapeData {
 }
 
 const _: () = assert!(std::mem::offset_of!(ShapeData, body) + 4 <= 64);
+// Two lines a shape (the user's pose is a column of its own: see `ShapeStore::local_pose`).
+const _: () = assert!(std::mem::size_of::<ShapeData>() == 128);
 const _: () = assert!(std::mem::offset_of!(ShapeData, offset) < 64);
 
 /// Shapes by slot index.
@@ -401,6 +421,12 @@ pub(crate) struct ShapeStore {
     /// the narrowphase tests the bounds of a pair that is far apart without loading either
     /// shape or the contact.
     pub bounds: Vec<Aabb>,
+    /// The shapes (by slot) whose pose as the user gave it, in the body's frame
+    /// ([`ShapeDef::local_pose`], rotation normalized), is not the identity, with that pose
+    /// (see [`Self::local_pose`]). Read only when a body's mass frame is worked out and by
+    /// the API, so kept apart from `data`, which it would grow from two lines a shape to
+    /// three; and only where it says something, as most shapes sit at their body's origin.
+    pub local_poses: std::collections::HashMap<u32, Transform>,
     /// Live shapes with restitution above zero: without them (and without a contact
     /// modifier, which may set it) the step skips the impact pass.
     pub bouncy: usize,

@@ -10,7 +10,9 @@
 //! cache line per lane) and scattered back to dynamic bodies only; their masses are
 //! gathered from the packed [`MassRow`]s. A batch keeps only what cannot be recomputed
 //! cheaply from those and its normal: the passes stream every batch from memory, so its
-//! size sets their cost on large scenes (`docs/decisions.md`, "The lead").
+//! size sets their cost on large scenes (`docs/decisions.md`, "The lead"). The points'
+//! twist levers are the exception: since the passes prefetch their batches, their
+//! instructions cost more than those bytes.
 
 use super::contact::{null_impulses, NULL_TINY};
 use super::stack::{MASS_RATIO, SUPPORT_COS};
@@ -28,6 +30,11 @@ pub(crate) struct PointW {
     r_b: Vec3W,
     base_separation: FloatW,
     normal_mass: FloatW,
+    /// The point's arm across the normal from the manifold's centre on A: what the twist
+    /// friction's limit weighs the point's load by. Kept rather than worked out in every
+    /// pass: the passes are bound by their instructions now, not by the bytes they stream
+    /// (`docs/decisions.md`, "The twist levers kept in the batch").
+    lever: FloatW,
 }
 
 /// `W` contact manifolds of one colour.
@@ -431,11 +438,14 @@ impl ContactConstraintW {
                 Vec3W::from_lanes(&pts_v[j][1]),
             );
             let active = FloatW::new(pts_f[j][2]);
+            let offset = r_a - center_a;
+            let tangential = offset - n.dot(offset) * n;
             *out = PointW {
                 r_a,
                 r_b,
                 base_separation: FloatW::new(pts_f[j][0]) - n.dot(r_b - r_a),
                 normal_mass: active * inv(k(r_a, r_b, n, n)),
+                lever: tangential.dot(tangential).sqrt(),
             };
             self.normal_impulse[j] = FloatW::new(pts_f[j][1]);
             self.max_normal_impulse[j] = zero;
@@ -646,12 +656,7 @@ impl ContactConstraintW {
         let (n_a, n_b) = (b.dqa.conjugate().rotate(n), b.dqb.conjugate().rotate(n));
         for j in 0..self.points_used {
             let cp = self.points[j];
-            // The point's arm across the normal from the manifold's centre on A (what the
-            // twist friction's limit weighs the point's load by), computed here rather than
-            // kept in the batch: less to stream each pass.
-            let offset = cp.r_a - self.center_a;
-            let tangential = offset - n.dot(offset) * n;
-            let lever = tangential.dot(tangential).sqrt();
+            let lever = cp.lever;
             let s = n_dp + n_b.dot(cp.r_b) - n_a.dot(cp.r_a) + cp.base_separation;
             let speculative = s.simd_gt(zero);
             let spec_bias = s * inv_h;

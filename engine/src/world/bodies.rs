@@ -416,7 +416,7 @@ impl World {
             let d = &self.shapes.data[s.index as usize];
             (
                 Self::shape_part(&d.shape, d.density, d.inner_radius),
-                d.local_pose,
+                self.shapes.local_pose(s.index as usize),
             )
         });
         crate::shape::combine_mass(parts)
@@ -437,7 +437,7 @@ impl World {
                 let d = &self.shapes.data[s.index as usize];
                 (
                     Self::shape_part(&d.shape, d.density, d.inner_radius),
-                    d.local_pose,
+                    self.shapes.local_pose(s.index as usize),
                 )
             })
             .chain(std::iter::once((extra, local_pose)));
@@ -483,11 +483,12 @@ impl World {
             self.set_mass_frame(b, frame);
         }
         for s in &self.bodies.shapes[b] {
+            let local_pose = self.shapes.local_pose(s.index as usize);
             let d = &mut self.shapes.data[s.index as usize];
             d.relative = if frame == Transform::IDENTITY {
-                d.local_pose
+                local_pose
             } else {
-                frame.inv_mul(&d.local_pose)
+                frame.inv_mul(&local_pose)
             };
             d.offset = d.relative != Transform::IDENTITY;
             d.reach = crate::shape::store::ShapeData::reach_of(&d.shape, d.offset, &d.relative);

@@ -116,8 +116,8 @@ impl World {
         section(&mut w, b"SHAP", |w| {
             w.put(&self.shapes.pool);
             w.put(&(self.shapes.data.len() as u32));
-            for d in &self.shapes.data {
-                geometry.put_data(w, d);
+            for (s, d) in self.shapes.data.iter().enumerate() {
+                geometry.put_data(w, d, &self.shapes.local_pose(s));
             }
             w.put(&(self.shapes.bouncy, self.shapes.rolling));
         });
@@ -191,17 +191,24 @@ impl World {
         let shapes = read(shap, |r| {
             let pool: SlotPool = r.get()?;
             let n = r.count()?;
-            let data = (0..n)
+            let (data, poses): (Vec<_>, Vec<_>) = (0..n)
                 .map(|_| geometry.get_data(r))
-                .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .unzip();
             let (bouncy, rolling) = r.get()?;
-            Ok(ShapeStore {
+            let mut store = ShapeStore {
                 pool,
                 bounds: vec![Aabb::default(); data.len()],
                 data,
                 bouncy,
                 rolling,
-            })
+                ..Default::default()
+            };
+            for (s, pose) in poses.into_iter().enumerate() {
+                store.set_local_pose(s, pose);
+            }
+            Ok(store)
         })?;
         let joints = read(join, |r| {
             Ok(JointStore {

@@ -59,7 +59,6 @@ impl World {
             reach: ShapeData::reach_of(&def.shape, offset, &relative),
             offset,
             relative,
-            local_pose,
             shape: def.shape.clone(),
             density: def.density,
             friction: def.friction,
@@ -91,6 +90,7 @@ impl World {
             self.shapes.data[index as usize] = data;
             self.shapes.bounds[index as usize] = aabb;
         }
+        self.shapes.set_local_pose(index as usize, local_pose);
         self.broadphase.create_proxy(
             index,
             aabb.expanded(self.def.aabb_margin),
@@ -196,7 +196,7 @@ impl World {
     /// to draw a compound body's shapes.
     pub fn shape_local_pose(&self, id: ShapeId) -> Result<Transform, Error> {
         let s = self.shapes.pool.check(id.index, id.generation, "ShapeId")?;
-        Ok(self.shapes.data[s].local_pose)
+        Ok(self.shapes.local_pose(s))
     }
 
     /// Whether a shape is a sensor ([`ShapeDef::sensor`]): it reports overlaps and
