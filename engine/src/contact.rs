@@ -2,7 +2,7 @@
 //! manifold and the impulses carried from step to step.
 
 use crate::body::{BodyStore, BodyType};
-use crate::collision::{collide_into, collide_triangle_into, Manifold, MAX_POINTS};
+use crate::collision::{collide_into, triangle::collide_triangle, Manifold, MAX_POINTS};
 use crate::id::NULL;
 use crate::math::Transform;
 use crate::shape::store::{ShapeData, ShapeStore};
@@ -416,7 +416,7 @@ fn update_manifold(
     } else {
         // A child contact: the convex shape against one triangle of the mesh.
         match sb.shape.triangles() {
-            Some(mesh) if (c.child as usize) < mesh.triangle_count() => collide_triangle_into(
+            Some(mesh) if (c.child as usize) < mesh.triangle_count() => collide_triangle(
                 &sa.shape,
                 &Transform::IDENTITY,
                 &mesh.triangle(c.child),

@@ -20,7 +20,7 @@ mod sphere;
 pub(crate) mod test_util;
 pub(crate) mod toi;
 mod tolerance;
-mod triangle;
+pub(crate) mod triangle;
 
 use crate::math::Transform;
 use crate::mesh::Triangle;
@@ -190,18 +190,6 @@ pub fn collide_triangle(
     let mut m = Manifold::default();
     triangle::collide_triangle(a, xf_a, tri, xf_b, tol, &mut m);
     m
-}
-
-/// [`collide_triangle`] into `out`, which must be empty (`Manifold::default()`).
-pub(crate) fn collide_triangle_into(
-    a: &Shape,
-    xf_a: &Transform,
-    tri: &Triangle,
-    xf_b: &Transform,
-    tol: Tolerance,
-    out: &mut Manifold,
-) {
-    triangle::collide_triangle(a, xf_a, tri, xf_b, tol, out);
 }
 
 /// Computes the manifold of shapes `a` and `b` (which must satisfy `kind(a) <= kind(b)`).

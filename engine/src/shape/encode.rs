@@ -140,7 +140,7 @@ impl Geometry {
     }
 
     /// Writes an attached shape, field by field, with its `local_pose` (the pose the user
-    /// gave, kept apart from the shape's data: see `ShapeStore::local_pose`).
+    /// gave, kept apart from the shape's data: see `ShapeStore::local_poses`).
     pub fn put_data(&self, w: &mut Writer<'_>, d: &ShapeData, local_pose: &Transform) {
         self.put_shape(w, &d.shape);
         w.put(&(d.body, d.offset));

@@ -348,7 +348,7 @@ pub(crate) struct ShapeData {
     pub enable_contact_modifier: bool,
     /// The shape's pose in the body's mass frame (`frame⁻¹ · local_pose`, see
     /// `BodyStore::frame`); meaningful only when `offset` is set. (The pose the user gave
-    /// is in [`ShapeStore::local_pose`].)
+    /// is in [`ShapeStore::local_poses`].)
     pub relative: Transform,
 }
 
@@ -407,7 +407,7 @@ impl ShapeData {
 }
 
 const _: () = assert!(std::mem::offset_of!(ShapeData, body) + 4 <= 64);
-// Two lines a shape (the user's pose is a column of its own: see `ShapeStore::local_pose`).
+// Two lines a shape (the user's pose is kept apart: see `ShapeStore::local_poses`).
 const _: () = assert!(std::mem::size_of::<ShapeData>() == 128);
 const _: () = assert!(std::mem::offset_of!(ShapeData, offset) < 64);
 

@@ -17,8 +17,9 @@ impl World {
     pub(crate) fn refit_moved(&mut self, parallel: bool) {
         let slots = &self.solver.slot;
         if !parallel {
+            // An address only, for the prefetches (`refit_body` writes the bounds).
+            let bounds = self.shapes.bounds.as_ptr() as usize;
             for k in 0..slots.len() {
-                let bounds = self.shapes.bounds.as_ptr() as usize;
                 let (shapes, data) = (&self.bodies.shapes, &self.shapes.data);
                 prefetch_shapes(shapes, data, bounds, &self.broadphase, &self.solver.slot, k);
                 self.refit_body(self.solver.slot[k] as usize);
