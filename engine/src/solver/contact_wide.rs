@@ -325,7 +325,7 @@ impl ContactConstraintW {
     pub fn prepare(
         &mut self,
         contacts: &[Contact],
-        tangents: &[Vec3],
+        tangent_velocities: &[Vec3],
         ids: &[u32],
         sb: &SolverBodies,
         ctx: &StepContext,
@@ -339,7 +339,7 @@ impl ContactConstraintW {
         let mut a = [NULL; W];
         let mut b = [NULL; W];
         let mut source = [NULL; W];
-        let mut vecs = [[[0.0f32; W]; 3]; 4]; // n, t1, t2, friction impulse
+        let mut vecs = [[[0.0f32; W]; 3]; 2]; // normal, friction impulse
         let mut f = [[0.0f32; W]; 4]; // friction, static friction, twist, count
         let mut pts_v = [[[[0.0f32; W]; 3]; 2]; MAX_POINTS]; // anchor A, anchor B
         let mut pts_f = [[[0.0f32; W]; 3]; MAX_POINTS]; // separation, normal impulse, active
@@ -349,11 +349,8 @@ impl ContactConstraintW {
             let (ba, bb) = (c.body_a as usize, c.body_b as usize);
             (a[i], b[i], source[i]) = (sb.index[ba], sb.index[bb], id);
             let m = &c.manifold;
-            let t1 = perpendicular(m.normal);
-            let row = [m.normal, t1, m.normal.cross(t1), m.friction_impulse];
-            for (field, v) in vecs.iter_mut().zip(row) {
-                put3(field, i, v);
-            }
+            put3(&mut vecs[0], i, m.normal);
+            put3(&mut vecs[1], i, m.friction_impulse);
             let row = [
                 c.friction,
                 c.static_friction,
@@ -372,7 +369,8 @@ impl ContactConstraintW {
             }
             points_used = points_used.max(m.count);
             if c.flags & TANGENT != 0 {
-                let tv = tangents[id as usize];
+                let tv = tangent_velocities[id as usize];
+                let t1 = perpendicular(m.normal);
                 (speeds[0][i], speeds[1][i]) = (tv.dot(t1), tv.dot(m.normal.cross(t1)));
             }
         }
@@ -380,7 +378,10 @@ impl ContactConstraintW {
         // Compute in lanes.
         let v = |k: usize| Vec3W::from_lanes(&vecs[k]);
         let fl = |k: usize| FloatW::new(f[k]);
-        let (n, t1, t2) = (v(0), v(1), v(2));
+        // The tangents in lanes, as the passes compute them (the same bits as
+        // `perpendicular` and a cross product lane by lane).
+        let n = v(0);
+        let (t1, t2) = tangents(n);
         let state = |k: u32| -> &[f32; 16] {
             if k == NULL {
                 bytemuck::cast_ref(&BodyState::IDENTITY)
@@ -458,7 +459,7 @@ impl ContactConstraintW {
         let det = k11 * k22 - k12 * k12;
         let regular = det.simd_gt(zero);
         let inv_det = one / regular.select(det, one);
-        let fi = v(3);
+        let fi = v(1);
         (self.a, self.b, self.write_a, self.write_b, self.source) =
             (a, b, write_a, write_b, source);
         self.points_used = points_used;
