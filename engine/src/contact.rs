@@ -2,11 +2,12 @@
 //! manifold and the impulses carried from step to step.
 
 use crate::body::{BodyStore, BodyType};
+use crate::collision::box_box::{box_box_axis, still_apart, NO_AXIS};
 use crate::collision::{collide_into, triangle::collide_triangle, Manifold, MAX_POINTS};
 use crate::id::NULL;
 use crate::math::Transform;
 use crate::shape::store::{ShapeData, ShapeStore};
-use crate::shape::ShapeKind;
+use crate::shape::{Shape, ShapeKind};
 use glam::{Mat3A, Vec3, Vec3A};
 
 /// The colour of a contact that has none (not touching): see `solver::color`.
@@ -70,6 +71,10 @@ pub(crate) struct Contact {
     pub color_sides: u8,
     /// [`SENSOR`], [`CONTACT_EVENTS`], [`HIT_EVENTS`]: fixed when the contact is created.
     pub flags: u8,
+    /// Two boxes' separating axis of the last update, which found them apart by it with
+    /// nothing else changed since ([`NO_AXIS`] otherwise): the next update tests it first
+    /// (see [`still_apart`]). A cache with no part in the results, not kept in images.
+    pub separating: u8,
     /// Mixed kinetic friction coefficient: sqrt(μa μb).
     pub friction: f32,
     /// Mixed static friction coefficient: sqrt(μa μb).
@@ -366,6 +371,7 @@ fn update_manifold(
 ) {
     // Apart: the state a pair out of reach is left in (see `is_idle`).
     let apart = |c: &mut Contact| {
+        c.separating = NO_AXIS;
         c.recycled = false;
         c.manifold = Manifold::default();
         c.cache.valid = false;
@@ -389,6 +395,7 @@ fn update_manifold(
         && c.manifold.count > 0
         && recycle(c, &xa, &xb);
     if c.recycled {
+        c.separating = NO_AXIS;
         return;
     }
     // The manifold is computed in A's frame from the relative pose, then brought to world
@@ -399,20 +406,55 @@ fn update_manifold(
         speculative: params.speculative + motion,
         linear_slop: params.slop,
     };
+    // Two boxes that the last update found apart on an axis, still apart on it: the update
+    // would find no points, and leave the contact as the last one did (its manifold empty,
+    // its cache invalid: `separating` is cleared on every other way out), but for the
+    // normal it turns to world space (zero, but for the signs of the zeros).
+    if c.separating != NO_AXIS {
+        if still_apart(
+            &sa.shape,
+            &Transform::IDENTITY,
+            &sb.shape,
+            &relative,
+            c.separating,
+            tol.speculative,
+        ) {
+            debug_assert!(c.manifold.count == 0 && !c.cache.valid && !c.touching);
+            c.manifold.normal = xa.transform_vector(Vec3::ZERO);
+            return;
+        }
+        c.separating = NO_AXIS;
+    }
     // The new manifold is made in place, the old one kept aside for its impulses and
     // arms (nothing is copied out of a manifold just written: see `collide_into`).
     let old = c.manifold;
     c.manifold = Manifold::default();
     let m = &mut c.manifold;
     if c.child == NULL {
-        collide_into(
-            &sa.shape,
-            &Transform::IDENTITY,
-            &sb.shape,
-            &relative,
-            tol,
-            m,
-        );
+        if matches!(
+            (&sa.shape, &sb.shape),
+            (Shape::Box { .. }, Shape::Box { .. })
+        ) {
+            // The kernel `collide_into` would call, with the axis that kept the boxes
+            // apart, if one did.
+            c.separating = box_box_axis(
+                &sa.shape,
+                &Transform::IDENTITY,
+                &sb.shape,
+                &relative,
+                tol,
+                m,
+            );
+        } else {
+            collide_into(
+                &sa.shape,
+                &Transform::IDENTITY,
+                &sb.shape,
+                &relative,
+                tol,
+                m,
+            );
+        }
     } else {
         // A child contact: the convex shape against one triangle of the mesh.
         match sb.shape.triangles() {

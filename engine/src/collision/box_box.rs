@@ -72,11 +72,7 @@ pub(super) fn query_faces(h: Vec3, h_other: Vec3, rot: &Mat3, t: Vec3) -> FaceQu
         positive: true,
     };
     for i in 0..3 {
-        // The other box's projected radius on local axis i.
-        let r = rot.x_axis[i].abs() * h_other.x
-            + rot.y_axis[i].abs() * h_other.y
-            + rot.z_axis[i].abs() * h_other.z;
-        let separation = t[i].abs() - (h[i] + r);
+        let separation = face_separation(h, h_other, rot, t, i);
         // Strictly greater: ties go to the lower axis, deterministically.
         if separation > best.separation || i == 0 {
             best = FaceQuery {
@@ -87,6 +83,39 @@ pub(super) fn query_faces(h: Vec3, h_other: Vec3, rot: &Mat3, t: Vec3) -> FaceQu
         }
     }
     best
+}
+
+/// The separation of two boxes on the first's face axis `i` (the boxes as
+/// [`query_faces`] takes them).
+#[inline(always)]
+fn face_separation(h: Vec3, h_other: Vec3, rot: &Mat3, t: Vec3, i: usize) -> f32 {
+    // The other box's projected radius on local axis i.
+    let r = rot.x_axis[i].abs() * h_other.x
+        + rot.y_axis[i].abs() * h_other.y
+        + rot.z_axis[i].abs() * h_other.z;
+    t[i].abs() - (h[i] + r)
+}
+
+/// The separation of boxes A and B on the cross axis of A's edge `i` and B's edge `j`
+/// (the boxes as [`query_edges`] takes them), with the operations of that pair's lane there,
+/// so the same bits; `None` for a nearly parallel pair, which it skips.
+fn edge_separation(ha: Vec3, hb: Vec3, rot: &Mat3, t: Vec3, i: usize, j: usize) -> Option<f32> {
+    let (a, b) = (Vec3::AXES[i], rot.col(j));
+    let cx = a.y * b.z - b.y * a.z;
+    let cy = a.z * b.x - b.z * a.x;
+    let cz = a.x * b.y - b.x * a.y;
+    let len = (cx * cx + cy * cy + cz * cz).sqrt();
+    if len <= PARALLEL_SIN {
+        return None;
+    }
+    let (nx, ny, nz) = (cx / len, cy / len, cz / len);
+    let d = nx * t.x + ny * t.y + nz * t.z;
+    let ra = ha.x * nx.abs() + ha.y * ny.abs() + ha.z * nz.abs();
+    let along = |c: Vec3| nx * c.x + ny * c.y + nz * c.z;
+    let rb = hb.x * along(rot.x_axis).abs()
+        + hb.y * along(rot.y_axis).abs()
+        + hb.z * along(rot.z_axis).abs();
+    Some(d.abs() - (ra + rb))
 }
 
 /// The 9 edge-pair axes, in A's frame (B's axes are the columns of `rot`, its centre `t`).
@@ -154,6 +183,9 @@ pub(super) fn query_edges(ha: Vec3, hb: Vec3, rot: &Mat3, t: Vec3) -> Option<Edg
     best
 }
 
+/// No separating axis: see [`box_box_axis`].
+pub(crate) const NO_AXIS: u8 = u8::MAX;
+
 /// Box A against box B.
 pub(crate) fn box_box(
     a: &Shape,
@@ -163,8 +195,23 @@ pub(crate) fn box_box(
     tol: Tolerance,
     out: &mut Manifold,
 ) {
+    box_box_axis(a, xf_a, b, xf_b, tol, out);
+}
+
+/// [`box_box`], returning the axis it found separating the boxes by the speculative
+/// distance or more, when it found no points for that reason: face axis `i` of A as `i`,
+/// of B as `3 + i`, A's edge `i` across B's edge `j` as `6 + 3i + j`; [`NO_AXIS`]
+/// otherwise. A contact keeps it for the next step's [`still_apart`].
+pub(crate) fn box_box_axis(
+    a: &Shape,
+    xf_a: &Transform,
+    b: &Shape,
+    xf_b: &Transform,
+    tol: Tolerance,
+    out: &mut Manifold,
+) -> u8 {
     let (&Shape::Box { half_extents: ha }, &Shape::Box { half_extents: hb }) = (a, b) else {
-        return;
+        return NO_AXIS;
     };
     // Each box seen from the other: relative transforms only, never world coordinates.
     let rel_ab = xf_a.inv_mul(xf_b);
@@ -174,11 +221,11 @@ pub(crate) fn box_box(
 
     let face_a = query_faces(ha, hb, &rot_ab, rel_ab.p);
     if face_a.separation >= tol.speculative {
-        return;
+        return face_a.axis as u8;
     }
     let face_b = query_faces(hb, ha, &rot_ba, rel_ba.p);
     if face_b.separation >= tol.speculative {
-        return;
+        return 3 + face_b.axis as u8;
     }
     let edge = query_edges(ha, hb, &rot_ab, rel_ab.p);
     // The best axis's separation; past `deep::DEEP` the biases shrink (see `deep.rs`).
@@ -186,11 +233,11 @@ pub(crate) fn box_box(
     let best = edge.map_or(best_face, |e| e.separation.max(best_face));
     if let Some(e) = edge {
         if e.separation >= tol.speculative {
-            return;
+            return 6 + (3 * e.axis_a + e.axis_b) as u8;
         }
         if e.separation > best_face + deep::bias(tol.linear_slop, best) {
             push_edge(ha, hb, &rot_ab, rel_ab.p, &e, xf_a, out);
-            return;
+            return NO_AXIS;
         }
     }
 
@@ -230,7 +277,7 @@ pub(crate) fn box_box(
             && deepest > e.separation + CLIP_MISS_TOL
         {
             push_edge(ha, hb, &rot_ab, rel_ab.p, &e, xf_a, out);
-            return;
+            return NO_AXIS;
         }
     }
     let deep = deep::is_deep(best);
@@ -248,7 +295,7 @@ pub(crate) fn box_box(
         ));
     }
     if cands.len == 0 {
-        return;
+        return NO_AXIS;
     }
     let mut nr = Vec3::ZERO;
     nr[fq.axis] = if fq.positive { 1.0 } else { -1.0 };
@@ -264,6 +311,48 @@ pub(crate) fn box_box(
         let c = cands.items[k];
         out.push(xf_ref.transform_point(c.point), c.separation, c.id);
     }
+    NO_AXIS
+}
+
+/// Whether `axis` (as [`box_box_axis`] numbers them) still separates boxes `a` and `b` by
+/// `speculative` or more: then [`box_box`] finds no points either, since it stops as soon
+/// as the best axis of a group (A's faces, B's faces, the edge pairs) separates them that
+/// far, and this axis's separation is computed with its operations on the same relative
+/// poses, so to the same bits. The pair's manifold is then left as it is, with no search
+/// of the other fourteen axes (temporal coherence of the separating axis, as Box3D and
+/// Bullet keep it for resting neighbours that do not touch).
+pub(crate) fn still_apart(
+    a: &Shape,
+    xf_a: &Transform,
+    b: &Shape,
+    xf_b: &Transform,
+    axis: u8,
+    speculative: f32,
+) -> bool {
+    let (&Shape::Box { half_extents: ha }, &Shape::Box { half_extents: hb }) = (a, b) else {
+        return false;
+    };
+    let separation = match axis {
+        0..3 => {
+            let rel_ab = xf_a.inv_mul(xf_b);
+            face_separation(ha, hb, &Mat3::from_quat(rel_ab.q), rel_ab.p, axis as usize)
+        }
+        3..6 => {
+            let rel_ba = xf_b.inv_mul(xf_a);
+            let i = axis as usize - 3;
+            face_separation(hb, ha, &Mat3::from_quat(rel_ba.q), rel_ba.p, i)
+        }
+        6..15 => {
+            let rel_ab = xf_a.inv_mul(xf_b);
+            let k = axis as usize - 6;
+            match edge_separation(ha, hb, &Mat3::from_quat(rel_ab.q), rel_ab.p, k / 3, k % 3) {
+                Some(s) => s,
+                None => return false,
+            }
+        }
+        _ => return false,
+    };
+    separation >= speculative
 }
 
 /// The incident box's vertex deepest below the reference face on `axis` (+ side if

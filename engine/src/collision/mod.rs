@@ -7,7 +7,7 @@
 //! from the origin) and returned in world space. Deep overlaps carry the minimum
 //! translation that separates the shapes (see `deep.rs`).
 
-mod box_box;
+pub(crate) mod box_box;
 mod capsule;
 mod clip;
 mod deep;

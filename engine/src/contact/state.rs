@@ -1,6 +1,7 @@
 //! The encoding of contacts in a state (`world/snapshot.rs`, section `CONT`).
 
 use super::{Contact, ContactStore, ManifoldCache, NO_COLOR};
+use crate::collision::box_box::NO_AXIS;
 use crate::collision::{Manifold, MAX_POINTS};
 use crate::id::NULL;
 use glam::Vec3;
@@ -200,6 +201,7 @@ impl ContactStore {
                 recycled: head & H_RECYCLED != 0,
                 color: NO_COLOR,
                 color_sides: 0,
+                separating: NO_AXIS,
                 flags: 0,
                 friction: 0.0,
                 static_friction: 0.0,

@@ -6,6 +6,7 @@
 use super::{ContactTouch, World};
 use crate::body::BodyType;
 use crate::broadphase::{pair_ids, pair_key};
+use crate::collision::box_box::NO_AXIS;
 use crate::collision::can_collide;
 use crate::contact::{needs_solving, Contact, CONTACT_EVENTS, HIT_EVENTS, MODIFY, SENSOR};
 use crate::id::NULL;
@@ -148,6 +149,7 @@ impl World {
             alive: true,
             color: NO_COLOR,
             color_sides: 0,
+            separating: NO_AXIS,
             flags: if sensor { SENSOR } else { 0 }
                 | if a.enable_contact_events || b.enable_contact_events {
                     CONTACT_EVENTS

@@ -22,6 +22,7 @@
 
 use super::World;
 use crate::body::BodyType;
+use crate::collision::box_box::NO_AXIS;
 use crate::contact::{Contact, CONTACT_EVENTS};
 use crate::id::NULL;
 use crate::shape::local_aabb;
@@ -176,6 +177,7 @@ impl World {
                 alive: true,
                 color: NO_COLOR,
                 color_sides: 0,
+                separating: NO_AXIS,
                 ..p.clone()
             };
             children.push((t, self.contacts.create(child)));

@@ -521,3 +521,63 @@ fn edge_axes_in_lanes_match_the_scalar_loop_bit_for_bit() {
     }
     assert_eq!(cases, 5_000);
 }
+
+/// The single-axis separations that `still_apart` tests are the queries' own, to the bit:
+/// each group's best axis, worked out alone, gives the group's best separation.
+#[test]
+fn single_axis_separations_match_the_queries_bit_for_bit() {
+    let mut rng = Rng::new(0x5eed_a515);
+    for _ in 0..20_000 {
+        let (ha, hb) = (extents(&mut rng, 0.05, 2.0), extents(&mut rng, 0.05, 2.0));
+        let rot = Mat3::from_quat(rng.rotation());
+        let t = rng.direction() * rng.range(0.0, 6.0);
+        let f = query_faces(ha, hb, &rot, t);
+        let s = face_separation(ha, hb, &rot, t, f.axis);
+        assert_eq!(s.to_bits(), f.separation.to_bits());
+        if let Some(e) = query_edges(ha, hb, &rot, t) {
+            let s = edge_separation(ha, hb, &rot, t, e.axis_a, e.axis_b);
+            assert_eq!(s.map(f32::to_bits), Some(e.separation.to_bits()));
+        }
+    }
+}
+
+/// Boxes apart by an axis `box_box_axis` names are still apart on it at the same poses, and
+/// whenever `still_apart` says an axis separates two boxes, `box_box` finds no points.
+#[test]
+fn still_apart_agrees_with_the_full_test() {
+    let mut rng = Rng::new(0xa515_0001);
+    let (mut named, mut edges, mut apart) = (0, 0, 0);
+    for _ in 0..20_000 {
+        let (ha, hb) = (extents(&mut rng, 0.05, 1.0), extents(&mut rng, 0.05, 1.0));
+        let (a, b) = (cube(ha), cube(hb));
+        let xa = Transform::new(rng.direction() * rng.range(0.0, 2.0), rng.rotation());
+        let xb = Transform::new(rng.direction() * rng.range(0.0, 4.0), rng.rotation());
+        let mut m = Manifold::default();
+        let axis = box_box_axis(&a, &xa, &b, &xb, TOL, &mut m);
+        if axis != NO_AXIS {
+            named += 1;
+            edges += (axis >= 6) as usize;
+            assert_eq!(m.count, 0);
+            assert!(still_apart(&a, &xa, &b, &xb, axis, TOL.speculative));
+        }
+        // Every axis, at poses moved a little since.
+        let xb = rng.jitter(&xb, 0.02, 0.02);
+        let mut full = Manifold::default();
+        box_box(&a, &xa, &b, &xb, TOL, &mut full);
+        for axis in 0..15 {
+            if still_apart(&a, &xa, &b, &xb, axis, TOL.speculative) {
+                apart += 1;
+                assert_eq!(
+                    full.count, 0,
+                    "axis {axis} separates, box_box found {full:?}"
+                );
+            }
+        }
+        assert!(!still_apart(&a, &xa, &b, &xb, NO_AXIS, TOL.speculative));
+    }
+    // Both branches were taken often (edge axes included, by the spread of poses).
+    assert!(
+        named > 2_000 && edges > 20 && apart > 2_000,
+        "{named} {edges} {apart}"
+    );
+}
