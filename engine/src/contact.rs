@@ -44,6 +44,20 @@ const _: () = {
     assert!(offset_of!(Contact, static_friction) < SOLVER_BYTES);
 };
 
+/// The bytes at the head of a [`Contact`] that `prepare` reads when its manifold has at
+/// most `points` points (1 to [`MAX_POINTS`]): [`SOLVER_BYTES`] stops at the fourth
+/// point's, and a one-point manifold's lie in the first two lines.
+pub(crate) const fn solver_bytes(points: usize) -> usize {
+    use std::mem::offset_of;
+    let points = if points < 1 { 1 } else { points };
+    offset_of!(Contact, manifold)
+        + offset_of!(Manifold, points)
+        + (points - 1) * std::mem::size_of::<crate::collision::ManifoldPoint>()
+        + offset_of!(crate::collision::ManifoldPoint, id)
+}
+const _: () = assert!(solver_bytes(MAX_POINTS) <= SOLVER_BYTES);
+const _: () = assert!(solver_bytes(1) > std::mem::offset_of!(Contact, static_friction));
+
 /// A contact between shapes `shape_a` and `shape_b` (slot indices, ordered so that
 /// `kind(a) <= kind(b)`; the manifold normal points from A to B).
 ///

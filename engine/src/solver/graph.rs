@@ -22,7 +22,7 @@ use super::wide::W;
 use super::{BodyState, MassRow, SolverBodies, StepContext};
 use crate::body::BodyStore;
 use crate::collision::Manifold;
-use crate::contact::{Contact, SOLVER_BYTES};
+use crate::contact::{solver_bytes, Contact};
 use crate::id::NULL;
 use crate::joint::{JointData, JointImpulses};
 use crate::math::{prefetch_head, prefetch_raw, prefetch_raw_write};
@@ -175,9 +175,12 @@ impl ConstraintGraph {
             let chunk = |c: usize| &list[c * W..list.len().min(c * W + W)];
             // The contacts are visited out of memory order: start loading the next
             // batch's while this one is prepared.
+            // Each contact as far as the next batch's fullest lane's points reach (one
+            // point's lie in two lines, four points' in four).
             if i + 1 < ranges[color].end {
+                let bytes = solver_bytes(coloring.batch_points(color, (c + 1) * W));
                 for &k in chunk(c + 1) {
-                    prefetch_head(&contacts[touching[k as usize] as usize], SOLVER_BYTES);
+                    prefetch_head(&contacts[touching[k as usize] as usize], bytes);
                 }
             }
             let chunk = chunk(c);
