@@ -2,12 +2,12 @@
 //! manifold and the impulses carried from step to step.
 
 use crate::body::{BodyStore, BodyType};
-use crate::collision::box_box::{box_box_axis, still_apart, NO_AXIS};
+use crate::collision::box_box::{still_apart, NO_AXIS};
 use crate::collision::{collide_into, triangle::collide_triangle, Manifold, MAX_POINTS};
 use crate::id::NULL;
 use crate::math::Transform;
 use crate::shape::store::{ShapeData, ShapeStore};
-use crate::shape::{Shape, ShapeKind};
+use crate::shape::ShapeKind;
 use glam::{Mat3A, Vec3};
 use wide::f32x4;
 
@@ -34,16 +34,6 @@ const _: () = assert!(std::mem::size_of::<Contact>() == 448);
 /// impulses, four cache lines. The point's id and world position, the manifold's tail,
 /// lie past them.
 pub(crate) const SOLVER_BYTES: usize = 256;
-const _: () = {
-    use std::mem::offset_of;
-    let last = offset_of!(Contact, manifold)
-        + offset_of!(Manifold, points)
-        + (MAX_POINTS - 1) * std::mem::size_of::<crate::collision::ManifoldPoint>()
-        + offset_of!(crate::collision::ManifoldPoint, id);
-    assert!(last <= SOLVER_BYTES);
-    assert!(offset_of!(Contact, static_friction) < SOLVER_BYTES);
-};
-
 /// The bytes at the head of a [`Contact`] that `prepare` reads when its manifold has at
 /// most `points` points (1 to [`MAX_POINTS`]): [`SOLVER_BYTES`] stops at the fourth
 /// point's, and a one-point manifold's lie in the first two lines.
@@ -55,8 +45,10 @@ pub(crate) const fn solver_bytes(points: usize) -> usize {
         + (points - 1) * std::mem::size_of::<crate::collision::ManifoldPoint>()
         + offset_of!(crate::collision::ManifoldPoint, id)
 }
-const _: () = assert!(solver_bytes(MAX_POINTS) <= SOLVER_BYTES);
-const _: () = assert!(solver_bytes(1) > std::mem::offset_of!(Contact, static_friction));
+const _: () = {
+    assert!(solver_bytes(MAX_POINTS) <= SOLVER_BYTES);
+    assert!(solver_bytes(1) > std::mem::offset_of!(Contact, static_friction));
+};
 
 /// A contact between shapes `shape_a` and `shape_b` (slot indices, ordered so that
 /// `kind(a) <= kind(b)`; the manifold normal points from A to B).
@@ -446,30 +438,14 @@ fn update_manifold(
     c.manifold = Manifold::default();
     let m = &mut c.manifold;
     if c.child == NULL {
-        if matches!(
-            (&sa.shape, &sb.shape),
-            (Shape::Box { .. }, Shape::Box { .. })
-        ) {
-            // The kernel `collide_into` would call, with the axis that kept the boxes
-            // apart, if one did.
-            c.separating = box_box_axis(
-                &sa.shape,
-                &Transform::IDENTITY,
-                &sb.shape,
-                &relative,
-                tol,
-                m,
-            );
-        } else {
-            collide_into(
-                &sa.shape,
-                &Transform::IDENTITY,
-                &sb.shape,
-                &relative,
-                tol,
-                m,
-            );
-        }
+        c.separating = collide_into(
+            &sa.shape,
+            &Transform::IDENTITY,
+            &sb.shape,
+            &relative,
+            tol,
+            m,
+        );
     } else {
         // A child contact: the convex shape against one triangle of the mesh.
         match sb.shape.triangles() {

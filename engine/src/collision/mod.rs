@@ -214,6 +214,10 @@ pub fn collide(
 /// computes a contact's manifold in place: a manifold returned by value is copied with
 /// wide loads right after the kernel's narrow stores to it, which the store buffer cannot
 /// forward, and the copy waits for them (`docs/decisions.md`).
+///
+/// Returns the axis that kept two boxes apart when it found them so
+/// ([`box_box::box_box_axis`], for the contact's next [`box_box::still_apart`]), and
+/// [`box_box::NO_AXIS`] for every other outcome and pair of kinds.
 pub(crate) fn collide_into(
     a: &Shape,
     xf_a: &Transform,
@@ -221,12 +225,16 @@ pub(crate) fn collide_into(
     xf_b: &Transform,
     tol: Tolerance,
     out: &mut Manifold,
-) {
+) -> u8 {
     debug_assert!(a.kind() <= b.kind(), "pair must be ordered by kind");
     debug_assert!(out.count == 0, "collide_into needs an empty manifold");
+    if let (Shape::Box { .. }, Shape::Box { .. }) = (a, b) {
+        return box_box::box_box_axis(a, xf_a, b, xf_b, tol, out);
+    }
     if let Some(f) = TABLE[a.kind() as usize][b.kind() as usize] {
         f(a, xf_a, b, xf_b, tol, out);
     }
+    box_box::NO_AXIS
 }
 
 /// A manifold point in a state: its point, separation, id and lever arms, then its two
