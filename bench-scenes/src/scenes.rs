@@ -108,7 +108,8 @@ pub const SCENES: &[Scene] = &[
     },
     Scene {
         name: "rain",
-        description: "4,000 boxes and spheres of mixed sizes falling onto a 40 x 40 ground",
+        description:
+            "4,000 boxes, spheres and capsules of mixed sizes falling onto a 40 x 40 ground",
         bodies: 4000,
         joints: 0,
         default_steps: 600,
@@ -829,15 +830,21 @@ pub fn towers(params: &Params) -> Recipe {
     r
 }
 
-/// `rain`: 4,000 bodies, alternately boxes (half extents 0.3–0.6 per axis) and spheres
-/// (radius 0.3–0.6), on a 20 × 20 grid of columns 2 m apart over a 40 × 40 area, 10 layers
-/// 4 m apart from y = 5 to 45 with ±1 m of jitter in height, random orientations; the
-/// ground (half size 100, so rolling spheres stay on it) has its top face at y = 0.
-/// (Capsules join the mix when that shape exists.)
+/// `rain`: 4,000 bodies, boxes (half extents 0.3–0.6 per axis), spheres (radius 0.3–0.6)
+/// and capsules (radius 0.2–0.4, core half length 0.3–0.6) in turn, on a 20 × 20 grid of
+/// columns 2 m apart over a 40 × 40 area, 10 layers 4 m apart from y = 5 to 45 with ±1 m
+/// of jitter in height, random orientations; the ground (half size 100, so rolling spheres
+/// stay on it) has its top face at y = 0.
 pub fn rain(params: &Params) -> Vec<BodySpec> {
     let mut r = vec![ground(100.0)];
     let mut rng = Rng::new(params.seed);
-    r.extend(mixed_layers(&mut rng, 10, (5.0, 4.0, 1.0), (0.3, 0.6)));
+    r.extend(mixed_layers(
+        &mut rng,
+        10,
+        (5.0, 4.0, 1.0),
+        (0.3, 0.6),
+        true,
+    ));
     r
 }
 
@@ -858,19 +865,27 @@ pub fn mesh_pile(params: &Params) -> Vec<BodySpec> {
         ..BodySpec::static_box(Vec3::ZERO, Vec3::ONE)
     }];
     let mut rng = Rng::new(params.seed);
-    r.extend(mixed_layers(&mut rng, 5, (6.0, 2.5, 0.5), (0.3, 0.5)));
+    r.extend(mixed_layers(
+        &mut rng,
+        5,
+        (6.0, 2.5, 0.5),
+        (0.3, 0.5),
+        false,
+    ));
     r
 }
 
-/// `layers` layers of a 20 × 20 grid of columns 2 m apart centred on x = z = 0, alternately
-/// boxes (each half extent in `size`) and spheres (radius in `size`), randomly oriented;
-/// `height` is (first layer's y, spacing between layers, ± jitter in y). Shared by `rain`
-/// and `mesh_pile` (the random draws come in the same order for both).
+/// `layers` layers of a 20 × 20 grid of columns 2 m apart centred on x = z = 0, in turn
+/// boxes (each half extent in `size`), spheres (radius in `size`) and, with `capsules`,
+/// capsules (radius two thirds of a draw in `size`, core half length in `size`), randomly
+/// oriented; `height` is (first layer's y, spacing between layers, ± jitter in y). Shared
+/// by `rain` (with capsules) and `mesh_pile` (without).
 fn mixed_layers(
     rng: &mut Rng,
     layers: usize,
     height: (f32, f32, f32),
     size: (f32, f32),
+    capsules: bool,
 ) -> Vec<BodySpec> {
     let (y0, dy, jitter) = height;
     let mut r = Vec::with_capacity(layers * 400);
@@ -883,14 +898,18 @@ fn mixed_layers(
                     -19.0 + 2.0 * iz as f32,
                 );
                 let rotation = random_rotation(rng);
-                let shape = if (ix + iz + layer) % 2 == 0 {
-                    ShapeSpec::Cuboid(Vec3::new(
+                let kinds = if capsules { 3 } else { 2 };
+                let shape = match (ix + iz + layer) % kinds {
+                    0 => ShapeSpec::Cuboid(Vec3::new(
                         rng.range(size.0, size.1),
                         rng.range(size.0, size.1),
                         rng.range(size.0, size.1),
-                    ))
-                } else {
-                    ShapeSpec::Ball(rng.range(size.0, size.1))
+                    )),
+                    1 => ShapeSpec::Ball(rng.range(size.0, size.1)),
+                    _ => ShapeSpec::Capsule {
+                        radius: rng.range(size.0, size.1) * (2.0 / 3.0),
+                        half_height: rng.range(size.0, size.1),
+                    },
                 };
                 r.push(BodySpec {
                     shape,
