@@ -102,7 +102,7 @@ const SLEEP_GOLDEN: &[(&str, Option<usize>, u64)] = &[
     ("pile", Some(455), 0x374e21ac0be75ffe),
     ("towers", Some(101), 0xa0b09b1f8f1dd3ac),
     ("mass_ratio", Some(30), 0xcf72a05c3c5a5353),
-    ("rain", None, 0xb7dbd215c99defd3),
+    ("rain", None, 0xe18793f03ecbd2d0),
     ("mesh_pile", None, 0xdcd22f32c180a98f),
     ("large_world_10k", None, 0xfec1e1d98ee3e831),
     ("joint_grid", None, 0x72c841e642ff5d7d),

@@ -413,8 +413,114 @@ pub(super) fn core_in_b(
         p0: rel.p - u * hc,
         seg: u * (2.0 * hc),
     };
-    let dist = shape_distance(a, &rel, b, &Transform::IDENTITY)?;
+    let dist = match (a, b) {
+        (&Shape::Capsule { radius, .. }, &Shape::Box { half_extents }) => {
+            segment_box_distance(core.p0, core.seg, radius, half_extents)
+        }
+        _ => shape_distance(a, &rel, b, &Transform::IDENTITY)?,
+    };
     (dist.overlap || dist.distance < speculative).then_some((core, dist))
+}
+
+/// The distance between a capsule (core `p0 + τ seg`, `τ ∈ [0, 1]`, radius `r`, in the
+/// box's frame) and the box of half extents `h` centred at the origin, exactly, as
+/// [`shape_distance`] reports it: the surfaces' closest points and the normal from the
+/// capsule to the box, or `overlap` when the core touches the box.
+///
+/// The squared distance from the core's point at `τ` to the box is a sum over the axes of
+/// `max(0, |x_j(τ)| − h_j)²`: convex and piecewise quadratic, with its pieces bounded where
+/// the point crosses a face plane (`x_j(τ) = ±h_j`, at most six values of `τ`). On each
+/// piece the axes outside the slab are fixed, so its minimum is one division; the
+/// smallest over the pieces is the exact minimum (the first of equal ones; a piece of
+/// nearly constant distance takes its middle, below). This replaces
+/// the general GJK for the most common capsule pair (a capsule on the ground box: rain's
+/// capsules spent most of their narrow phase in it).
+fn segment_box_distance(p0: Vec3, seg: Vec3, r: f32, h: Vec3) -> Distance {
+    // The breakpoints inside (0, 1), then sorted.
+    let mut cuts = [0.0f32; 8];
+    let mut n = 1;
+    for j in 0..3 {
+        if seg[j] != 0.0 {
+            for face in [-h[j], h[j]] {
+                let t = (face - p0[j]) / seg[j];
+                if t > 0.0 && t < 1.0 {
+                    cuts[n] = t;
+                    n += 1;
+                }
+            }
+        }
+    }
+    cuts[n] = 1.0;
+    n += 1;
+    cuts[1..n - 1].sort_unstable_by(f32::total_cmp);
+    let outside = |x: Vec3| {
+        let c = x.clamp(-h, h);
+        (x - c).length_squared()
+    };
+    // A piece along which the distance barely changes (the core parallel, to within
+    // 1e-4 of its direction, to the faces it is outside of) is a line contact: its one
+    // point belongs in the middle, not at whichever end rounding favours. It wins over the
+    // other pieces' minimum when it is as near, to within what the distance can change
+    // over its half (`slack`).
+    let flat_den = 1.0e-8 * seg.length_squared();
+    let (mut best_t, mut best_d2) = (0.0f32, f32::INFINITY);
+    let mut flat: Option<(f32, f32, f32)> = None;
+    for w in cuts[..n].windows(2) {
+        let (lo, hi) = (w[0], w[1]);
+        // Which side of each slab the piece lies on, from its middle.
+        let mid = p0 + seg * (0.5 * (lo + hi));
+        let (mut num, mut den) = (0.0f32, 0.0f32);
+        for j in 0..3 {
+            let face = if mid[j] > h[j] {
+                h[j]
+            } else if mid[j] < -h[j] {
+                -h[j]
+            } else {
+                continue;
+            };
+            num -= (p0[j] - face) * seg[j];
+            den += seg[j] * seg[j];
+        }
+        if den <= flat_den {
+            let t = 0.5 * (lo + hi);
+            let d2 = outside(p0 + seg * t);
+            if flat.is_none_or(|(_, f2, _)| d2 < f2) {
+                flat = Some((t, d2, 0.5 * den.sqrt() * (hi - lo)));
+            }
+            continue;
+        }
+        let t = (num / den).clamp(lo, hi);
+        let d2 = outside(p0 + seg * t);
+        if d2 < best_d2 {
+            (best_t, best_d2) = (t, d2);
+        }
+    }
+    if let Some((t, d2, slack)) = flat {
+        if d2.sqrt() <= best_d2.sqrt() + slack + 1.0e-7 {
+            best_t = t;
+        }
+    }
+    let pa = p0 + seg * best_t;
+    let pb = pa.clamp(-h, h);
+    let d = pb - pa;
+    let len = d.length();
+    if len <= MIN_DISTANCE {
+        return Distance {
+            distance: -r,
+            normal: Vec3::ZERO,
+            point_a: pa,
+            point_b: pb,
+            overlap: true,
+        };
+    }
+    let normal = d / len;
+    Distance {
+        distance: len - r,
+        normal,
+        point_a: pa + normal * r,
+        point_b: pb,
+        overlap: false,
+    }
 }
 
 /// The one-point manifold of a separated capsule A and convex B from their closest points

@@ -428,3 +428,68 @@ fn capsule_plane_matches_reference() {
         }
     }
 }
+
+/// The exact segment–box distance against an f64 ternary search, for random segments
+/// (a quarter of them along a box axis, where the nearest stretch can be flat): the same
+/// distance, witnesses on both surfaces, the normal along them; and beside an edge, the
+/// middle of the flat stretch.
+#[test]
+fn segment_box_distance_matches_reference() {
+    let mut rng = Rng::new(91);
+    let mut flat = 0;
+    for k in 0..2000 {
+        let h = Vec3::new(
+            rng.range(0.1, 1.0),
+            rng.range(0.1, 1.0),
+            rng.range(0.1, 1.0),
+        );
+        let r = rng.range(0.05, 0.5);
+        let dir = if k % 4 == 0 {
+            let mut d = Vec3::ZERO;
+            d[k / 4 % 3] = if rng.unit() < 0.5 { -1.0 } else { 1.0 };
+            d
+        } else {
+            rng.direction()
+        };
+        let seg = dir * rng.range(0.0, 2.5);
+        let p0 = rng.direction() * rng.range(0.0, 2.0) - 0.5 * seg;
+        let d = segment_box_distance(p0, seg, r, h);
+        let (dp0, dseg) = (d3(p0), d3(seg));
+        let outside = |t: f64| {
+            let x = dp0 + dseg * t;
+            (x - x.clamp(-d3(h), d3(h))).length()
+        };
+        let core = convex_min(outside);
+        if core <= 1.0e-5 {
+            assert!(d.overlap, "{core} {d:?}");
+            continue;
+        }
+        assert!(!d.overlap && core > 1.0e-6, "{core} {d:?}");
+        assert!(
+            (d.distance as f64 - (core - r as f64)).abs() < 1.0e-5,
+            "{core} {d:?}"
+        );
+        // B's witness on the box's surface, A's at the radius from the core, the normal
+        // from one to the other.
+        let b = d3(d.point_b);
+        assert!((b - b.clamp(-d3(h), d3(h))).length() < 1.0e-6, "{d:?}");
+        let core_a = d3(d.point_a - d.normal * r);
+        let t = ((core_a - dp0).dot(dseg) / dseg.length_squared().max(1e-30)).clamp(0.0, 1.0);
+        assert!((core_a - (dp0 + dseg * t)).length() < 1.0e-5, "{d:?}");
+        let gap = d.point_b - d.point_a;
+        assert!((gap - d.normal * d.distance).length() < 1.0e-5, "{d:?}");
+        // Along an axis, beside the box: the whole stretch within the slab is as near;
+        // the point is its middle.
+        let j = (0..3).find(|&j| dir[j] != 0.0);
+        if let (true, Some(j)) = (k % 4 == 0, j) {
+            let (lo, hi) = (p0[j].min(p0[j] + seg[j]), p0[j].max(p0[j] + seg[j]));
+            let (a, b) = (lo.max(-h[j]), hi.min(h[j]));
+            if b - a > 1.0e-3 {
+                flat += 1;
+                let x = d.point_a[j];
+                assert!((x - 0.5 * (a + b)).abs() < 1.0e-4, "{x} {a} {b} {d:?}");
+            }
+        }
+    }
+    assert!(flat > 100, "{flat} flat stretches");
+}

@@ -66,9 +66,14 @@ fn capsule_hull_matches_capsule_box() {
         }
         hits += 1;
         assert!((m.normal - r.normal).length() < 1e-3, "{m:?} {r:?}");
+        // A core parallel to a box axis beside an edge is at the same distance all along:
+        // any point of that stretch is a closest point (the box path takes its middle,
+        // GJK wherever it stops), so only the distance is compared there.
+        let u = (xb.q.inverse() * xa.q * Vec3::Y).abs();
+        let line = m.count == 1 && u.max_element() > 1.0 - 1e-6;
         for (p, q) in m.points().iter().zip(r.points()) {
             assert!((p.separation - q.separation).abs() < 1e-3, "{m:?} {r:?}");
-            assert!((p.point - q.point).length() < 2e-3, "{m:?} {r:?}");
+            assert!(line || (p.point - q.point).length() < 2e-3, "{m:?} {r:?}");
         }
     }
     assert!(hits > 150, "{hits}");
