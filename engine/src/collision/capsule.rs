@@ -442,17 +442,26 @@ fn segment_box_distance(p0: Vec3, seg: Vec3, r: f32, h: Vec3) -> Distance {
     for j in 0..3 {
         if seg[j] != 0.0 {
             for face in [-h[j], h[j]] {
-                let t = (face - p0[j]) / seg[j];
-                if t > 0.0 && t < 1.0 {
-                    cuts[n] = t;
-                    n += 1;
+                // `t` lies in (0, 1) only if the face's offset has the segment's sign and is
+                // shorter than it: tested first, so that the division runs only for a face
+                // the core may cross (the test admits every such face, so the cuts are
+                // the same).
+                let x = face - p0[j];
+                if x != 0.0 && (x > 0.0) == (seg[j] > 0.0) && x.abs() < seg[j].abs() {
+                    let t = x / seg[j];
+                    if t > 0.0 && t < 1.0 {
+                        cuts[n] = t;
+                        n += 1;
+                    }
                 }
             }
         }
     }
     cuts[n] = 1.0;
     n += 1;
-    cuts[1..n - 1].sort_unstable_by(f32::total_cmp);
+    if n > 3 {
+        cuts[1..n - 1].sort_unstable_by(f32::total_cmp);
+    }
     let outside = |x: Vec3| {
         let c = x.clamp(-h, h);
         (x - c).length_squared()
