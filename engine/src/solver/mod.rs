@@ -61,7 +61,10 @@
 //! pyramids keep the soft step and its sink: their bodies rest on two supports or touch
 //! their neighbours, and a pile's columns, in the trees in some steps and out of them in
 //! others, were kicked by the weld's impulses in the soft contacts' warm start ("part
-//! six").
+//! six"). Two more designs for them were measured and not kept: positions projected from
+//! the ground up after the substeps fight the soft contact's leak and set resting pyramids
+//! jittering ("part seven"), and stiffness raised with the load beside the trees throws
+//! columns before the trees take them ("part eight").
 //!
 //! Names inside the kernels: `v`, `w` linear / angular velocity, `dp`, `dq` delta position /
 //! rotation, `m` inverse mass, `i` world inverse inertia, `h` substep, `n` normal,
