@@ -296,13 +296,19 @@ pub(crate) fn is_idle(c: &Contact) -> bool {
     // Field by field rather than `manifold == Manifold::default()`: the points past
     // `count` are never read, and comparing all of them costs (mesh_pile, see
     // `docs/decisions.md`).
-    let m = &c.manifold;
     !c.touching
         && !c.touch_changed
         && !c.cache.valid
         && !c.recycled
         && c.color == NO_COLOR
-        && m.count == 0
+        && is_cleared(&c.manifold)
+}
+
+/// Whether a manifold is as [`Manifold::default`] left it, in the fields that are read
+/// (the points past `count` never are): no points, no impulses, no normal.
+#[inline]
+fn is_cleared(m: &Manifold) -> bool {
+    m.count == 0
         && m.twist_impulse == 0.0
         && m.friction_impulse == Vec3::ZERO
         && m.normal == Vec3::ZERO
@@ -383,12 +389,7 @@ fn update_manifold(
         // A pair that was apart already keeps its empty manifold: not writing its points
         // again spares the lines past the contact's first (rain finds some 3,900 pairs a
         // step apart by their reach, most of them apart the step before).
-        let m = &c.manifold;
-        if m.count != 0
-            || m.normal != Vec3::ZERO
-            || m.twist_impulse != 0.0
-            || m.friction_impulse != Vec3::ZERO
-        {
+        if !is_cleared(&c.manifold) {
             c.manifold = Manifold::default();
         }
         c.cache.valid = false;
