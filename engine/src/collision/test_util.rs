@@ -48,6 +48,13 @@ impl Rng {
         lo + (hi - lo) * self.unit()
     }
 
+    /// Half extents, each uniform in [lo, hi) (drawn x, y, z).
+    pub fn extents(&mut self, lo: f32, hi: f32) -> Vec3 {
+        let x = self.range(lo, hi);
+        let y = self.range(lo, hi);
+        Vec3::new(x, y, self.range(lo, hi))
+    }
+
     /// A unit vector (rejection sampling in the unit ball).
     pub fn direction(&mut self) -> Vec3 {
         loop {

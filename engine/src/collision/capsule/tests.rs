@@ -263,11 +263,7 @@ fn capsule_box_matches_reference() {
     let mut two = 0;
     for k in 0..600 {
         let (hc, r) = (rng.range(0.0, 1.2), rng.range(0.05, 0.6));
-        let he = Vec3::new(
-            rng.range(0.1, 1.0),
-            rng.range(0.1, 1.0),
-            rng.range(0.1, 1.0),
-        );
+        let he = rng.extents(0.1, 1.0);
         let xb = random_pose(&mut rng);
         // A third lie nearly flat on the box's +y face.
         let xa = if k % 3 == 0 {
@@ -438,11 +434,7 @@ fn segment_box_distance_matches_reference() {
     let mut rng = Rng::new(91);
     let mut flat = 0;
     for k in 0..2000 {
-        let h = Vec3::new(
-            rng.range(0.1, 1.0),
-            rng.range(0.1, 1.0),
-            rng.range(0.1, 1.0),
-        );
+        let h = rng.extents(0.1, 1.0);
         let r = rng.range(0.05, 0.5);
         let dir = if k % 4 == 0 {
             let mut d = Vec3::ZERO;

@@ -253,11 +253,7 @@ fn quick_depth(a: &Support, b: &Support, offset: DVec3) -> f64 {
 
 /// A random rock: the hull of 14 points, flattened or stretched per axis.
 fn rock(rng: &mut Rng) -> Shape {
-    let scale = Vec3::new(
-        rng.range(0.6, 1.4),
-        rng.range(0.6, 1.4),
-        rng.range(0.6, 1.4),
-    );
+    let scale = rng.extents(0.6, 1.4);
     let pts: Vec<Vec3> = (0..14)
         .map(|_| rng.direction() * rng.range(0.3, 0.6) * scale)
         .collect();
@@ -276,11 +272,7 @@ fn random_shape(kind: Kind, rng: &mut Rng) -> Shape {
             radius: rng.range(0.1, 0.5),
         },
         Kind::Box => Shape::Box {
-            half_extents: Vec3::new(
-                rng.range(0.1, 0.8),
-                rng.range(0.1, 0.8),
-                rng.range(0.1, 0.8),
-            ),
+            half_extents: rng.extents(0.1, 0.8),
         },
         Kind::Hull => rock(rng),
         Kind::Triangle => unreachable!("a triangle is no shape"),

@@ -28,11 +28,7 @@ fn capsule_hull_matches_capsule_box() {
     let mut rng = Rng::new(47);
     let mut hits = 0;
     for _ in 0..500 {
-        let h = Vec3::new(
-            rng.range(0.1, 0.8),
-            rng.range(0.1, 0.8),
-            rng.range(0.1, 0.8),
-        );
+        let h = rng.extents(0.1, 0.8);
         let hull = Shape::Hull {
             hull: Arc::new(ConvexHull::new(&box_points(h)).unwrap()),
         };
@@ -258,16 +254,8 @@ fn box_hull_matches_box_box() {
     let mut rng = Rng::new(41);
     let mut hits = 0;
     for _ in 0..500 {
-        let ha = Vec3::new(
-            rng.range(0.1, 0.8),
-            rng.range(0.1, 0.8),
-            rng.range(0.1, 0.8),
-        );
-        let hb = Vec3::new(
-            rng.range(0.1, 0.8),
-            rng.range(0.1, 0.8),
-            rng.range(0.1, 0.8),
-        );
+        let ha = rng.extents(0.1, 0.8);
+        let hb = rng.extents(0.1, 0.8);
         let hull = Shape::Hull {
             hull: Arc::new(ConvexHull::new(&box_points(hb)).unwrap()),
         };
