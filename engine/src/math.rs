@@ -264,6 +264,47 @@ pub(crate) fn prefetch_raw(addr: usize, bytes: usize) {
     prefetch_lines::<false>(addr, bytes);
 }
 
+/// Whether the colour passes ask for their next contact and joint batches ahead
+/// ([`prefetch_raw`]), decided once per process from the processor's maker. A prefetch
+/// changes no value, so neither choice changes a result; only the time differs, and in
+/// opposite ways on the two machines measured (`docs/decisions.md`, "The batch prefetch
+/// on Intel"):
+/// - AMD (Zen 4): the hardware prefetchers stop at each 4 KB page (two batches) and the
+///   passes waited on the batches' lines; asking for them halved many_pyramids' solve.
+/// - Intel (Sapphire Rapids): the hardware keeps up across the pages, and a batch's 32
+///   prefetches issued at once fill the core's line fill buffers and stall the pass;
+///   without them the passes take a sixth less.
+///
+/// Other makers follow Intel's choice (no x86 prefetch is issued off x86 at all).
+/// `IMPETUS_BATCH_PREFETCH=1` (or `0`) in the environment overrides the choice, for
+/// measuring a new machine.
+pub(crate) fn prefetch_batches() -> bool {
+    static CHOICE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(
+        || match std::env::var("IMPETUS_BATCH_PREFETCH").as_deref() {
+            Ok("1") => true,
+            Ok("0") => false,
+            _ => amd_like(),
+        },
+    )
+}
+
+/// Whether the processor is AMD's (or Hygon's, the same cores): the maker's name in
+/// `cpuid` leaf 0.
+fn amd_like() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let r = std::arch::x86_64::__cpuid(0);
+        let name: Vec<u8> = [r.ebx, r.edx, r.ecx]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        name == b"AuthenticAMD" || name == b"HygonGenuine"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// [`prefetch_raw`] for a write: the lines are asked for in the state a store needs
 /// (`prefetchw`), for a stream of stores that will fill them.
 #[inline(always)]

@@ -25,7 +25,7 @@ use crate::collision::Manifold;
 use crate::contact::{solver_bytes, Contact};
 use crate::id::NULL;
 use crate::joint::{JointData, JointImpulses};
-use crate::math::{prefetch_head, prefetch_raw, prefetch_raw_write};
+use crate::math::{prefetch_batches, prefetch_head, prefetch_raw, prefetch_raw_write};
 use crate::parallel::{for_each_maybe_par, DisjointPtr};
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
@@ -33,14 +33,16 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How many contact batches ahead the colour passes prefetch the batch they will solve
-/// next. A batch is 2 KB, two to a 4 KB page, and the hardware prefetchers do not follow a
-/// stream across pages, so without it every pass waited on most of each batch's lines
-/// (`docs/decisions.md`, "The contact batches prefetched in the passes"). Prepare, which
-/// writes every batch afresh, asks for them as far ahead.
+/// next, where they do ([`prefetch_batches`]: on AMD's processors). A batch is 2 KB, two to
+/// a 4 KB page, and Zen 4's hardware prefetchers do not follow a stream across pages, so
+/// without it every pass waited on most of each batch's lines (`docs/decisions.md`, "The
+/// contact batches prefetched in the passes"). Prepare, which writes every batch afresh,
+/// asks for them as far ahead on every machine.
 const BATCH_AHEAD: usize = 2;
 
 /// [`for_each_maybe_par`] over batches, each worker asking for the first `bytes(k)`
-/// bytes of the batch [`BATCH_AHEAD`] places on while it works on one (the same index
+/// bytes of the batch [`BATCH_AHEAD`] places on while it works on one (for reads, only
+/// where [`prefetch_batches`] says it pays; the same index
 /// order on every worker's block), in the state a store needs when `WRITE` (prepare, which
 /// writes every batch whole). The batches' address is shared as an integer (the closure
 /// stays `Sync`), and the prefetch forms no reference to a batch another worker may be
@@ -54,8 +56,11 @@ fn for_each_prefetched<T: Send, const WRITE: bool>(
 ) {
     let size = size_of::<T>();
     let (base, len) = (batches.as_ptr() as usize, batches.len());
+    // Prepare (`WRITE`) asks on every machine: it writes each batch whole, and on the
+    // Intel machine asking was no slower than not (`docs/decisions.md`).
+    let ask = WRITE || prefetch_batches();
     for_each_maybe_par(batches, parallel, min_len, |k, batch| {
-        if k + BATCH_AHEAD < len {
+        if ask && k + BATCH_AHEAD < len {
             let (at, bytes) = (base + (k + BATCH_AHEAD) * size, bytes(k + BATCH_AHEAD));
             if WRITE {
                 prefetch_raw_write(at, bytes);
