@@ -290,9 +290,9 @@ pub(crate) fn prefetch_batches() -> bool {
 }
 
 /// Whether the processor is AMD's (or Hygon's, the same cores): the maker's name in
-/// `cpuid` leaf 0.
+/// `cpuid` leaf 0. (Under Miri, which cannot run `cpuid`, false: a prefetch is no-op there.)
 fn amd_like() -> bool {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let r = std::arch::x86_64::__cpuid(0);
         let name: Vec<u8> = [r.ebx, r.edx, r.ecx]
@@ -301,7 +301,7 @@ fn amd_like() -> bool {
             .collect();
         name == b"AuthenticAMD" || name == b"HygonGenuine"
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     false
 }
 
