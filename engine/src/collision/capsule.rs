@@ -414,12 +414,31 @@ pub(super) fn core_in_b(
         seg: u * (2.0 * hc),
     };
     let dist = match (a, b) {
-        (&Shape::Capsule { radius, .. }, &Shape::Box { half_extents }) => {
-            segment_box_distance(core.p0, core.seg, radius, half_extents)
+        (&Shape::Capsule { radius, .. }, &Shape::Box { half_extents: h }) => {
+            if segment_box_gap(core.p0, core.seg, h) - radius > speculative {
+                return None;
+            }
+            segment_box_distance(core.p0, core.seg, radius, h)
         }
         _ => shape_distance(a, &rel, b, &Transform::IDENTITY)?,
     };
     (dist.overlap || dist.distance < speculative).then_some((core, dist))
+}
+
+/// A lower bound of the distance between the segment `p0 + τ seg` and the box of half
+/// extents `h` centred at the origin, less what rounding may take off the exact distance
+/// ([`segment_box_distance`]): the widest gap between the segment's extent and the box's
+/// slab along one axis. The squared distance is a sum over the axes of squared gaps, each
+/// at least that axis's gap at every point of the segment, so a pair apart by this much is
+/// apart by the exact distance too, and the distance (most pairs of a capsule and a box
+/// near it, by their bounding boxes, are apart) is not worked out.
+fn segment_box_gap(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
+    let p1 = p0 + seg;
+    let gap = (p0.min(p1) - h).max(-h - p0.max(p1)).max_element();
+    // The exact distance's rounding: a few ulps of the largest coordinate, and of the
+    // distance itself.
+    let scale = p0.abs().max(p1.abs()).max(h).max_element();
+    gap - 1.0e-5 * scale - 1.0e-5 * gap.abs()
 }
 
 /// The distance between a capsule (core `p0 + τ seg`, `τ ∈ [0, 1]`, radius `r`, in the
