@@ -181,6 +181,7 @@ impl ContactStore {
             self.pending[i as usize] = crate::id::NULL;
             i
         } else {
+            crate::huge::reserve(&mut self.contacts, 1);
             self.contacts.push(c);
             self.ends.push(ends);
             self.tangent.push(Vec3::ZERO);

@@ -81,6 +81,7 @@ mod contact;
 pub mod debug_draw;
 pub mod error;
 pub mod forces;
+mod huge;
 pub mod hull;
 mod id;
 pub mod joint;

@@ -273,6 +273,7 @@ impl ContactStore {
             store.tangent.push(tangent);
             store.idle.push(head & H_IDLE != 0);
             store.pending.push(NULL);
+            crate::huge::reserve(&mut store.contacts, 1);
             store.contacts.push(c);
         }
         store.free = r.get()?;

@@ -84,6 +84,7 @@ impl World {
         self.shapes.bouncy += usize::from(data.restitution > 0.0);
         self.shapes.rolling += usize::from(data.rolling > 0.0);
         if fresh {
+            crate::huge::reserve(&mut self.shapes.data, 1);
             self.shapes.data.push(data);
             self.shapes.bounds.push(aabb);
         } else {
