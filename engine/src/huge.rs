@@ -1,5 +1,5 @@
-//! The contacts and the shapes in memory backed by huge pages where the system gives them
-//! on request.
+//! The contacts, the shapes and the contact batches in memory backed by huge pages where
+//! the system gives them on request.
 //!
 //! The narrow phase walks the contacts (448 bytes each) and reads both shapes of each, and
 //! prepare reads the contacts again in colour order: with 4 KB pages, many_pyramids' 28,000
@@ -7,11 +7,10 @@
 //! hypervisor each miss walks two page tables. Linux backs memory with 2 MB pages only
 //! where it is asked to by `madvise` in its common setting of transparent huge pages
 //! (`madvise`, as on this project's machines), and the engine's arrays come from the
-//! global allocator, which does not ask. So the contact and shape arrays grow through
-//! [`reserve`], which asks for their new buffer before it is written (`docs/decisions.md`,
-//! "Huge pages for the contacts and the shapes"; the contact batches are left out: the
-//! largest world's passes were slower on them). Elsewhere, and where the system says no,
-//! nothing changes: the pages hold the same memory either way.
+//! global allocator, which does not ask. So these arrays grow through [`reserve`], which
+//! asks for their new buffer before it is written (`docs/decisions.md`, "Huge pages for the
+//! contacts and the shapes"). Elsewhere, and where the system says no, nothing changes:
+//! the pages hold the same memory either way.
 
 /// Below this, a buffer holds no whole aligned huge page worth asking for.
 const MIN_BYTES: usize = 4 << 20;

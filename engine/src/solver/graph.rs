@@ -167,6 +167,8 @@ impl ConstraintGraph {
             self.contact_ranges.push(total..total + batches);
             total += batches;
         }
+        let grow = total.saturating_sub(self.contact_batches.len());
+        crate::huge::reserve(&mut self.contact_batches, grow);
         self.contact_batches
             .resize(total, ContactConstraintW::default());
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
