@@ -68,6 +68,22 @@ fn load_average() -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
+/// The host's transparent huge pages setting (the bracketed choice of
+/// /sys/kernel/mm/transparent_hugepage/enabled: `always`, `madvise` or `never`), or
+/// `unknown`. impetus asks for huge pages for its largest arrays; the peers' allocators do
+/// not, so under `always` they get them too and the comparison differs (the report says
+/// which it was).
+fn huge_pages() -> String {
+    std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .ok()
+        .and_then(|text| {
+            let start = text.find('[')?;
+            let end = start + text[start..].find(']')?;
+            Some(text[start + 1..end].to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
 /// The highest 1-minute load average per core at which a report measures without
 /// `--force`: above it other work shares the cores and every figure is slowed.
 const MAX_LOAD_PER_CORE: f64 = 0.5;
@@ -89,6 +105,8 @@ struct ReportInfo {
     load: (String, String),
     /// Whether the load at the start was above [`MAX_LOAD_PER_CORE`] (`--force`).
     busy: bool,
+    /// The host's transparent huge pages setting ([`huge_pages`]).
+    huge_pages: String,
     /// Each C or C++ peer's build (engine name, flags and asserts).
     builds: Vec<(String, String)>,
 }
@@ -160,6 +178,7 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
         reps,
         load: (load_start, load_average()),
         busy,
+        huge_pages: huge_pages(),
         builds: engines
             .iter()
             .filter_map(|e| e.build().map(|b| (e.name().to_string(), b)))
@@ -173,6 +192,7 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
         "date": info.date,
         "load_average": { "start": info.load.0, "end": info.load.1 },
         "busy": info.busy,
+        "transparent_huge_pages": info.huge_pages,
         "builds": info.builds.iter().map(|(e, b)| json!({"engine": e, "build": b})).collect::<Vec<_>>(),
         "best_peer_rule": "the fastest peer that kept the scene standing (measure::fell_apart)",
         "reps": reps,
@@ -254,6 +274,7 @@ fn report_markdown(
         reps,
         load,
         busy,
+        huge_pages,
         builds,
     } = info;
     let mut s = String::new();
@@ -293,6 +314,12 @@ fn report_markdown(
             "The report measures only when the 1-minute load is at most 0.5 per core \
              (`--force` overrides it and says so here)."
         }
+    ));
+    line(String::new());
+    line(format!(
+        "Transparent huge pages on this host: `{huge_pages}`. impetus asks for them for its \
+         contacts, shapes and contact batches (`engine/src/huge.rs`); the peers' allocators do \
+         not ask, so they get them only where the setting is `always`."
     ));
     line(String::new());
     if !builds.is_empty() {
