@@ -425,6 +425,23 @@ fn capsule_plane_matches_reference() {
     }
 }
 
+/// The unit vector along box axis `axis` (of a random sign when `signed`, else positive),
+/// or a random direction when there is no axis.
+fn axis_or_direction(rng: &mut Rng, axis: Option<usize>, signed: bool) -> Vec3 {
+    match axis {
+        Some(j) => {
+            let mut d = Vec3::ZERO;
+            d[j] = if signed && rng.unit() < 0.5 {
+                -1.0
+            } else {
+                1.0
+            };
+            d
+        }
+        None => rng.direction(),
+    }
+}
+
 /// The exact segment–box distance against an f64 ternary search, for random segments
 /// (a quarter of them along a box axis, where the nearest stretch can be flat): the same
 /// distance, witnesses on both surfaces, the normal along them; and beside an edge, the
@@ -436,13 +453,7 @@ fn segment_box_distance_matches_reference() {
     for k in 0..2000 {
         let h = rng.extents(0.1, 1.0);
         let r = rng.range(0.05, 0.5);
-        let dir = if k % 4 == 0 {
-            let mut d = Vec3::ZERO;
-            d[k / 4 % 3] = if rng.unit() < 0.5 { -1.0 } else { 1.0 };
-            d
-        } else {
-            rng.direction()
-        };
+        let dir = axis_or_direction(&mut rng, (k % 4 == 0).then_some(k / 4 % 3), true);
         let seg = dir * rng.range(0.0, 2.5);
         let p0 = rng.direction() * rng.range(0.0, 2.0) - 0.5 * seg;
         let d = segment_box_distance(p0, seg, r, h);
@@ -496,13 +507,7 @@ fn segment_box_gap_is_below_the_distance() {
     let mut apart = 0;
     for k in 0..5000 {
         let h = rng.extents(0.05, 3.0);
-        let dir = if k % 3 == 0 {
-            let mut d = Vec3::ZERO;
-            d[k / 3 % 3] = 1.0;
-            d
-        } else {
-            rng.direction()
-        };
+        let dir = axis_or_direction(&mut rng, (k % 3 == 0).then_some(k / 3 % 3), false);
         let seg = dir * rng.range(0.0, 2.0);
         let p0 = rng.direction() * rng.range(0.0, 6.0) - 0.5 * seg;
         let gap = segment_box_gap(p0, seg, h);
