@@ -84,8 +84,9 @@ pub(crate) fn for_each_chunk_maybe_par<T: Send>(
 
 /// Raw access to a slice whose items are each written by at most one worker: contacts when
 /// impulses are stored (one touching contact each), joint slots when joint results are (one
-/// lane of one batch each), a body's columns in the finalize stage (one solver index each)
-/// and a shape's bounds when they are refit (one body each).
+/// lane of one batch each), the contact batches' side rows when prepared (one batch each), a
+/// body's columns in the finalize stage (one solver index each) and a shape's bounds when
+/// they are refit (one body each).
 pub(crate) struct DisjointPtr<T> {
     ptr: *mut T,
     len: usize,
@@ -100,9 +101,10 @@ impl<T> Copy for DisjointPtr<T> {}
 
 // SAFETY: only `get_mut` dereferences the pointer, and every item index is handed to
 // exactly one worker: one touching contact (the touching list holds each contact once), one
-// lane of one batch (one constraint per live joint), one solver index (the solver's slots
-// are distinct bodies), or one body (a shape belongs to one body), so no two workers ever
-// touch the same item.
+// lane of one batch (one constraint per live joint), one contact batch (each is prepared by
+// the one worker its index falls to), one solver index (the solver's slots are distinct
+// bodies), or one body (a shape belongs to one body), so no two workers ever touch the same
+// item.
 unsafe impl<T: Send> Send for DisjointPtr<T> {}
 unsafe impl<T: Send> Sync for DisjointPtr<T> {}
 

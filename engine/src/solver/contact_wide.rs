@@ -220,6 +220,16 @@ impl StatesPtr {
         lane_columns(std::array::from_fn(|i| self.floats(idx[i])), count)
     }
 
+    /// Asks for state `i`'s line in the state a store needs (nothing for [`NULL`]): the
+    /// passes of a colour whose bodies the other core last wrote ask a few batches ahead.
+    #[inline(always)]
+    pub fn prefetch_for_write(&self, i: u32) {
+        if (i as usize) < self.len {
+            let at = self.ptr as usize + i as usize * size_of::<BodyState>();
+            crate::math::prefetch_raw_write(at, size_of::<BodyState>());
+        }
+    }
+
     /// A copy of state `i` (the identity for [`NULL`]).
     #[inline(always)]
     pub fn get(&self, i: u32) -> BodyState {
@@ -491,6 +501,11 @@ impl ContactConstraintW {
         let a_on_b = (-rise).simd_ge(cos) & m_a.simd_gt(zero) & m_b.simd_ge(ratio * m_a);
         let plane = count.simd_ge(FloatW::splat(3.0));
         ((b_on_a | a_on_b) & plane).any()
+    }
+
+    /// The lanes' solver bodies A and B ([`NULL`] for a static body or an empty lane).
+    pub fn bodies(&self) -> (&[u32; W], &[u32; W]) {
+        (&self.a, &self.b)
     }
 
     /// Takes lane `lane` out of the passes for the step (its manifold is solved in a

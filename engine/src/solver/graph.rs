@@ -10,6 +10,9 @@
 //! batches spread over the workers when `parallel` (the caller runs inside the pool),
 //! then the trees and the stacks.
 
+mod ahead;
+mod pending;
+
 use super::articulation::{Tree, TreeTopology};
 use super::ball_wide::{stored, BallJointW, BallLanes, Broken};
 use super::color::{Coloring, COLORS, OVERFLOW};
@@ -21,13 +24,14 @@ use super::stack::Stacks;
 use super::wide::W;
 use super::{BodyState, MassRow, SolverBodies, StepContext};
 use crate::body::BodyStore;
-use crate::collision::Manifold;
 use crate::contact::{solver_bytes, Contact};
 use crate::id::NULL;
 use crate::joint::{JointData, JointImpulses};
 use crate::math::{prefetch_batches, prefetch_head, prefetch_raw, prefetch_raw_write};
 use crate::parallel::{for_each_maybe_par, DisjointPtr};
+use ahead::BodiesAhead;
 use glam::{Quat, Vec3};
+pub(crate) use pending::{pending_manifold, take_pending};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -131,6 +135,8 @@ pub(crate) struct ConstraintGraph {
     tree_now: Vec<bool>,
     /// Heavy bodies on light ones, solved directly this step.
     stacks: Stacks,
+    /// Which colours' passes ask for their bodies ahead (see [`ahead`]).
+    ahead: BodiesAhead,
 }
 
 impl ConstraintGraph {
@@ -176,6 +182,9 @@ impl ConstraintGraph {
         // Whether a batch may hold a heavy body on a light one (an OR over the batches:
         // the same for any split).
         let seeded = AtomicBool::new(false);
+        let ahead = self
+            .ahead
+            .begin(parallel, colors.len(), total, sb.states.len());
         let prepare = |i: usize, out: &mut ContactConstraintW| {
             let color = ranges.partition_point(|r| r.end <= i);
             let (list, c) = (&colors[color], i - ranges[color].start);
@@ -196,6 +205,8 @@ impl ConstraintGraph {
             if out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx) {
                 seeded.store(true, Ordering::Relaxed);
             }
+            let (a, b) = out.bodies();
+            ahead.record(i, color, c * W..c * W + chunk.len(), list.len(), a, b);
             // The passes prefetch a batch as far as its colour list's groups say it reaches.
             #[cfg(feature = "validate")]
             assert!(
@@ -207,6 +218,8 @@ impl ConstraintGraph {
         // state a store needs while this one is prepared (as the passes read them).
         let whole = |_| size_of::<ContactConstraintW>();
         for_each_prefetched::<_, true>(&mut self.contact_batches, parallel, 4, whole, prepare);
+        let (lists, ranges) = (&self.coloring.colors, &self.contact_ranges);
+        self.ahead.end(parallel, lists, ranges);
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
         self.stacks.build(
             seeded.into_inner(),
@@ -627,7 +640,15 @@ impl ConstraintGraph {
             // A pass reads a batch up to its fullest lane's last point.
             let coloring = &self.coloring;
             let bytes = |c: usize| ContactConstraintW::read_bytes(coloring.batch_points(k, c * W));
-            for_each_prefetched::<_, false>(batches, par, 4, bytes, |_, c| contact_batch(c, ptr));
+            match self.ahead.rows(k, range.clone(), par) {
+                Some(rows) => for_each_prefetched::<_, false>(batches, par, 4, bytes, |i, c| {
+                    rows.ask(i, ptr);
+                    contact_batch(c, ptr)
+                }),
+                None => for_each_prefetched::<_, false>(batches, par, 4, bytes, |_, c| {
+                    contact_batch(c, ptr)
+                }),
+            }
         }
     }
 
@@ -748,34 +769,6 @@ impl ConstraintGraph {
     pub fn stored_batches(&self) -> &[ContactConstraintW] {
         &self.contact_batches
     }
-}
-
-/// Copies the impulses the last store left in `batches` for a contact into its manifold
-/// `m`, if `pending` (its entry of the contact store's `pending` column) names a lane, and
-/// clears the entry (see [`ConstraintGraph::store`]).
-#[inline]
-pub(crate) fn take_pending(pending: &mut u32, batches: &[ContactConstraintW], m: &mut Manifold) {
-    copy_lane(std::mem::replace(pending, NULL), batches, m);
-}
-
-/// Copies lane `lane` (`batch * W + lane`, or `NULL` for none) of `batches` into `m`.
-#[inline]
-fn copy_lane(lane: u32, batches: &[ContactConstraintW], m: &mut Manifold) {
-    if lane != NULL {
-        batches[lane as usize / W].store_lane(lane as usize % W, m);
-    }
-}
-
-/// A contact's manifold with the impulses the last store left pending in `batches`, for
-/// readers between steps (see [`ConstraintGraph::store`]).
-pub(crate) fn pending_manifold(
-    m: &Manifold,
-    pending: u32,
-    batches: &[ContactConstraintW],
-) -> Manifold {
-    let mut m = *m;
-    copy_lane(pending, batches, &mut m);
-    m
 }
 
 /// [`ConstraintGraph::locate`] from the colours and their batch ranges.
