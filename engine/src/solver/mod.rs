@@ -458,7 +458,45 @@ pub(crate) fn integrate_velocities(
             }
         }
     };
-    for_each_maybe_par(&mut sb.states, parallel, 512, work);
+    let ahead = StatesAhead::of(&sb.states);
+    for_each_maybe_par(&mut sb.states, parallel, 512, |k, s| {
+        ahead.ask(k);
+        work(k, s)
+    });
+}
+
+/// The body states an integration will update next, asked for while it updates one: at
+/// two threads a body's state was often last written by the other core (by the colour
+/// passes, in an order unlike the integrations'), and the hardware's stream prefetch does
+/// not hide that transfer; at one thread it still saves a little (`docs/decisions.md`,
+/// "Body states asked for ahead where the other core wrote them").
+#[derive(Clone, Copy)]
+struct StatesAhead {
+    /// The states' address (an integer: no reference to states another worker writes).
+    base: usize,
+    len: usize,
+}
+
+impl StatesAhead {
+    /// How many states ahead of the one updated.
+    const AHEAD: usize = 16;
+
+    fn of(states: &[BodyState]) -> Self {
+        Self {
+            base: states.as_ptr() as usize,
+            len: states.len(),
+        }
+    }
+
+    /// Asks for state `k + AHEAD`, if there is one, for a write.
+    #[inline(always)]
+    fn ask(self, k: usize) {
+        let at = k + Self::AHEAD;
+        if at < self.len {
+            let size = size_of::<BodyState>();
+            crate::math::prefetch_raw_write(self.base + at * size, size);
+        }
+    }
 }
 
 /// `v` (of squared length `v2 > max²`) shortened to length `max`. When `v2` overflows (a
@@ -507,6 +545,7 @@ pub(crate) fn integrate_positions(
     let max_w = ctx.max_rotation * ctx.inv_dt;
     let (slots, forcing) = (&sb.slot, &sb.forcing);
     let carry = DisjointPtr::new(&mut sb.carry);
+    let ahead = StatesAhead::of(&sb.states);
     let work = |n: usize, chunk: &mut [BodyState]| {
         let first = n * CHUNK;
         // The free rotations of the chunk, `FREE_LANES` bodies at a time.
@@ -514,6 +553,7 @@ pub(crate) fn integrate_positions(
         let mut count = 0;
         for (j, s) in chunk.iter_mut().enumerate() {
             let k = first + j;
+            ahead.ask(k);
             let i = slots[k] as usize;
             // The angular speed cap of `integrate_velocities` holds after the solve too:
             // friction can spin a body far past it within one substep (a 0.1 m ball
