@@ -224,10 +224,7 @@ impl StatesPtr {
     /// passes of a colour whose bodies the other core last wrote ask a few batches ahead.
     #[inline(always)]
     pub fn prefetch_for_write(&self, i: u32) {
-        if (i as usize) < self.len {
-            let at = self.ptr as usize + i as usize * size_of::<BodyState>();
-            crate::math::prefetch_raw_write(at, size_of::<BodyState>());
-        }
+        super::ask_state(self.ptr as usize, self.len, i as usize);
     }
 
     /// A copy of state `i` (the identity for [`NULL`]).

@@ -219,7 +219,7 @@ impl ConstraintGraph {
         let whole = |_| size_of::<ContactConstraintW>();
         for_each_prefetched::<_, true>(&mut self.contact_batches, parallel, 4, whole, prepare);
         let (lists, ranges) = (&self.coloring.colors, &self.contact_ranges);
-        self.ahead.end(parallel, lists, ranges);
+        self.ahead.end(lists, ranges);
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
         self.stacks.build(
             seeded.into_inner(),

@@ -491,11 +491,18 @@ impl StatesAhead {
     /// Asks for state `k + AHEAD`, if there is one, for a write.
     #[inline(always)]
     fn ask(self, k: usize) {
-        let at = k + Self::AHEAD;
-        if at < self.len {
-            let size = size_of::<BodyState>();
-            crate::math::prefetch_raw_write(self.base + at * size, size);
-        }
+        ask_state(self.base, self.len, k + Self::AHEAD);
+    }
+}
+
+/// Asks for state `k` of the `len` states at address `base` (an integer: no reference to
+/// states another worker may be writing) in the state a store needs; nothing for `k` past
+/// the end ([`NULL`] included).
+#[inline(always)]
+pub(crate) fn ask_state(base: usize, len: usize, k: usize) {
+    if k < len {
+        let size = size_of::<BodyState>();
+        crate::math::prefetch_raw_write(base + k * size, size);
     }
 }
 

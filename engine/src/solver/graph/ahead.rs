@@ -94,11 +94,10 @@ impl BodiesAhead {
     }
 
     /// Ends the step's prepare: where it counted, decides which colours ask from the next
-    /// step on (each colour's list of contacts and its range of batches given).
-    pub fn end(&mut self, parallel: bool, lists: &[Vec<u32>], ranges: &[Range<usize>]) {
-        if !parallel {
-            self.next.clear();
-        } else if self.counted {
+    /// step on (each colour's list of contacts and its range of batches given); a step on
+    /// one thread asks for nothing whatever was decided (see [`Self::begin`]).
+    pub fn end(&mut self, lists: &[Vec<u32>], ranges: &[Range<usize>]) {
+        if self.counted {
             self.next.clear();
             self.next
                 .extend(lists.iter().zip(ranges).map(|(list, range)| {
