@@ -14,9 +14,12 @@
 //! `docs/decisions.md`, "The lead").
 //!
 //! A block runs the same items whichever thread takes it, and the items of a stage are
-//! disjoint, so the results do not depend on who ran what.
+//! disjoint, so the results do not depend on who ran what. At two threads a stage's
+//! blocks shrink towards its middle ([`halving_cuts`]), so that the two threads end it
+//! close together.
 
 use std::cell::Cell;
+use std::ops::Range;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -24,11 +27,16 @@ use std::sync::Mutex;
 /// The most blocks of one stage (the range's ends are 16-bit fields of the word).
 const MAX_BLOCKS: usize = u16::MAX as usize;
 
-/// Blocks a stage is cut into per thread of the region, at most (as Box2D v3 cuts its
-/// solver stages): every block taken is an atomic operation on the word both sides take
-/// from, so fewer, larger blocks move its line between the cores less, while four a
-/// thread still let a thread that finishes early take over the other's last blocks.
+/// Blocks a stage is cut into per thread of the region, at most, at three threads or
+/// more (as Box2D v3 cuts its solver stages, in equal blocks): every block taken is an
+/// atomic operation on the word both sides take from, so fewer, larger blocks move its
+/// line between the cores less, while four a thread still let a thread that finishes
+/// early take over the other's last blocks.
 const BLOCKS_PER_THREAD: usize = 4;
+
+/// Blocks each half of a stage is cut into at two threads, shrinking towards the middle
+/// (see [`halving_cuts`]): four, five and seven were measured, five kept.
+const HALF_BLOCKS: usize = 5;
 
 /// Idle looks at the word after which a spinning thread also yields its core between looks
 /// (some tens of microseconds of spinning): a long serial part of the walk, or more
@@ -71,6 +79,8 @@ pub(crate) struct Region {
     walker: Option<usize>,
     /// The most blocks a stage is cut into.
     max_blocks: usize,
+    /// Threads that take blocks: the walking thread and the workers.
+    threads: usize,
 }
 
 thread_local! {
@@ -92,6 +102,7 @@ pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
         panic: Mutex::new(None),
         walker: rayon::current_thread_index(),
         max_blocks: (BLOCKS_PER_THREAD * (workers + 1)).min(MAX_BLOCKS),
+        threads: workers + 1,
     };
     rayon::in_place_scope(|scope| {
         let shared = &region;
@@ -238,11 +249,9 @@ impl Region {
         min_len: usize,
         f: &(impl Fn(usize, &mut [T]) + Sync),
     ) {
-        let (len, size) = (items.len(), size.max(1));
+        let (len, size, min_len) = (items.len(), size.max(1), min_len.max(1));
         let chunks = len.div_ceil(size);
-        let per_block = min_len.max(1).max(chunks.div_ceil(self.max_blocks));
-        let blocks = chunks.div_ceil(per_block);
-        if blocks <= 1 {
+        if chunks <= min_len {
             items
                 .chunks_mut(size)
                 .enumerate()
@@ -250,13 +259,68 @@ impl Region {
             return;
         }
         let ptr = super::DisjointPtr::new(items);
-        self.run(blocks, &|block| {
-            for k in block * per_block..((block + 1) * per_block).min(chunks) {
+        let run = |range: Range<usize>| {
+            for k in range {
                 let start = k * size;
                 f(k, ptr.get_slice(start, (start + size).min(len) - start));
             }
-        });
+        };
+        if self.threads == 2 {
+            let mut cuts = [0; 2 * HALF_BLOCKS + 1];
+            let blocks = halving_cuts(chunks, min_len, &mut cuts);
+            self.run(blocks, &|block| run(cuts[block]..cuts[block + 1]));
+        } else {
+            let per_block = min_len.max(chunks.div_ceil(self.max_blocks));
+            let blocks = chunks.div_ceil(per_block);
+            self.run(blocks, &|block| {
+                run(block * per_block..((block + 1) * per_block).min(chunks))
+            });
+        }
     }
+}
+
+/// Cuts a stage of `chunks` chunks (more than `min_len`) into blocks for two threads, the
+/// walking thread taking them from the front and the worker from the back: each half from
+/// its outer end, every block half of what is left of its half (at least `min_len`
+/// chunks) and the last the rest, so the blocks shrink towards the middle, where the two
+/// threads meet. Whichever finishes first then takes over small blocks, and a stage ends
+/// with the two at most a small block apart, where equal blocks (an eighth of the stage
+/// each) left them up to an eighth apart (figures in `docs/decisions.md`, "The lead").
+/// Writes the boundaries to `cuts` and returns the count of blocks.
+fn halving_cuts(chunks: usize, min_len: usize, cuts: &mut [usize; 2 * HALF_BLOCKS + 1]) -> usize {
+    let half = chunks / 2;
+    // The blocks of one half, `rest` chunks, from its outer end: their sizes in order.
+    let sizes = |mut rest: usize| {
+        let mut out = [0; HALF_BLOCKS];
+        let mut n = 0;
+        while n + 1 < HALF_BLOCKS {
+            let take = rest.div_ceil(2).max(min_len);
+            if rest < take + min_len {
+                break;
+            }
+            out[n] = take;
+            rest -= take;
+            n += 1;
+        }
+        out[n] = rest;
+        (out, n + 1)
+    };
+    let mut blocks = 0;
+    let mut at = 0;
+    let (front, nf) = sizes(half);
+    for &s in &front[..nf] {
+        at += s;
+        blocks += 1;
+        cuts[blocks] = at;
+    }
+    let (back, nb) = sizes(chunks - half);
+    for &s in back[..nb].iter().rev() {
+        at += s;
+        blocks += 1;
+        cuts[blocks] = at;
+    }
+    debug_assert_eq!(cuts[blocks], chunks);
+    blocks
 }
 
 #[cfg(test)]
@@ -294,6 +358,41 @@ mod tests {
             }
         }
         assert_eq!(items, expect);
+    }
+
+    /// The blocks at two threads cover the stage in order, none empty, each half's
+    /// shrinking towards the middle and none under `min_len` chunks but a half's last.
+    #[test]
+    fn halving_cuts_cover_the_stage() {
+        let mut cuts = [0; 2 * super::HALF_BLOCKS + 1];
+        for min_len in [1, 4, 8] {
+            for chunks in min_len + 1..700 {
+                let blocks = super::halving_cuts(chunks, min_len, &mut cuts);
+                assert_eq!((cuts[0], cuts[blocks]), (0, chunks));
+                let sizes: Vec<usize> = cuts[..=blocks].windows(2).map(|w| w[1] - w[0]).collect();
+                assert!(
+                    sizes.iter().all(|&s| s > 0),
+                    "{chunks} {min_len}: {sizes:?}"
+                );
+                let middle = cuts[..=blocks].iter().position(|&c| c == chunks / 2);
+                let middle = middle.expect("a cut at the middle");
+                let (front, back) = sizes.split_at(middle);
+                for side in [front.to_vec(), back.iter().rev().copied().collect()] {
+                    assert!(side.windows(2).all(|w| w[0] >= w[1]), "{chunks}: {sizes:?}");
+                    let last = side.len() - 1;
+                    assert!(
+                        side[..last].iter().all(|&s| s >= min_len),
+                        "{chunks}: {sizes:?}"
+                    );
+                }
+            }
+        }
+        // 800 chunks: a quarter, an eighth, ... from each end.
+        let blocks = super::halving_cuts(800, 4, &mut cuts);
+        assert_eq!(
+            &cuts[..=blocks],
+            &[0, 200, 300, 350, 375, 400, 425, 450, 500, 600, 800]
+        );
     }
 
     /// A block that panics on either thread reaches the walking thread as that panic, once
