@@ -353,7 +353,9 @@ impl ConstraintGraph {
             let refresh = |i: usize, b: &mut BallJointW| {
                 b.refresh(lanes.get_mut(i as u32), sb, positions, rotations);
             };
-            for_each_maybe_par(&mut self.ball_batches, parallel, 8, refresh);
+            // Each batch is written whole, as prepare writes the contact batches.
+            let whole = |_| size_of::<BallJointW>();
+            for_each_prefetched::<_, true>(&mut self.ball_batches, parallel, 8, whole, refresh);
             #[cfg(feature = "validate")]
             for (color, range) in self.ball_ranges.iter().enumerate() {
                 for (c, b) in self.ball_batches[range.clone()].iter().enumerate() {
@@ -396,7 +398,8 @@ impl ConstraintGraph {
                 b.prepare(lanes, chunk, joints, sb, positions, rotations);
             };
             debug_assert!(!self.ball_pending, "a joint read without its impulses");
-            for_each_maybe_par(&mut self.ball_batches, parallel, 8, prepare);
+            let whole = |_| size_of::<BallJointW>();
+            for_each_prefetched::<_, true>(&mut self.ball_batches, parallel, 8, whole, prepare);
             self.ball_lane_of.clear();
             self.ball_lane_of.resize(joints.len(), NULL);
             for (i, lanes) in self.ball_lanes.iter().enumerate() {
