@@ -46,6 +46,9 @@ pub(crate) struct Coloring {
     /// Per colour, where each group of [`list`](Self::list) ends: group `g` holds the
     /// constraints of `MAX_POINTS - g` points (the last also those of none).
     group_ends: [[u32; MAX_POINTS]; COLORS],
+    /// The colours and point counts the lists were made from (see [`list`](Self::list));
+    /// empty in a state just restored, whose lists are made again.
+    listed: (Vec<u8>, Vec<u8>),
 }
 
 impl Coloring {
@@ -130,8 +133,21 @@ impl Coloring {
     /// would solve four points in every lane; grouped, it runs as many as its lanes hold.
     /// No two constraints of a colour share a dynamic body, so their order within the
     /// colour does not change what any of them computes.
+    ///
+    /// The lists depend on `colors` and `points` alone, so the same two as last time keep
+    /// the lists made then: a scene at rest keeps both from step to step, and comparing
+    /// them costs a fraction of listing again (`docs/decisions.md`, "The lead").
     pub fn list(&mut self, colors: &[u8], points: &[u8]) {
         debug_assert_eq!(colors.len(), points.len());
+        let listed = &mut self.listed;
+        // (`place` is empty only before the first list, or when there is nothing to list.)
+        if (colors, points) == (&listed.0[..], &listed.1[..]) && !self.place.is_empty() {
+            return;
+        }
+        listed.0.clear();
+        listed.0.extend_from_slice(colors);
+        listed.1.clear();
+        listed.1.extend_from_slice(points);
         let group = |n: u8| MAX_POINTS - (n as usize).clamp(1, MAX_POINTS);
         // Per colour, the start of each group of constraints of equal point count.
         let mut starts = [[0u32; MAX_POINTS]; COLORS];
@@ -303,6 +319,35 @@ mod tests {
         assert_eq!(coloring.batch_points(1, 0), 4);
         assert_eq!(coloring.batch_points(1, 1), 1);
         assert_eq!(coloring.batch_points(2, 0), 1);
+    }
+
+    /// The lists kept when the colours and points are the same as last time are the lists
+    /// a fresh coloring makes of them; a change of either lists again.
+    #[test]
+    fn kept_lists_are_fresh_lists() {
+        let fresh = |colors: &[u8], points: &[u8]| {
+            let mut c = Coloring::default();
+            c.list(colors, points);
+            (c.colors, c.overflow, c.place, c.group_ends)
+        };
+        let mut kept = Coloring::default();
+        let steps: [(&[u8], &[u8]); 5] = [
+            (&[0, 1, 0, 0, OVERFLOW], &[1, 4, 4, 2, 3]),
+            (&[0, 1, 0, 0, OVERFLOW], &[1, 4, 4, 2, 3]),
+            (&[0, 1, 0, 0, OVERFLOW], &[4, 4, 4, 2, 3]),
+            (&[1, 1, 0, 0, OVERFLOW], &[4, 4, 4, 2, 3]),
+            (&[], &[]),
+        ];
+        for (colors, points) in steps {
+            kept.list(colors, points);
+            let now = (
+                kept.colors.clone(),
+                kept.overflow.clone(),
+                kept.place.clone(),
+                kept.group_ends,
+            );
+            assert_eq!(now, fresh(colors, points), "{colors:?} {points:?}");
+        }
     }
 
     #[test]
