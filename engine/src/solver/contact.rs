@@ -357,16 +357,19 @@ pub(crate) fn solve(
             (new[0] - old[0]) * t1 + (new[1] - old[1]) * t2,
         );
 
-        // Twist friction about the normal.
-        let wn = n.dot(p.wb - p.wa);
-        let max = c.friction * twist_limit;
-        let old = c.twist_impulse;
-        // max/min rather than `clamp`, which panics on a NaN bound (extreme but finite
-        // impulses restored from a state give `inf * 0`); the same for any other bound,
-        // and what the lane kernel does.
-        let new = (old - c.twist_mass * wn).max(-max).min(max);
-        c.twist_impulse = new;
-        p.apply_angular((new - old) * n);
+        // Twist friction about the normal (none for one point without a carried twist,
+        // as in the lane kernel).
+        if c.count > 1 || c.twist_impulse != 0.0 {
+            let wn = n.dot(p.wb - p.wa);
+            let max = c.friction * twist_limit;
+            let old = c.twist_impulse;
+            // max/min rather than `clamp`, which panics on a NaN bound (extreme but finite
+            // impulses restored from a state give `inf * 0`); the same for any other
+            // bound, and what the lane kernel does.
+            let new = (old - c.twist_mass * wn).max(-max).min(max);
+            c.twist_impulse = new;
+            p.apply_angular((new - old) * n);
+        }
 
         if !use_bias {
             drop_null_impulses(c);

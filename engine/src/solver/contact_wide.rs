@@ -64,6 +64,8 @@ pub(crate) struct ContactConstraintW {
     /// The lane's contact index, [`NULL`] for an empty lane.
     source: [u32; W],
     points_used: usize,
+    /// Whether a lane has a one-point manifold (whose twist row is left out: see `solve`).
+    lone: bool,
     friction: FloatW,
     center_a: Vec3W,
     center_b: Vec3W,
@@ -491,6 +493,7 @@ impl ContactConstraintW {
         self.twist_mass = inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n)));
         self.twist_impulse = fl(2);
         self.counts = f[3].map(|c| c as u8);
+        self.lone = self.counts.contains(&1);
         let up = -ctx.gravity.normalize_or_zero();
         let rise = n.dot(Vec3W::gather(&[up; W]));
         let (cos, ratio) = (FloatW::splat(SUPPORT_COS), FloatW::splat(MASS_RATIO));
@@ -716,12 +719,28 @@ impl ContactConstraintW {
         let p = (new[0] - old[0]) * t1 + (new[1] - old[1]) * t2;
         Self::apply(&m, &mut b, self.center_a, self.center_b, p);
 
-        let wn = n.dot(b.wb - b.wa);
-        let max = self.friction * twist_limit;
-        let old = self.twist_impulse;
-        let new = (old - self.twist_mass * wn).fast_max(-max).fast_min(max);
-        self.twist_impulse = new;
-        Self::apply_angular(&m, &mut b, (new - old) * n);
+        // A one-point manifold has no lever, so its twist row is clamped to nothing: with
+        // no twist carried over either, it has no row (as in the scalar kernel). A batch
+        // of such lanes only skips the row; where they share a batch with others, they
+        // keep their velocities and twist as they were.
+        let twisted = || self.twist_impulse.simd_ne(zero);
+        if self.points_used > 1 || twisted().any() {
+            let kept = self.lone.then(|| {
+                let counts = FloatW::new(self.counts.map(f32::from));
+                (counts.simd_gt(one) | twisted(), b.wa, b.wb)
+            });
+            let wn = n.dot(b.wb - b.wa);
+            let max = self.friction * twist_limit;
+            let old = self.twist_impulse;
+            let new = (old - self.twist_mass * wn).fast_max(-max).fast_min(max);
+            self.twist_impulse = new;
+            Self::apply_angular(&m, &mut b, (new - old) * n);
+            if let Some((row, wa, wb)) = kept {
+                self.twist_impulse = row.select(new, old);
+                b.wa = Vec3W::select(row, b.wa, wa);
+                b.wb = Vec3W::select(row, b.wb, wb);
+            }
+        }
 
         if !use_bias && self.points_used == MAX_POINTS {
             self.drop_null_impulses(t1, t2);
@@ -760,3 +779,6 @@ impl ContactConstraintW {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -69,6 +69,16 @@ impl Vec3W {
         }
     }
 
+    /// Lane by lane, `a` where `mask` (a comparison's result) is set, else `b`.
+    #[inline(always)]
+    pub fn select(mask: FloatW, a: Self, b: Self) -> Self {
+        Self {
+            x: mask.select(a.x, b.x),
+            y: mask.select(a.y, b.y),
+            z: mask.select(a.z, b.z),
+        }
+    }
+
     /// The lanes as scalar vectors.
     #[inline]
     pub fn scatter(self) -> [Vec3; W] {
