@@ -455,79 +455,7 @@ fn segment_box_gap(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
 /// the general GJK for the most common capsule pair (a capsule on the ground box: rain's
 /// capsules spent most of their narrow phase in it).
 fn segment_box_distance(p0: Vec3, seg: Vec3, r: f32, h: Vec3) -> Distance {
-    // The breakpoints inside (0, 1), then sorted.
-    let mut cuts = [0.0f32; 8];
-    let mut n = 1;
-    for j in 0..3 {
-        if seg[j] != 0.0 {
-            for face in [-h[j], h[j]] {
-                // `t` lies in (0, 1) only if the face's offset has the segment's sign and is
-                // shorter than it: tested first, so that the division runs only for a face
-                // the core may cross (the test admits every such face, so the cuts are
-                // the same).
-                let x = face - p0[j];
-                if x != 0.0 && (x > 0.0) == (seg[j] > 0.0) && x.abs() < seg[j].abs() {
-                    let t = x / seg[j];
-                    if t > 0.0 && t < 1.0 {
-                        cuts[n] = t;
-                        n += 1;
-                    }
-                }
-            }
-        }
-    }
-    cuts[n] = 1.0;
-    n += 1;
-    if n > 3 {
-        cuts[1..n - 1].sort_unstable_by(f32::total_cmp);
-    }
-    let outside = |x: Vec3| {
-        let c = x.clamp(-h, h);
-        (x - c).length_squared()
-    };
-    // A piece along which the distance barely changes (the core parallel, to within
-    // 1e-4 of its direction, to the faces it is outside of) is a line contact: its one
-    // point belongs in the middle, not at whichever end rounding favours. It wins over the
-    // other pieces' minimum when it is as near, to within what the distance can change
-    // over its half (`slack`).
-    let flat_den = 1.0e-8 * seg.length_squared();
-    let (mut best_t, mut best_d2) = (0.0f32, f32::INFINITY);
-    let mut flat: Option<(f32, f32, f32)> = None;
-    for w in cuts[..n].windows(2) {
-        let (lo, hi) = (w[0], w[1]);
-        // Which side of each slab the piece lies on, from its middle.
-        let mid = p0 + seg * (0.5 * (lo + hi));
-        let (mut num, mut den) = (0.0f32, 0.0f32);
-        for j in 0..3 {
-            let face = if mid[j] > h[j] {
-                h[j]
-            } else if mid[j] < -h[j] {
-                -h[j]
-            } else {
-                continue;
-            };
-            num -= (p0[j] - face) * seg[j];
-            den += seg[j] * seg[j];
-        }
-        if den <= flat_den {
-            let t = 0.5 * (lo + hi);
-            let d2 = outside(p0 + seg * t);
-            if flat.is_none_or(|(_, f2, _)| d2 < f2) {
-                flat = Some((t, d2, 0.5 * den.sqrt() * (hi - lo)));
-            }
-            continue;
-        }
-        let t = (num / den).clamp(lo, hi);
-        let d2 = outside(p0 + seg * t);
-        if d2 < best_d2 {
-            (best_t, best_d2) = (t, d2);
-        }
-    }
-    if let Some((t, d2, slack)) = flat {
-        if d2.sqrt() <= best_d2.sqrt() + slack + 1.0e-7 {
-            best_t = t;
-        }
-    }
+    let best_t = nearest_on_segment(p0, seg, h);
     let pa = p0 + seg * best_t;
     let pb = pa.clamp(-h, h);
     let d = pb - pa;
@@ -549,6 +477,112 @@ fn segment_box_distance(p0: Vec3, seg: Vec3, r: f32, h: Vec3) -> Distance {
         point_b: pb,
         overlap: false,
     }
+}
+
+/// The compare-exchanges of an optimal sorting network for six values.
+#[rustfmt::skip]
+const SORT_SIX: [(usize, usize); 12] = [
+    (0, 5), (1, 3), (2, 4), (1, 2), (3, 4), (0, 3),
+    (2, 5), (0, 1), (2, 3), (4, 5), (1, 2), (3, 4),
+];
+
+/// The pieces of [`segment_box_distance`] in at most eight lanes: the parameter `τ` of the
+/// core's point nearest the box. The cuts are sorted by a network of min / max instead of
+/// a sort, and the pieces (at most seven) are worked out side by side in one register each
+/// quantity, with the same operations in the same order as one piece at a time (no fused
+/// multiply-add, each face's term added where the piece lies outside it and zero added
+/// elsewhere, which leaves a sum's bits as they were), so the result is the same bits as
+/// the piece-by-piece loop it replaces (the test keeps that loop and compares them), with
+/// fewer branches to mispredict (figures in `docs/decisions.md`, "The lead").
+fn nearest_on_segment(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
+    use wide::f32x8;
+    // The faces the core crosses inside (0, 1), at most six, padded with +inf.
+    let mut crossed = [f32::INFINITY; 6];
+    let mut n = 0;
+    for j in 0..3 {
+        if seg[j] != 0.0 {
+            for face in [-h[j], h[j]] {
+                // Only a face the core may cross: the offset has the segment's sign and is
+                // shorter than it (the division runs for those alone).
+                let x = face - p0[j];
+                if x != 0.0 && (x > 0.0) == (seg[j] > 0.0) && x.abs() < seg[j].abs() {
+                    let t = x / seg[j];
+                    if t > 0.0 && t < 1.0 {
+                        crossed[n] = t;
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Sorted by an optimal network for six (values in (0, 1) and +inf: min / max order them
+    // as a sort would).
+    for (a, b) in SORT_SIX {
+        let (lo, hi) = (crossed[a].min(crossed[b]), crossed[a].max(crossed[b]));
+        (crossed[a], crossed[b]) = (lo, hi);
+    }
+    // The cuts 0, the crossings, 1; the pieces between them.
+    let mut cuts = [1.0f32; 9];
+    cuts[0] = 0.0;
+    cuts[1..=n].copy_from_slice(&crossed[..n]);
+    let pieces = n + 1;
+    let lo = f32x8::new(std::array::from_fn(|i| cuts[i]));
+    let hi = f32x8::new(std::array::from_fn(|i| cuts[i + 1]));
+    let zero = f32x8::ZERO;
+    let half = f32x8::splat(0.5) * (lo + hi);
+    let (mut num, mut den) = (zero, zero);
+    for j in 0..3 {
+        let (p, s, e) = (
+            f32x8::splat(p0[j]),
+            f32x8::splat(seg[j]),
+            f32x8::splat(h[j]),
+        );
+        // Which side of the slab each piece lies on, from its middle.
+        let mid = p + s * half;
+        let (above, below) = (mid.simd_gt(e), mid.simd_lt(-e));
+        let face = above.select(e, below.select(-e, zero));
+        let outside = above | below;
+        num -= outside.select((p - face) * s, zero);
+        den += outside.select(s * s, zero);
+    }
+    let flat_den = 1.0e-8 * seg.length_squared();
+    let flat = den.simd_le(f32x8::splat(flat_den));
+    let t = num / den;
+    let t = t.simd_lt(lo).select(lo, t);
+    let t = t.simd_gt(hi).select(hi, t);
+    let t = flat.select(half, t);
+    let mut d2 = zero;
+    for j in 0..3 {
+        let (p, s, e) = (
+            f32x8::splat(p0[j]),
+            f32x8::splat(seg[j]),
+            f32x8::splat(h[j]),
+        );
+        let x = p + s * t;
+        let d = x - x.fast_max(-e).fast_min(e);
+        d2 += d * d;
+    }
+    let (t, d2, flat) = (t.to_array(), d2.to_array(), flat.to_array());
+    let (den, lo, hi) = (den.to_array(), lo.to_array(), hi.to_array());
+    // The first piece of the least distance; a flat piece wins when as near, to within
+    // what the distance can change over its half.
+    let (mut best_t, mut best_d2) = (0.0f32, f32::INFINITY);
+    let mut line: Option<(f32, f32, f32)> = None;
+    for k in 0..pieces {
+        if flat[k] != 0.0 {
+            if line.is_none_or(|(_, f2, _)| d2[k] < f2) {
+                line = Some((t[k], d2[k], 0.5 * den[k].sqrt() * (hi[k] - lo[k])));
+            }
+        } else if d2[k] < best_d2 {
+            (best_t, best_d2) = (t[k], d2[k]);
+        }
+    }
+    if let Some((t, d2, slack)) = line {
+        if d2.sqrt() <= best_d2.sqrt() + slack + 1.0e-7 {
+            best_t = t;
+        }
+    }
+    best_t
 }
 
 /// The one-point manifold of a separated capsule A and convex B from their closest points
