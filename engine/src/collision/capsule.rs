@@ -479,24 +479,10 @@ fn segment_box_distance(p0: Vec3, seg: Vec3, r: f32, h: Vec3) -> Distance {
     }
 }
 
-/// The compare-exchanges of an optimal sorting network for six values.
-#[rustfmt::skip]
-const SORT_SIX: [(usize, usize); 12] = [
-    (0, 5), (1, 3), (2, 4), (1, 2), (3, 4), (0, 3),
-    (2, 5), (0, 1), (2, 3), (4, 5), (1, 2), (3, 4),
-];
-
-/// The pieces of [`segment_box_distance`] in at most eight lanes: the parameter `τ` of the
-/// core's point nearest the box. The cuts are sorted by a network of min / max instead of
-/// a sort, and the pieces (at most seven) are worked out side by side in one register each
-/// quantity, with the same operations in the same order as one piece at a time (no fused
-/// multiply-add, each face's term added where the piece lies outside it and zero added
-/// elsewhere, which leaves a sum's bits as they were), so the result is the same bits as
-/// the piece-by-piece loop it replaces (the test keeps that loop and compares them), with
-/// fewer branches to mispredict (figures in `docs/decisions.md`, "The lead").
-fn nearest_on_segment(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
-    use wide::f32x8;
-    // The faces the core crosses inside (0, 1), at most six, padded with +inf.
+/// Where the core `p0 + τ seg` crosses the box's face planes inside `τ ∈ (0, 1)`, in face
+/// order (−x, +x, −y, ...), padded with +inf, and how many: the cuts between the pieces of
+/// [`nearest_on_segment`].
+fn face_crossings(p0: Vec3, seg: Vec3, h: Vec3) -> ([f32; 6], usize) {
     let mut crossed = [f32::INFINITY; 6];
     let mut n = 0;
     for j in 0..3 {
@@ -515,6 +501,27 @@ fn nearest_on_segment(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
             }
         }
     }
+    (crossed, n)
+}
+
+/// The compare-exchanges of an optimal sorting network for six values.
+#[rustfmt::skip]
+const SORT_SIX: [(usize, usize); 12] = [
+    (0, 5), (1, 3), (2, 4), (1, 2), (3, 4), (0, 3),
+    (2, 5), (0, 1), (2, 3), (4, 5), (1, 2), (3, 4),
+];
+
+/// The pieces of [`segment_box_distance`] in at most eight lanes: the parameter `τ` of the
+/// core's point nearest the box. The cuts are sorted by a network of min / max instead of
+/// a sort, and the pieces (at most seven) are worked out side by side in one register each
+/// quantity, with the same operations in the same order as one piece at a time (no fused
+/// multiply-add, each face's term added where the piece lies outside it and zero added
+/// elsewhere, which leaves a sum's bits as they were), so the result is the same bits as
+/// the piece-by-piece loop it replaces (the test keeps that loop and compares them), with
+/// fewer branches to mispredict (figures in `docs/decisions.md`, "The lead").
+fn nearest_on_segment(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
+    use wide::f32x8;
+    let (mut crossed, n) = face_crossings(p0, seg, h);
     // Sorted by an optimal network for six (values in (0, 1) and +inf: min / max order them
     // as a sort would).
     for (a, b) in SORT_SIX {
@@ -530,13 +537,13 @@ fn nearest_on_segment(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
     let hi = f32x8::new(std::array::from_fn(|i| cuts[i + 1]));
     let zero = f32x8::ZERO;
     let half = f32x8::splat(0.5) * (lo + hi);
+    // Each axis's start, direction and half extent in every lane.
+    let axes: [_; 3] = std::array::from_fn(|j| {
+        let splat = f32x8::splat;
+        (splat(p0[j]), splat(seg[j]), splat(h[j]))
+    });
     let (mut num, mut den) = (zero, zero);
-    for j in 0..3 {
-        let (p, s, e) = (
-            f32x8::splat(p0[j]),
-            f32x8::splat(seg[j]),
-            f32x8::splat(h[j]),
-        );
+    for &(p, s, e) in &axes {
         // Which side of the slab each piece lies on, from its middle.
         let mid = p + s * half;
         let (above, below) = (mid.simd_gt(e), mid.simd_lt(-e));
@@ -552,12 +559,7 @@ fn nearest_on_segment(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
     let t = t.simd_gt(hi).select(hi, t);
     let t = flat.select(half, t);
     let mut d2 = zero;
-    for j in 0..3 {
-        let (p, s, e) = (
-            f32x8::splat(p0[j]),
-            f32x8::splat(seg[j]),
-            f32x8::splat(h[j]),
-        );
+    for &(p, s, e) in &axes {
         let x = p + s * t;
         let d = x - x.fast_max(-e).fast_min(e);
         d2 += d * d;

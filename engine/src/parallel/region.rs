@@ -77,8 +77,6 @@ pub(crate) struct Region {
     panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
     /// The walking thread's index in the pool.
     walker: Option<usize>,
-    /// The most blocks a stage is cut into.
-    max_blocks: usize,
     /// Threads that take blocks: the walking thread and the workers.
     threads: usize,
 }
@@ -101,7 +99,6 @@ pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
         failed: AtomicBool::new(false),
         panic: Mutex::new(None),
         walker: rayon::current_thread_index(),
-        max_blocks: (BLOCKS_PER_THREAD * (workers + 1)).min(MAX_BLOCKS),
         threads: workers + 1,
     };
     rayon::in_place_scope(|scope| {
@@ -270,7 +267,8 @@ impl Region {
             let blocks = halving_cuts(chunks, min_len, &mut cuts);
             self.run(blocks, &|block| run(cuts[block]..cuts[block + 1]));
         } else {
-            let per_block = min_len.max(chunks.div_ceil(self.max_blocks));
+            let max_blocks = (BLOCKS_PER_THREAD * self.threads).min(MAX_BLOCKS);
+            let per_block = min_len.max(chunks.div_ceil(max_blocks));
             let blocks = chunks.div_ceil(per_block);
             self.run(blocks, &|block| {
                 run(block * per_block..((block + 1) * per_block).min(chunks))

@@ -289,6 +289,29 @@ pub(crate) struct StepContext {
     pub max_rotation: f32,
 }
 
+#[cfg(test)]
+impl StepContext {
+    /// A 60 Hz step of 4 substeps, no gravity, the default softness: what the kernels'
+    /// unit tests solve with.
+    pub fn for_tests() -> Self {
+        let h = 1.0 / 240.0;
+        StepContext {
+            inv_dt: 60.0,
+            h,
+            inv_h: 1.0 / h,
+            gravity: Vec3::ZERO,
+            contact_softness: Softness::new(30.0, 10.0, h),
+            static_softness: Softness::new(60.0, 10.0, h),
+            joint_softness: Softness::new(60.0, 5.0, h),
+            max_push_speed: 3.0,
+            restitution_threshold: 1.0,
+            static_friction_speed: 0.01,
+            max_linear_speed: 100.0,
+            max_rotation: 0.8,
+        }
+    }
+}
+
 impl SolverBodies {
     /// The solver index of body slot `body` when it is an awake dynamic body (one with an
     /// inverse mass), else [`NULL`].

@@ -531,27 +531,11 @@ fn segment_box_gap_is_below_the_distance() {
 /// The piece-by-piece loop `nearest_on_segment` replaced (as it was): the reference its
 /// lanes must match bit for bit.
 fn nearest_reference(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
-    // The breakpoints inside (0, 1), then sorted.
+    // The breakpoints inside (0, 1) (the lanes' own crossings), then sorted.
+    let (crossed, count) = face_crossings(p0, seg, h);
     let mut cuts = [0.0f32; 8];
-    let mut n = 1;
-    for j in 0..3 {
-        if seg[j] != 0.0 {
-            for face in [-h[j], h[j]] {
-                // `t` lies in (0, 1) only if the face's offset has the segment's sign and is
-                // shorter than it: tested first, so that the division runs only for a face
-                // the core may cross (the test admits every such face, so the cuts are
-                // the same).
-                let x = face - p0[j];
-                if x != 0.0 && (x > 0.0) == (seg[j] > 0.0) && x.abs() < seg[j].abs() {
-                    let t = x / seg[j];
-                    if t > 0.0 && t < 1.0 {
-                        cuts[n] = t;
-                        n += 1;
-                    }
-                }
-            }
-        }
-    }
+    cuts[1..=count].copy_from_slice(&crossed[..count]);
+    let mut n = count + 1;
     cuts[n] = 1.0;
     n += 1;
     if n > 3 {

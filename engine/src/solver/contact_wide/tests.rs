@@ -1,25 +1,7 @@
 use super::*;
 use crate::collision::test_util::Rng;
-use crate::solver::{BodyState, MassRow, Softness, StepContext};
+use crate::solver::{BodyState, MassRow, StepContext};
 use glam::{Mat3, Quat, Vec3};
-
-fn ctx() -> StepContext {
-    let h = 1.0 / 240.0;
-    StepContext {
-        inv_dt: 60.0,
-        h,
-        inv_h: 1.0 / h,
-        gravity: Vec3::ZERO,
-        contact_softness: Softness::new(30.0, 10.0, h),
-        static_softness: Softness::new(60.0, 10.0, h),
-        joint_softness: Softness::new(60.0, 5.0, h),
-        max_push_speed: 3.0,
-        restitution_threshold: 1.0,
-        static_friction_speed: 0.01,
-        max_linear_speed: 100.0,
-        max_rotation: 0.8,
-    }
-}
 
 /// One contact of a batch, in scalars: bodies (solver indices, [`NULL`] for the ground),
 /// normal, points (arm on A, arm on B, separation, impulse), friction, carried impulses.
@@ -185,7 +167,7 @@ fn a_lone_point_solves_alike_alone_and_beside_four_point_lanes() {
         sphere(1, 0.6, 0.0),
         sphere(2, 0.6, 0.04),
     ];
-    let ctx = ctx();
+    let ctx = StepContext::for_tests();
     for lone in lone {
         let mut alone_states = states.clone();
         let mut alone = batch(&[lone], &masses);

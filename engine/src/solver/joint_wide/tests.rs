@@ -3,7 +3,7 @@ use crate::collision::test_util::Rng;
 use crate::joint::{JointDef, JointKind, Limits, Motor, Spring};
 use crate::math::{rotate_diagonal, Transform};
 use crate::solver::joint::JointConstraint;
-use crate::solver::{BodyState, MassRow, Softness, SolverMass};
+use crate::solver::{BodyState, MassRow, SolverMass};
 use crate::BodyId;
 
 /// `W` joints per kind between random, moving bodies (lane 1's body A static), with
@@ -68,21 +68,8 @@ fn kinds(i: usize) -> [JointKind; 6] {
 
 #[test]
 fn lanes_match_the_scalar_rows_for_every_kind() {
-    let h = 1.0 / 240.0;
-    let ctx = StepContext {
-        inv_dt: 60.0,
-        h,
-        inv_h: 1.0 / h,
-        gravity: Vec3::ZERO,
-        contact_softness: Softness::new(30.0, 10.0, h),
-        static_softness: Softness::new(60.0, 10.0, h),
-        joint_softness: Softness::new(60.0, 5.0, h),
-        max_push_speed: 3.0,
-        restitution_threshold: 1.0,
-        static_friction_speed: 0.01,
-        max_linear_speed: 100.0,
-        max_rotation: 0.8,
-    };
+    let ctx = StepContext::for_tests();
+    let h = ctx.h;
     for kind in 0..6 {
         let mut rng = Rng::new(17 + kind as u64);
         let n = 2 * W;
