@@ -36,7 +36,7 @@ pub const MAX_POINTS: usize = 4;
 ///
 /// `repr(C)`, with what the solver reads first (lever arms, separation, impulses) and what
 /// only the narrowphase and the host read last: see [`Manifold`].
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct ManifoldPoint {
     /// Lever arm from body A's centre of mass to the point, world space, in m: what the
@@ -58,6 +58,27 @@ pub struct ManifoldPoint {
     /// World-space contact point, halfway between the two surfaces, in m.
     pub point: Vec3,
 }
+
+impl ManifoldPoint {
+    /// The eight floats the solver's prepare reads of the point, as they lie at its start:
+    /// `anchor_a`, `anchor_b`, `separation`, `normal_impulse` (one vector load a point; see
+    /// `ContactConstraintW::prepare`).
+    #[inline(always)]
+    pub(crate) fn solver_row(&self) -> &[f32; 8] {
+        let all: &[f32; 13] = bytemuck::cast_ref(self);
+        all[..8].try_into().expect("eight floats")
+    }
+}
+
+// `solver_row`'s order: the solver's fields first, in that order.
+const _: () = {
+    use std::mem::offset_of;
+    assert!(offset_of!(ManifoldPoint, anchor_a) == 0);
+    assert!(offset_of!(ManifoldPoint, anchor_b) == 12);
+    assert!(offset_of!(ManifoldPoint, separation) == 24);
+    assert!(offset_of!(ManifoldPoint, normal_impulse) == 28);
+    assert!(std::mem::size_of::<ManifoldPoint>() == 52);
+};
 
 /// A contact manifold: up to [`MAX_POINTS`] points sharing one normal.
 ///

@@ -100,6 +100,22 @@ fn tangents(n: Vec3W) -> (Vec3W, Vec3W) {
     (t1, n.cross(t1))
 }
 
+/// Rows of eight floats in lanes (the points' solver floats): column `k`
+/// holds float `k` of every lane's row, by one vector load a row and transposes (for `W`
+/// above eight, rows padded to `W` floats).
+#[inline(always)]
+fn row_columns(rows: [&[f32; 8]; W]) -> [FloatW; 8] {
+    if W <= 8 {
+        let c = lane_columns(rows, 8);
+        std::array::from_fn(|k| c[k])
+    } else {
+        let padded: [[f32; MASS_FLOATS]; W] =
+            std::array::from_fn(|i| std::array::from_fn(|k| if k < 8 { rows[i][k] } else { 0.0 }));
+        let c = lane_columns(std::array::from_fn(|i| &padded[i]), 8);
+        std::array::from_fn(|k| c[k])
+    }
+}
+
 /// Raw access to the body states shared by the workers of one colour, and to the bodies'
 /// packed masses (read only).
 #[derive(Clone, Copy)]
@@ -341,17 +357,18 @@ impl ContactConstraintW {
     ) -> bool {
         let mut speeds = [[0.0f32; W]; 2];
         debug_assert!(!ids.is_empty() && ids.len() <= W);
-        // Gather: the contacts' data by scalar loads per lane into plain arrays, one array
-        // per component so each becomes a lane register by a plain load (transposes of
-        // these cost a noticeable share of prepare's instructions); the bodies' masses and
-        // velocities, whole aligned rows, by transposes as the passes gather them.
+        // Gather: a contact's scattered fields by scalar loads per lane into plain arrays,
+        // one array per component so each becomes a lane register by a plain load; each
+        // point's eight solver floats, which lie in a row, by one load a lane and a
+        // transpose (`row_columns`: the scalar copies of the points were most of prepare's
+        // gather); the bodies' masses and velocities, whole aligned rows, by transposes as
+        // the passes gather them.
         let mut a = [NULL; W];
         let mut b = [NULL; W];
         let mut source = [NULL; W];
         let mut vecs = [[[0.0f32; W]; 3]; 2]; // normal, friction impulse
         let mut f = [[0.0f32; W]; 4]; // friction, static friction, twist, count
-        let mut pts_v = [[[[0.0f32; W]; 3]; 2]; MAX_POINTS]; // anchor A, anchor B
-        let mut pts_f = [[[0.0f32; W]; 3]; MAX_POINTS]; // separation, normal impulse, active
+        let mut manifolds: [Option<&Manifold>; W] = [None; W];
         let mut points_used = 0;
         for (i, &id) in ids.iter().enumerate() {
             let c = &contacts[id as usize];
@@ -369,13 +386,7 @@ impl ContactConstraintW {
             for (field, v) in f.iter_mut().zip(row) {
                 field[i] = v;
             }
-            for (j, p) in m.points().iter().enumerate() {
-                put3(&mut pts_v[j][0], i, p.anchor_a);
-                put3(&mut pts_v[j][1], i, p.anchor_b);
-                pts_f[j][0][i] = p.separation;
-                pts_f[j][1][i] = p.normal_impulse;
-                pts_f[j][2][i] = 1.0;
-            }
+            manifolds[i] = Some(m);
             points_used = points_used.max(m.count);
             if c.flags & TANGENT != 0 {
                 let tv = tangent_velocities[id as usize];
@@ -428,12 +439,40 @@ impl ContactConstraintW {
             (m_a + m_b) * d.dot(e) + ad.dot(i_a.mul(ae)) + bd.dot(i_b.mul(be))
         };
         let count = fl(3);
+        // Each point's solver floats in lanes: each lane's point by one vector load and the
+        // lanes by a transpose (zeros where a lane has no such point).
+        let zero_row = [0.0f32; 8];
+        let points: [[FloatW; 8]; MAX_POINTS] = std::array::from_fn(|j| {
+            if j >= points_used {
+                return [zero; 8];
+            }
+            row_columns(std::array::from_fn(|i| match manifolds[i] {
+                Some(m) if j < m.count => m.points[j].solver_row(),
+                _ => &zero_row,
+            }))
+        });
+        let arms = |j: usize| {
+            let c = &points[j];
+            (
+                Vec3W {
+                    x: c[0],
+                    y: c[1],
+                    z: c[2],
+                },
+                Vec3W {
+                    x: c[3],
+                    y: c[4],
+                    z: c[5],
+                },
+            )
+        };
         let inv_count = one / count.max(one);
         let mut center_a = Vec3W::gather(&[Vec3::ZERO; W]);
         let mut center_b = center_a;
-        for [anchors_a, anchors_b] in &pts_v[..points_used] {
-            center_a = center_a + Vec3W::from_lanes(anchors_a);
-            center_b = center_b + Vec3W::from_lanes(anchors_b);
+        for j in 0..points_used {
+            let (r_a, r_b) = arms(j);
+            center_a = center_a + r_a;
+            center_b = center_b + r_b;
         }
         center_a = inv_count * center_a;
         center_b = inv_count * center_b;
@@ -443,21 +482,18 @@ impl ContactConstraintW {
                 (self.normal_impulse[j], self.max_normal_impulse[j]) = (zero, zero);
                 continue;
             }
-            let (r_a, r_b) = (
-                Vec3W::from_lanes(&pts_v[j][0]),
-                Vec3W::from_lanes(&pts_v[j][1]),
-            );
-            let active = FloatW::new(pts_f[j][2]);
+            let (r_a, r_b) = arms(j);
+            let active = count.simd_gt(FloatW::splat(j as f32)).select(one, zero);
             let offset = r_a - center_a;
             let tangential = offset - n.dot(offset) * n;
             *out = PointW {
                 r_a,
                 r_b,
-                base_separation: FloatW::new(pts_f[j][0]) - n.dot(r_b - r_a),
+                base_separation: points[j][6] - n.dot(r_b - r_a),
                 normal_mass: active * inv(k(r_a, r_b, n, n)),
                 lever: tangential.dot(tangential).sqrt(),
             };
-            self.normal_impulse[j] = FloatW::new(pts_f[j][1]);
+            self.normal_impulse[j] = points[j][7];
             self.max_normal_impulse[j] = zero;
         }
         let (k11, k12, k22) = (
