@@ -22,7 +22,7 @@ impl World {
         let ctx = self.step_context(dt);
         self.collide(dt);
         self.gather_bodies(&ctx, false);
-        self.gather_contacts();
+        self.gather_contacts(false);
         self.build_graph(&ctx, false);
         self.touching.contacts.len()
     }

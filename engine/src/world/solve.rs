@@ -6,11 +6,16 @@ use super::step::KeepAwake;
 use super::World;
 use crate::body::BodyType;
 use crate::id::NULL;
+use crate::parallel::for_each_chunk_maybe_par;
 use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::{self, Softness, StepContext, WarmStart};
 use impetus_profiling::plot;
 use rayon::prelude::*;
+
+/// Touching contacts per work item of the mapping of their bodies in
+/// [`World::gather_contacts`].
+const PAIR_CHUNK: usize = 1024;
 
 impl World {
     /// The step-wide constants of the solver for a step of `dt`.
@@ -58,9 +63,10 @@ impl World {
     /// Maps the touching contacts' bodies (listed by the narrowphase) to the solver indices
     /// of their dynamic bodies ([`NULL`] for static or kinematic), and updates the colours:
     /// contacts that stopped touching give theirs back, contacts that began touching take
-    /// one, serially in contact order. Runs once per step, after `collide` and
+    /// one, serially in contact order; the mapping itself runs on the workers when
+    /// `parallel` (each pair is its own). Runs once per step, after `collide` and
     /// [`Self::gather_bodies`].
-    pub(crate) fn gather_contacts(&mut self) {
+    pub(crate) fn gather_contacts(&mut self, parallel: bool) {
         let coloring = &mut self.graph.coloring;
         let contacts = &mut self.contacts.contacts;
         for &k in &self.touching.uncolor {
@@ -69,26 +75,40 @@ impl World {
             (c.color, c.color_sides) = (NO_COLOR, 0);
         }
         let sb = &self.solver;
-        // The narrowphase listed the touching contacts with their body slots; turn the
-        // slots into dynamic solver indices, colouring the contacts that have no colour.
-        let slot = |body: u32, d: u32| if d == NULL { NULL } else { body };
         let inv_mass = &self.bodies.inv_mass;
-        for (k, pair) in self.touching.pairs.iter_mut().enumerate() {
-            let [a, b] = *pair;
-            let (da, db) = (
-                sb.dynamic_by_slot(inv_mass, a),
-                sb.dynamic_by_slot(inv_mass, b),
-            );
-            debug_assert_eq!((da, db), (sb.dynamic(a), sb.dynamic(b)));
-            if self.touching.colors[k] == NO_COLOR {
-                let (color, sides) = coloring.assign(slot(a, da), slot(b, db));
-                let c = &mut contacts[self.touching.contacts[k] as usize];
-                (c.color, c.color_sides) = (color, sides);
-                self.touching.colors[k] = color;
+        // The contacts without a colour take one, from their body slots (a static or
+        // kinematic body takes no colour bit), in contact order.
+        let slot = |body: u32| {
+            if sb.dynamic_by_slot(inv_mass, body) == NULL {
+                NULL
+            } else {
+                body
             }
-            *pair = [da, db];
+        };
+        let touching = &mut self.touching;
+        for (k, color) in touching.colors.iter_mut().enumerate() {
+            if *color == NO_COLOR {
+                let [a, b] = touching.pairs[k];
+                let (c, sides) = coloring.assign(slot(a), slot(b));
+                let contact = &mut contacts[touching.contacts[k] as usize];
+                (contact.color, contact.color_sides) = (c, sides);
+                *color = c;
+            }
         }
-        coloring.list(&self.touching.colors, &self.touching.points);
+        // The slots turned into dynamic solver indices.
+        let map = |_: usize, pairs: &mut [[u32; 2]]| {
+            for pair in pairs {
+                let [a, b] = *pair;
+                let (da, db) = (
+                    sb.dynamic_by_slot(inv_mass, a),
+                    sb.dynamic_by_slot(inv_mass, b),
+                );
+                debug_assert_eq!((da, db), (sb.dynamic(a), sb.dynamic(b)));
+                *pair = [da, db];
+            }
+        };
+        for_each_chunk_maybe_par(&mut touching.pairs, PAIR_CHUNK, parallel, 1, map);
+        coloring.list(&touching.colors, &touching.points);
     }
 
     /// Colours the touching contacts and prepares their constraints into batches.
@@ -179,7 +199,7 @@ impl World {
     fn prepare(&mut self, ctx: &StepContext, parallel: bool) {
         let h = ctx.h;
         self.gather_bodies(ctx, parallel);
-        self.gather_contacts();
+        self.gather_contacts(parallel);
         self.build_graph(ctx, parallel);
         let pool = &self.joints.pool;
         if self.joints.trees_dirty {
