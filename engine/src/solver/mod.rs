@@ -399,33 +399,31 @@ impl SolverBodies {
                 Forcing::default()
             };
         };
-        if parallel {
-            use rayon::prelude::*;
-            self.states
-                .par_iter_mut()
-                .zip(&mut self.mass)
-                .zip(&mut self.mass_rows)
-                .zip(&mut self.forcing)
-                .enumerate()
-                .with_min_len(GATHER_CHUNK)
-                .for_each(|(k, (((state, mass), row), forcing))| {
-                    work(k, state, mass, row, forcing)
-                });
-        } else {
-            self.states
-                .iter_mut()
-                .zip(&mut self.mass)
-                .zip(&mut self.mass_rows)
-                .zip(&mut self.forcing)
-                .enumerate()
-                .for_each(|(k, (((state, mass), row), forcing))| {
-                    work(k, state, mass, row, forcing)
-                });
-        }
+        // The other columns by the chunk's range: each dense index is the chunk's alone.
+        let (mass, rows, forcing) = (
+            DisjointPtr::new(&mut self.mass),
+            DisjointPtr::new(&mut self.mass_rows),
+            DisjointPtr::new(&mut self.forcing),
+        );
+        let chunk = |c: usize, states: &mut [BodyState]| {
+            let (start, len) = (c * GATHER_CHUNK, states.len());
+            let (mass, rows) = (mass.get_slice(start, len), rows.get_slice(start, len));
+            let forcing = forcing.get_slice(start, len);
+            for (j, state) in states.iter_mut().enumerate() {
+                work(
+                    start + j,
+                    state,
+                    &mut mass[j],
+                    &mut rows[j],
+                    &mut forcing[j],
+                );
+            }
+        };
+        for_each_chunk_maybe_par(&mut self.states, GATHER_CHUNK, parallel, 1, chunk);
     }
 }
 
-/// Bodies per task of the parallel gather.
+/// Bodies per work item of the gather (512 and 256 measured: `docs/decisions.md`).
 const GATHER_CHUNK: usize = crate::parallel::par_min(512);
 
 /// Semi-implicit Euler on velocities: gravity, applied forces, damping (all from the
