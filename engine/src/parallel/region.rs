@@ -1,7 +1,8 @@
-//! A spinning region for the substeps' passes: the pool's other workers stay inside one
-//! job for all of a step's substeps and take blocks of each parallel loop as the walking
-//! thread publishes it, instead of a fork and a join through rayon for every loop (every
-//! colour of every pass). This is how Box2D v3 runs its solver stages.
+//! A spinning region for the solve stage's loops (prepare's and the substeps' passes'):
+//! the pool's other workers stay inside one job from prepare to the last substep and take
+//! blocks of each parallel loop as the walking thread publishes it, instead of a fork and
+//! a join through rayon for every loop (every colour of every pass). This is how Box2D v3
+//! runs its solver stages.
 //!
 //! One thread (the one walking the stages) publishes a loop as a *stage*: a count of
 //! blocks and a closure that runs one block. The blocks not yet taken are a range in one

@@ -136,6 +136,31 @@ impl World {
     /// no two constraints share a dynamic body, so neither the lane width nor the thread
     /// count changes the result.
     pub(crate) fn solve(&mut self, ctx: &StepContext, parallel: bool, awake: Option<&KeepAwake>) {
+        // Prepare and the substeps' passes follow each other closely: the other workers
+        // spend them in a spinning region that takes their loops' blocks (see
+        // `parallel::with_region`), not in `KeepAwake`'s spinners, which poll rayon's
+        // queues, nor in rayon's idling, from which a fork after a serial part may have to
+        // wake them.
+        match awake {
+            Some(awake) if parallel && rayon::current_num_threads() > 1 => {
+                awake.pause();
+                let workers = rayon::current_num_threads() - 1;
+                crate::parallel::with_region(workers, || self.prepare_and_substeps(ctx, parallel));
+                awake.resume();
+            }
+            _ => self.prepare_and_substeps(ctx, parallel),
+        }
+        stage!(
+            self,
+            store_impulses,
+            "Store Impulses",
+            SOLVE,
+            self.store_impulses(ctx, parallel)
+        );
+    }
+
+    /// Prepare, the impacts and the substeps of [`Self::solve`].
+    fn prepare_and_substeps(&mut self, ctx: &StepContext, parallel: bool) {
         stage!(self, prepare, "Prepare", SOLVE, self.prepare(ctx, parallel));
         let p = &mut self.profile;
         p.awake_bodies = self.solver.states.len();
@@ -162,36 +187,14 @@ impl World {
         ) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
         // Without joints, substeps after the first carry their warm start per body.
         let carry = !self.graph.has_joints();
-        let substeps = |w: &mut World| {
-            for substep in 0..w.def.substeps {
-                let warm = match (carry, substep) {
-                    (false, _) => WarmStart::Pass,
-                    (true, 0) => WarmStart::First,
-                    (true, _) => WarmStart::Carried,
-                };
-                w.substep(ctx, warm, carry, parallel);
-            }
-        };
-        // The substeps' passes follow each other closely: the other workers spend them in
-        // a spinning region that takes the passes' blocks (see `parallel::with_region`),
-        // not in `KeepAwake`'s spinners, which poll rayon's queues, nor in rayon's idling,
-        // from which a fork after a serial part may have to wake them.
-        match awake {
-            Some(awake) if parallel && rayon::current_num_threads() > 1 => {
-                awake.pause();
-                let workers = rayon::current_num_threads() - 1;
-                crate::parallel::with_region(workers, || substeps(self));
-                awake.resume();
-            }
-            _ => substeps(self),
+        for substep in 0..self.def.substeps {
+            let warm = match (carry, substep) {
+                (false, _) => WarmStart::Pass,
+                (true, 0) => WarmStart::First,
+                (true, _) => WarmStart::Carried,
+            };
+            self.substep(ctx, warm, carry, parallel);
         }
-        stage!(
-            self,
-            store_impulses,
-            "Store Impulses",
-            SOLVE,
-            self.store_impulses(ctx, parallel)
-        );
     }
 
     /// Gathers the movable bodies and builds the step's constraints: contacts, joints
