@@ -4,7 +4,7 @@
 //! exactly one worker, and nothing it computes depends on which worker or in which order:
 //! that is why the results are bit-identical for every thread count. The loops run on the
 //! calling thread when the caller says the work is too small to wake the pool; the same
-//! closure runs either way. Inside a spinning region (the substeps', see [`with_region`])
+//! closure runs either way. Inside a spinning region (the solve stage's, see [`with_region`])
 //! the loops run as the region's stages instead of through rayon.
 
 use rayon::prelude::*;
@@ -80,6 +80,21 @@ pub(crate) fn for_each_chunk_maybe_par<T: Send>(
             .enumerate()
             .for_each(|(k, chunk)| f(k, chunk));
     }
+}
+
+/// Calls `f(k)` for every `k` in `0..count`, on the current pool's workers when
+/// `parallel` (at least `min_len` to a task), else in order on the calling thread: for
+/// loops whose items are read, or written through a [`DisjointPtr`].
+#[inline]
+pub(crate) fn for_each_index_maybe_par(
+    count: usize,
+    parallel: bool,
+    min_len: usize,
+    f: impl Fn(usize) + Send + Sync,
+) {
+    // A slice of `()`: no memory, one item per index.
+    let mut units = vec![(); count];
+    for_each_chunk_maybe_par(&mut units, 1, parallel, min_len, |k, _| f(k));
 }
 
 /// Raw access to a slice whose items are each written by at most one worker: contacts when

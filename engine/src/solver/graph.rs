@@ -28,11 +28,10 @@ use crate::contact::{solver_bytes, Contact};
 use crate::id::NULL;
 use crate::joint::{JointData, JointImpulses};
 use crate::math::{prefetch_batches, prefetch_head, prefetch_raw, prefetch_raw_write};
-use crate::parallel::{for_each_maybe_par, DisjointPtr};
+use crate::parallel::{for_each_index_maybe_par, for_each_maybe_par, DisjointPtr};
 use ahead::BodiesAhead;
 use glam::{Quat, Vec3};
 pub(crate) use pending::{pending_manifold, take_pending};
-use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -75,6 +74,9 @@ fn for_each_prefetched<T: Send, const WRITE: bool>(
         f(k, batch)
     });
 }
+
+/// Ball batches per work item of the break test in [`ConstraintGraph::store_joints`].
+const BREAK_CHUNK: usize = 64;
 
 /// Touching contacts per work item of [`ConstraintGraph::store`].
 const STORE_CHUNK: usize = 1024;
@@ -123,6 +125,8 @@ pub(crate) struct ConstraintGraph {
     /// (see [`store_joints`](Self::store_joints)); `ball_inv_h` is that step's `1 / h`.
     ball_pending: bool,
     ball_inv_h: f32,
+    /// Per chunk of ball batches, the joints the break test found broken (scratch).
+    ball_broken: Vec<Broken>,
     /// The overflow joints' slots, kept like `joint_slots`.
     joint_overflow_slots: Vec<u32>,
     /// The trees of ball joints solved directly this step.
@@ -546,10 +550,20 @@ impl ConstraintGraph {
         // here only the break thresholds are tested.
         let breaks = |(b, lanes): (&BallJointW, &BallLanes)| b.breaks(lanes, n);
         let batches = self.ball_batches.iter().zip(&self.ball_lanes);
-        if parallel && self.ball_batches.len() > 64 {
-            let batches = self.ball_batches.par_iter().zip(&self.ball_lanes);
-            let found: Vec<_> = batches.with_min_len(64).flat_map_iter(breaks).collect();
-            broken.extend(found);
+        if parallel && self.ball_batches.len() > BREAK_CHUNK {
+            // Each chunk of batches lists its broken joints, the lists joined in order.
+            let (balls, lanes) = (&self.ball_batches, &self.ball_lanes);
+            let mut lists = std::mem::take(&mut self.ball_broken);
+            lists.resize_with(balls.len().div_ceil(BREAK_CHUNK), Broken::new);
+            let test = |c: usize, out: &mut Broken| {
+                out.clear();
+                let at = c * BREAK_CHUNK;
+                let end = balls.len().min(at + BREAK_CHUNK);
+                out.extend(balls[at..end].iter().zip(&lanes[at..end]).flat_map(breaks));
+            };
+            for_each_maybe_par(&mut lists, true, 1, test);
+            broken.extend(lists.iter().flatten());
+            self.ball_broken = lists;
         } else {
             broken.extend(batches.flat_map(breaks));
         }
@@ -748,8 +762,9 @@ impl ConstraintGraph {
         cs::store_impulses(&self.overflow, contacts);
         let (ranges, place) = (&self.contact_ranges, &self.coloring.place);
         let out = DisjointPtr::new(pending);
-        let run = |(k, ids): (usize, &[u32])| {
+        let run = |k: usize| {
             let at = k * STORE_CHUNK;
+            let ids = &touching[at..touching.len().min(at + STORE_CHUNK)];
             let rows = ids.iter().zip(&colors[at..]).zip(&place[at..]);
             for ((&id, &color), &place) in rows {
                 let Some(range) = ranges.get(color as usize) else {
@@ -759,11 +774,8 @@ impl ConstraintGraph {
             }
         };
         // One chunk: no pool to wake.
-        if parallel && touching.len() > STORE_CHUNK {
-            touching.par_chunks(STORE_CHUNK).enumerate().for_each(run);
-        } else {
-            touching.chunks(STORE_CHUNK).enumerate().for_each(run);
-        }
+        let chunks = touching.len().div_ceil(STORE_CHUNK);
+        for_each_index_maybe_par(chunks, parallel && chunks > 1, 1, run);
         self.stacks.store(contacts, pending, &self.contact_batches);
     }
 

@@ -663,20 +663,23 @@ pub(crate) fn finalize(sb: &mut SolverBodies, bodies: &mut BodyStore, parallel: 
         *q.get_mut(i) = rotation;
         0
     };
-    let items = sb.states.iter().zip(&sb.slot);
-    if parallel {
-        use rayon::prelude::*;
-        sb.states
-            .par_iter()
-            .zip(&sb.slot)
-            .zip(&mut sb.frozen)
-            .with_min_len(512)
-            .map(work)
-            .sum()
-    } else {
-        items.zip(&mut sb.frozen).map(work).sum()
-    }
+    // Chunks of 512 bodies; the frozen count is a sum, whatever the chunks' order.
+    let (states, slots) = (&sb.states, &sb.slot);
+    let frozen = std::sync::atomic::AtomicUsize::new(0);
+    let chunk = |c: usize, flags: &mut [bool]| {
+        let at = c * FINALIZE_CHUNK;
+        let items = states[at..].iter().zip(&slots[at..]).zip(flags);
+        let n: usize = items.map(work).sum();
+        if n > 0 {
+            frozen.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    for_each_chunk_maybe_par(&mut sb.frozen, FINALIZE_CHUNK, parallel, 1, chunk);
+    frozen.into_inner()
 }
+
+/// Bodies per work item of [`finalize`].
+const FINALIZE_CHUNK: usize = crate::parallel::par_min(512);
 
 #[cfg(test)]
 mod tests;

@@ -6,8 +6,7 @@ use super::step::PARALLEL_FINALIZE;
 use super::World;
 use crate::body::BodyType;
 use crate::math::{prefetch, prefetch_head, prefetch_raw, Aabb};
-use crate::parallel::DisjointPtr;
-use rayon::prelude::*;
+use crate::parallel::{for_each_maybe_par, DisjointPtr};
 
 impl World {
     /// Recomputes the bounds of every shape of a movable body; a proxy whose tight box left
@@ -31,26 +30,29 @@ impl World {
         // An address only, for the prefetches (the workers write the bounds through `column`).
         let bounds = self.shapes.bounds.as_ptr() as usize;
         let column = DisjointPtr::new(&mut self.shapes.bounds);
-        let moved: Vec<Vec<(u32, Aabb)>> = slots
-            .par_chunks(PARALLEL_FINALIZE / 2)
-            .map(|chunk| {
-                let mut moved = Vec::new();
-                for (k, &b) in chunk.iter().enumerate() {
-                    prefetch_shapes(&bodies.shapes, data, bounds, broadphase, chunk, k);
-                    shape_bounds(bodies, data, b as usize, dt, def, |s, bounds, motion| {
-                        // Each shape belongs to one body, and each body is in one chunk.
-                        *column.get_mut(s) = bounds;
-                        if !broadphase.fat_aabb(s).contains(&bounds) {
-                            moved.push((s, fat_box(&bounds, motion, def.aabb_margin)));
-                        }
-                    });
-                }
-                moved
-            })
-            .collect();
-        for (s, fat) in moved.into_iter().flatten() {
+        // Each chunk lists its moved proxies in its own list, the lists joined in order.
+        let size = PARALLEL_FINALIZE / 2;
+        let mut lists = std::mem::take(&mut self.scratch.refit_moved);
+        lists.resize_with(slots.len().div_ceil(size), Vec::new);
+        let refit = |c: usize, moved: &mut Vec<(u32, Aabb)>| {
+            moved.clear();
+            let chunk = &slots[c * size..slots.len().min(c * size + size)];
+            for (k, &b) in chunk.iter().enumerate() {
+                prefetch_shapes(&bodies.shapes, data, bounds, broadphase, chunk, k);
+                shape_bounds(bodies, data, b as usize, dt, def, |s, bounds, motion| {
+                    // Each shape belongs to one body, and each body is in one chunk.
+                    *column.get_mut(s) = bounds;
+                    if !broadphase.fat_aabb(s).contains(&bounds) {
+                        moved.push((s, fat_box(&bounds, motion, def.aabb_margin)));
+                    }
+                });
+            }
+        };
+        for_each_maybe_par(&mut lists, true, 1, refit);
+        for &(s, fat) in lists.iter().flatten() {
             self.broadphase.move_proxy(s, fat);
         }
+        self.scratch.refit_moved = lists;
     }
 
     /// Recomputes the bounds of body `b`'s shapes; a proxy whose bounds left its fat box

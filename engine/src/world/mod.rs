@@ -194,6 +194,8 @@ pub(crate) struct Scratch {
     pub narrow_chunks: Vec<narrow::NarrowChunk>,
     /// The bouncy touching contacts of the step (see `solver::impact::resolve`).
     pub impacts: Vec<usize>,
+    /// Per chunk of bodies, the proxies the bounds' refit moves (see `World::refit_moved`).
+    pub refit_moved: Vec<Vec<(u32, crate::math::Aabb)>>,
 }
 
 impl World {

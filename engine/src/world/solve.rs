@@ -11,7 +11,6 @@ use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::{self, Softness, StepContext, WarmStart};
 use impetus_profiling::plot;
-use rayon::prelude::*;
 
 /// Touching contacts per work item of the mapping of their bodies in
 /// [`World::gather_contacts`].
@@ -135,21 +134,8 @@ impl World {
     /// colour (the overflow) is solved serially by the scalar kernels first. Within a colour
     /// no two constraints share a dynamic body, so neither the lane width nor the thread
     /// count changes the result.
-    pub(crate) fn solve(&mut self, ctx: &StepContext, parallel: bool, awake: Option<&KeepAwake>) {
-        // Prepare and the substeps' passes follow each other closely: the other workers
-        // spend them in a spinning region that takes their loops' blocks (see
-        // `parallel::with_region`), not in `KeepAwake`'s spinners, which poll rayon's
-        // queues, nor in rayon's idling, from which a fork after a serial part may have to
-        // wake them.
-        match awake {
-            Some(awake) if parallel && rayon::current_num_threads() > 1 => {
-                awake.pause();
-                let workers = rayon::current_num_threads() - 1;
-                crate::parallel::with_region(workers, || self.prepare_and_substeps(ctx, parallel));
-                awake.resume();
-            }
-            _ => self.prepare_and_substeps(ctx, parallel),
-        }
+    pub(crate) fn solve(&mut self, ctx: &StepContext, parallel: bool) {
+        self.prepare_and_substeps(ctx, parallel);
         stage!(
             self,
             store_impulses,
@@ -157,6 +143,29 @@ impl World {
             SOLVE,
             self.store_impulses(ctx, parallel)
         );
+    }
+
+    /// Runs `stages` (the solve and the stages after it) with the other workers in a
+    /// spinning region when `parallel` and the step keeps them `awake`: the solve's loops
+    /// (prepare's, the substeps' passes, the store's) and the finalize's follow each
+    /// other closely, and the workers spend them taking the loops' blocks (see
+    /// `parallel::with_region`), not in `KeepAwake`'s spinners, which poll rayon's queues,
+    /// nor in rayon's idling, from which a fork after a serial part may have to wake them.
+    pub(crate) fn in_region(
+        &mut self,
+        parallel: bool,
+        awake: Option<&KeepAwake>,
+        stages: impl FnOnce(&mut World),
+    ) {
+        match awake {
+            Some(awake) if parallel && rayon::current_num_threads() > 1 => {
+                awake.pause();
+                let workers = rayon::current_num_threads() - 1;
+                crate::parallel::with_region(workers, || stages(self));
+                awake.resume();
+            }
+            _ => stages(self),
+        }
     }
 
     /// Prepare, the impacts and the substeps of [`Self::solve`].
@@ -403,12 +412,17 @@ impl World {
         };
         self.events.moves.clear();
         if parallel {
-            let slots = self
-                .solver
-                .slot
-                .par_iter()
-                .with_min_len(super::step::PARALLEL_FINALIZE / 2);
-            self.events.moves.par_extend(slots.map(event));
+            // Each event written in place by the chunk of bodies that holds it.
+            let slots = &self.solver.slot;
+            let placeholder = event(&slots[0]);
+            self.events.moves.resize(slots.len(), placeholder);
+            let size = super::step::PARALLEL_FINALIZE / 2;
+            let write = |c: usize, out: &mut [super::BodyMove]| {
+                for (m, b) in out.iter_mut().zip(&slots[c * size..]) {
+                    *m = event(b);
+                }
+            };
+            for_each_chunk_maybe_par(&mut self.events.moves, size, true, 1, write);
         } else {
             self.events.moves.extend(self.solver.slot.iter().map(event));
         }

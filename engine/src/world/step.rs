@@ -204,7 +204,7 @@ impl World {
         let ctx = self.step_context(dt);
         let parallel = self.solve_in_parallel();
         self.on_workers(parallel, |w| {
-            w.solve(&ctx, parallel, awake);
+            w.in_region(parallel, awake, |w| w.solve(&ctx, parallel));
             let many = parallel && w.solver.slot.len() >= PARALLEL_FINALIZE;
             stage!(w, finalize, "Finalize", SOLVE, w.write_back(many));
             stage!(w, continuous, "Continuous", SOLVE, w.continuous(parallel));
