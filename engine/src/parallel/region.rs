@@ -59,12 +59,19 @@ fn pause(idle: &mut u32) {
 /// The word's stage number that tells the workers to leave.
 const QUIT: u32 = u32::MAX;
 
-/// One stage's work: runs block `k`.
+/// One stage's work: runs block `k`. It lives on the walking thread's stack while the
+/// stage runs and the workers read it for every block they take: aligned to two lines of
+/// its own, so that no local the walking thread writes meanwhile shares them.
+#[repr(align(128))]
 struct Job<'a> {
     run: &'a (dyn Fn(usize) + Sync),
 }
 
-/// What the walking thread shares with the region's workers.
+/// What the walking thread shares with the region's workers. It lives on the walking
+/// thread's stack, which the walking thread writes all the time: aligned to two lines
+/// (the adjacent-line prefetcher's pair), so that the word the workers spin on shares no
+/// line with its neighbours there.
+#[repr(align(128))]
 pub(crate) struct Region {
     /// `stage << 32 | front << 16 | back`: the blocks `front..back` of stage `stage` are
     /// not yet taken.
