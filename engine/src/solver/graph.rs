@@ -75,6 +75,10 @@ fn for_each_prefetched<T: Send, const WRITE: bool>(
     });
 }
 
+/// Contact batches prepared in one stage at least, consecutive colours joined until they
+/// hold as many (see [`ConstraintGraph::build`]).
+const PREPARE_GROUP: usize = 64;
+
 /// Ball batches per work item of the break test in [`ConstraintGraph::store_joints`].
 const BREAK_CHUNK: usize = 64;
 
@@ -221,7 +225,24 @@ impl ConstraintGraph {
         // Each batch is written whole: the one `BATCH_AHEAD` places on is asked for in the
         // state a store needs while this one is prepared (as the passes read them).
         let whole = |_| size_of::<ContactConstraintW>();
-        for_each_prefetched::<_, true>(&mut self.contact_batches, parallel, 4, whole, prepare);
+        // Colour by colour (small neighbours together), each a stage of its own when
+        // parallel: a stage's front blocks go to the walking thread and its back blocks to
+        // the worker, as each colour's blocks do in the passes, so each core prepares
+        // most of the batches it then solves, and the passes' first reads of them find
+        // them in its own cache (`docs/decisions.md`).
+        let mut rest = &mut self.contact_batches[..];
+        let mut start = 0;
+        for (c, r) in ranges.iter().enumerate() {
+            let end = r.end;
+            if end - start < PREPARE_GROUP && c + 1 < ranges.len() {
+                continue;
+            }
+            let (group, tail) = rest.split_at_mut(end - start);
+            rest = tail;
+            let at = |j: usize, out: &mut ContactConstraintW| prepare(start + j, out);
+            for_each_prefetched::<_, true>(group, parallel, 4, whole, at);
+            start = end;
+        }
         let (lists, ranges) = (&self.coloring.colors, &self.contact_ranges);
         self.ahead.end(lists, ranges);
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
