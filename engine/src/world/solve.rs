@@ -145,12 +145,13 @@ impl World {
         );
     }
 
-    /// Runs `stages` (the solve and the stages after it) with the other workers in a
-    /// spinning region when `parallel` and the step keeps them `awake`: the solve's loops
-    /// (prepare's, the substeps' passes, the store's) and the finalize's follow each
-    /// other closely, and the workers spend them taking the loops' blocks (see
-    /// `parallel::with_region`), not in `KeepAwake`'s spinners, which poll rayon's queues,
-    /// nor in rayon's idling, from which a fork after a serial part may have to wake them.
+    /// Runs `stages` (the solve) with the other workers in a spinning region when
+    /// `parallel` and the step keeps them `awake`: the solve's loops (prepare's, the
+    /// substeps' passes, the store's) follow each other closely, and the workers spend
+    /// them taking the loops' blocks (see `parallel::with_region`), not in `KeepAwake`'s
+    /// spinners, which poll rayon's queues, nor in rayon's idling, from which a fork after
+    /// a serial part may have to wake them. (The finalize's loops stay on rayon: inside
+    /// the region the continuous sweeps would run on one thread; `docs/decisions.md`.)
     pub(crate) fn in_region(
         &mut self,
         parallel: bool,
