@@ -126,25 +126,6 @@ impl World {
         );
     }
 
-    /// The solve stage: the soft step over all constraints, through to the impulses kept
-    /// for the next step's warm start.
-    ///
-    /// Constraints are coloured; each colour's constraints are packed `W` to a batch and
-    /// solved in SIMD lanes, the batches of a colour spread over the workers; what fits no
-    /// colour (the overflow) is solved serially by the scalar kernels first. Within a colour
-    /// no two constraints share a dynamic body, so neither the lane width nor the thread
-    /// count changes the result.
-    pub(crate) fn solve(&mut self, ctx: &StepContext, parallel: bool) {
-        self.prepare_and_substeps(ctx, parallel);
-        stage!(
-            self,
-            store_impulses,
-            "Store Impulses",
-            SOLVE,
-            self.store_impulses(ctx, parallel)
-        );
-    }
-
     /// Runs `stages` (the solve) with the other workers in a spinning region when
     /// `parallel` and the step keeps them `awake`: the solve's loops (prepare's, the
     /// substeps' passes, the store's) follow each other closely, and the workers spend
@@ -169,8 +150,15 @@ impl World {
         }
     }
 
-    /// Prepare, the impacts and the substeps of [`Self::solve`].
-    fn prepare_and_substeps(&mut self, ctx: &StepContext, parallel: bool) {
+    /// The solve stage: the soft step over all constraints, through to the impulses kept
+    /// for the next step's warm start.
+    ///
+    /// Constraints are coloured; each colour's constraints are packed `W` to a batch and
+    /// solved in SIMD lanes, the batches of a colour spread over the workers; what fits no
+    /// colour (the overflow) is solved serially by the scalar kernels first. Within a colour
+    /// no two constraints share a dynamic body, so neither the lane width nor the thread
+    /// count changes the result.
+    pub(crate) fn solve(&mut self, ctx: &StepContext, parallel: bool) {
         stage!(self, prepare, "Prepare", SOLVE, self.prepare(ctx, parallel));
         let p = &mut self.profile;
         p.awake_bodies = self.solver.states.len();
@@ -205,6 +193,13 @@ impl World {
             };
             self.substep(ctx, warm, carry, parallel);
         }
+        stage!(
+            self,
+            store_impulses,
+            "Store Impulses",
+            SOLVE,
+            self.store_impulses(ctx, parallel)
+        );
     }
 
     /// Gathers the movable bodies and builds the step's constraints: contacts, joints
@@ -411,9 +406,9 @@ impl World {
             transform: bodies.origin(b as usize),
             fell_asleep: false,
         };
-        self.events.moves.clear();
         if parallel {
-            // Each event written in place by the chunk of bodies that holds it.
+            // Each event written in place by the chunk of bodies that holds it (the list
+            // cut or grown to the count first: only new places take the placeholder).
             let slots = &self.solver.slot;
             let placeholder = event(&slots[0]);
             self.events.moves.resize(slots.len(), placeholder);
@@ -425,6 +420,7 @@ impl World {
             };
             for_each_chunk_maybe_par(&mut self.events.moves, size, true, 1, write);
         } else {
+            self.events.moves.clear();
             self.events.moves.extend(self.solver.slot.iter().map(event));
         }
     }
