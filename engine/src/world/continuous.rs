@@ -96,8 +96,8 @@ impl World {
     /// before their bounds are refit. Sets `profile.swept_bodies` and `impacts`.
     pub(crate) fn continuous(&mut self, parallel: bool) {
         let (mut swept, mut impacts) = (0, 0);
-        for bullets in [false, true] {
-            let list = self.bodies_to_sweep(bullets);
+        let [fast, bullets] = self.bodies_to_sweep();
+        for (list, bullets) in [(fast, false), (bullets, true)] {
             if list.is_empty() {
                 continue;
             }
@@ -124,39 +124,40 @@ impl World {
         self.profile.impacts = impacts;
     }
 
-    /// Solver indices of the dynamic bodies to sweep in this pass: the bullets, or the
-    /// non-bullets that moved more than half their smallest extent.
-    fn bodies_to_sweep(&self, bullets: bool) -> Vec<u32> {
+    /// Solver indices of the dynamic bodies to sweep, in one pass over the solver's bodies:
+    /// the non-bullets that moved more than half their smallest extent, then the bullets
+    /// (which bodies are bullets does not depend on the first list's sweeps).
+    fn bodies_to_sweep(&self) -> [Vec<u32>; 2] {
         let (sb, b) = (&self.solver, &self.bodies);
-        if !bullets && !self.def.sweep_fast_bodies {
-            return Vec::new();
-        }
-        let mut list = Vec::new();
+        let sweep_fast = self.def.sweep_fast_bodies;
+        let (mut fast, mut bullets) = (Vec::new(), Vec::new());
         for (k, s) in sb.states.iter().enumerate() {
             let i = sb.slot[k] as usize;
             // A quarantined body stays where it was; its motion is not finite to sweep.
-            if b.bullet[i] != bullets || b.body_type[i] != BodyType::Dynamic || sb.frozen[k] {
+            if b.body_type[i] != BodyType::Dynamic || sb.frozen[k] {
                 continue;
             }
-            if !bullets {
-                // Bodies held by joints are left to the solver: placing one at its time
-                // of impact without its partners tears the joint (ragdolls: max joint
-                // error 14 -> 54 mm, max penetration 0.050 -> 0.108 m). Bullets are
-                // swept whatever holds them.
-                if self.joints.of_body.get(i).is_some_and(|j| !j.is_empty()) {
-                    continue;
+            if b.bullet[i] {
+                if !b.shapes[i].is_empty() {
+                    bullets.push(k as u32);
                 }
-                // Infinite without shapes.
-                let half = 0.5 * b.min_extent[i];
-                if s.dp.length_squared() <= half * half {
-                    continue;
-                }
-            } else if b.shapes[i].is_empty() {
                 continue;
             }
-            list.push(k as u32);
+            // Infinite without shapes.
+            let half = 0.5 * b.min_extent[i];
+            if !sweep_fast || s.dp.length_squared() <= half * half {
+                continue;
+            }
+            // Bodies held by joints are left to the solver: placing one at its time of
+            // impact without its partners tears the joint (ragdolls: max joint error 14 ->
+            // 54 mm, max penetration 0.050 -> 0.108 m). Bullets are swept whatever holds
+            // them.
+            if self.joints.of_body.get(i).is_some_and(|j| !j.is_empty()) {
+                continue;
+            }
+            fast.push(k as u32);
         }
-        list
+        [fast, bullets]
     }
 
     /// Recomputes body `i`'s least [`Shape::min_extent`] (after its shapes changed), so
