@@ -528,11 +528,35 @@ fn segment_box_gap_is_below_the_distance() {
     assert!(apart > 5000, "{apart}");
 }
 
+/// The face crossings of the core, face by face with a branch for each test (as
+/// `face_crossings` found them before it masked six divisions): in face order, padded with
+/// +inf.
+fn crossings_reference(p0: Vec3, seg: Vec3, h: Vec3) -> ([f32; 6], usize) {
+    let mut crossed = [f32::INFINITY; 6];
+    let mut n = 0;
+    for j in 0..3 {
+        if seg[j] != 0.0 {
+            for face in [-h[j], h[j]] {
+                let x = face - p0[j];
+                if x != 0.0 && (x > 0.0) == (seg[j] > 0.0) && x.abs() < seg[j].abs() {
+                    let t = x / seg[j];
+                    if t > 0.0 && t < 1.0 {
+                        crossed[n] = t;
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    (crossed, n)
+}
+
 /// The piece-by-piece loop `nearest_on_segment` replaced (as it was): the reference its
 /// lanes must match bit for bit.
 fn nearest_reference(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
-    // The breakpoints inside (0, 1) (the lanes' own crossings), then sorted.
-    let (crossed, count) = face_crossings(p0, seg, h);
+    // The breakpoints inside (0, 1), found face by face as the lanes' crossings were
+    // before their mask, then sorted.
+    let (crossed, count) = crossings_reference(p0, seg, h);
     let mut cuts = [0.0f32; 8];
     cuts[1..=count].copy_from_slice(&crossed[..count]);
     let mut n = count + 1;
@@ -591,8 +615,8 @@ fn nearest_reference(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
     best_t
 }
 
-/// The lanes' nearest point on the core gives the same bits as the piece-by-piece loop, on
-/// random segments near boxes: along an axis (flat stretches), across faces, through the
+/// The lanes' crossings and nearest point on the core give the same bits as the
+/// face-by-face and piece-by-piece loops, on random segments near boxes: along an axis (flat stretches), across faces, through the
 /// box, and of zero length.
 #[test]
 fn nearest_on_segment_matches_the_loop_bit_for_bit() {
@@ -607,6 +631,13 @@ fn nearest_on_segment_matches_the_loop_bit_for_bit() {
             dir * rng.range(0.0, 4.0)
         };
         let p0 = rng.direction() * rng.range(0.0, 3.0) - 0.5 * seg;
+        let (crossed, count) = face_crossings(p0, seg, h);
+        let (mut expect, n) = crossings_reference(p0, seg, h);
+        expect.sort_unstable_by(f32::total_cmp);
+        assert_eq!(
+            (crossed.map(f32::to_bits), count),
+            (expect.map(f32::to_bits), n)
+        );
         let (lanes, loop_) = (
             nearest_on_segment(p0, seg, h),
             nearest_reference(p0, seg, h),
