@@ -483,8 +483,8 @@ fn segment_box_distance(p0: Vec3, seg: Vec3, r: f32, h: Vec3) -> Distance {
 /// ascending, padded with +inf, and how many: the cuts between the pieces of
 /// [`nearest_on_segment`]. The six divisions run side by side and the ones outside
 /// `(0, 1)` (a face behind the core's start or past its end, or an axis it does not move
-/// along) are dropped by one mask: the branches that picked the faces first were a third of
-/// the capsule-box distance's time, mispredicted.
+/// along) are dropped by one mask, where a branch for each face was mispredicted (figures
+/// in `docs/decisions.md`, "The lead").
 fn face_crossings(p0: Vec3, seg: Vec3, h: Vec3) -> ([f32; 6], usize) {
     use wide::f32x8;
     let face = f32x8::new([-h.x, h.x, -h.y, h.y, -h.z, h.z, 0.0, 0.0]);

@@ -616,8 +616,8 @@ fn nearest_reference(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
 }
 
 /// The lanes' crossings and nearest point on the core give the same bits as the
-/// face-by-face and piece-by-piece loops, on random segments near boxes: along an axis (flat stretches), across faces, through the
-/// box, and of zero length.
+/// face-by-face and piece-by-piece loops, on random segments near boxes: along an axis
+/// (flat stretches), across faces, through the box, and of zero length.
 #[test]
 fn nearest_on_segment_matches_the_loop_bit_for_bit() {
     let mut rng = Rng::new(23);
