@@ -3,7 +3,7 @@
 
 use super::cell::Cell;
 use super::grid::{CellRange, Grid};
-use super::pairs::{pair_ids, PairEntry, Pairs};
+use super::pairs::{pair_ids, PairEntry, PairIndex, Pairs};
 use super::proxies::Proxies;
 use super::{BroadPhase, CellSlots, CACHED_CELLS, MOVED, QUEUED};
 use crate::error::Error;
@@ -201,11 +201,7 @@ impl crate::codec::Field for BroadPhase {
         let large = r.get()?;
         let moved = r.get()?;
         let list = get_pairs(r)?;
-        let index = list
-            .iter()
-            .enumerate()
-            .map(|(k, e)| (e.key, k as u32))
-            .collect();
+        let index = PairIndex::of(&list).ok_or_else(|| r.error("holds a broadphase pair twice"))?;
         let pairs = Pairs {
             index,
             list,

@@ -250,8 +250,8 @@ impl BroadPhase {
         self.live -= 1;
         let mut values = Vec::new();
         for key in keys {
-            match self.pairs.index.get(&key) {
-                Some(&k) => {
+            match self.pairs.place(key) {
+                Some(k) => {
                     let e = self.pairs.remove_at(k as usize);
                     if e.value != NULL {
                         values.push(e.value);
@@ -332,7 +332,7 @@ impl BroadPhase {
     /// Sets the caller's value of a live pair.
     #[inline]
     pub fn set_pair_value(&mut self, key: u64, value: u32) {
-        if let Some(&k) = self.pairs.index.get(&key) {
+        if let Some(k) = self.pairs.place(key) {
             self.pairs.list[k as usize].value = value;
         }
     }
@@ -352,9 +352,8 @@ impl BroadPhase {
     #[inline]
     pub fn pair_value(&self, key: u64) -> Option<u32> {
         self.pairs
-            .index
-            .get(&key)
-            .map(|&k| self.pairs.list[k as usize].value)
+            .place(key)
+            .map(|k| self.pairs.list[k as usize].value)
     }
 
     /// Number of live pairs.
@@ -462,19 +461,15 @@ impl BroadPhase {
             _ => ended_at.extend(list.iter().enumerate().filter_map(ends)),
         }
 
-        // Phase 4: apply. The ended pairs are reported in key order; they leave the list
-        // from its end backwards, so each one's place still holds it when its turn comes
-        // (a removal moves only the last entry) and no lookup finds it.
+        // Phase 4: apply. The ended pairs are reported in key order, and leave the list
+        // from its end backwards (`Pairs::remove_ended`).
         let ended = &mut self.pairs.ended;
         ended.extend(self.pairs.ended_at.iter().map(|&k| {
             let e = &list[k as usize];
             (e.key, e.value)
         }));
         ended.sort_unstable_by_key(|&(k, _)| k);
-        for i in (0..self.pairs.ended_at.len()).rev() {
-            let k = self.pairs.ended_at[i] as usize;
-            self.pairs.remove_at(k);
-        }
+        self.pairs.remove_ended();
         // Only the set matters: the candidates are sorted and deduplicated below, so how the
         // dirty cells were split among workers does not show.
         for out in &self.sweep_scratch {
@@ -485,9 +480,7 @@ impl BroadPhase {
         self.grid.dirty_list = dirty;
         self.candidates.sort_unstable();
         self.candidates.dedup();
-        for &key in &self.candidates {
-            self.pairs.insert(key);
-        }
+        self.pairs.insert_all(&self.candidates);
         self.pairs.begun.extend_from_slice(&self.candidates);
 
         for &id in &moved {
