@@ -287,13 +287,7 @@ impl BodyStore {
     /// mass frame is the identity).
     #[inline]
     pub fn origin(&self, i: usize) -> Transform {
-        let f = &self.frame[i];
-        if *f == Transform::IDENTITY {
-            self.transform(i)
-        } else {
-            let q = self.rotation[i] * f.q.conjugate();
-            Transform::new(self.position[i] - q * f.p, q)
-        }
+        origin_of(&self.frame[i], self.position[i], self.rotation[i])
     }
 
     /// A frame given in body `i`'s own frame, expressed in its mass frame.
@@ -356,5 +350,17 @@ fn inv_or_zero(x: f32) -> f32 {
         1.0 / x
     } else {
         0.0
+    }
+}
+
+/// The pose of a body's origin, from its mass frame `frame` (the origin's frame in it is
+/// its inverse) and the pose `position`, `rotation` of its centre of mass.
+#[inline]
+pub(crate) fn origin_of(frame: &Transform, position: Vec3, rotation: Quat) -> Transform {
+    if *frame == Transform::IDENTITY {
+        Transform::new(position, rotation)
+    } else {
+        let q = rotation * frame.q.conjugate();
+        Transform::new(position - q * frame.p, q)
     }
 }

@@ -426,3 +426,41 @@ fn balls_touch_only_within_the_step_s_reach() {
     assert_eq!(manifolds_after_one_step(0.0), 0);
     assert_eq!(manifolds_after_one_step(3.0), 1);
 }
+
+/// A body that a time of impact moves back lists the pose it ends the step at in its move
+/// event (the events are written with the solver's poses, before the sweep), on one and
+/// two threads.
+#[test]
+fn move_events_carry_the_pose_after_the_impact() {
+    for threads in [1, 2] {
+        let mut w = world(threads);
+        static_box(&mut w, Vec3::ZERO, Vec3::new(0.025, 2.0, 2.0));
+        let ball = dynamic(
+            &mut w,
+            BodyDef {
+                position: Vec3::new(-3.0, 0.0, 0.0),
+                ..Default::default()
+            },
+            ShapeDef::sphere(0.1),
+        );
+        // Teleported 2 m from the wall at 400 m/s: this step's sweep stops it.
+        w.step(DT).unwrap();
+        w.set_body_transform(ball, Vec3::new(-2.0, 0.0, 0.0), Quat::IDENTITY)
+            .unwrap();
+        w.set_body_linear_velocity(ball, Vec3::new(400.0, 0.0, 0.0))
+            .unwrap();
+        w.step(DT).unwrap();
+        assert!(w.profile().impacts > 0, "{threads} thread(s): no impact");
+        let moves = w.body_move_events();
+        let m = moves
+            .iter()
+            .find(|m| m.body == ball)
+            .expect("the ball moved");
+        assert_eq!(m.transform, w.body_transform(ball).unwrap());
+        assert!(
+            m.transform.p.x < 0.0,
+            "stopped before the wall: {}",
+            m.transform.p
+        );
+    }
+}

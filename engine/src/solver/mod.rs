@@ -88,9 +88,10 @@ pub(crate) mod wide;
 
 pub(crate) use softness::Softness;
 
-use crate::body::{BodyStore, BodyType};
+use crate::body::{origin_of, BodyStore, BodyType};
 use crate::id::NULL;
 use crate::math::rotate_diagonal;
+use crate::math::Transform;
 use crate::parallel::{for_each_chunk_maybe_par, for_each_maybe_par, DisjointPtr};
 pub(crate) use free_rotation::{free_rotation, FreeBody, FREE_LANES};
 use glam::{Mat3, Quat, Vec3};
@@ -634,8 +635,16 @@ pub(crate) fn integrate_positions(
 
 /// Writes poses and velocities back to the body columns and clears the force accumulators
 /// (with `parallel`, in chunks of bodies on the workers: each body's row is written by the
-/// one worker that holds its solver index).
-pub(crate) fn finalize(sb: &mut SolverBodies, bodies: &mut BodyStore, parallel: bool) -> usize {
+/// one worker that holds its solver index), and gives `moved` each body's solver index,
+/// body slot and the pose of its origin as written (the move events are made here, while
+/// the pose is at hand, as Box2D's finalize makes them).
+pub(crate) fn finalize(
+    sb: &mut SolverBodies,
+    bodies: &mut BodyStore,
+    parallel: bool,
+    moved: impl Fn(usize, u32, Transform) + Sync,
+) -> usize {
+    let frame = &bodies.frame;
     let v = DisjointPtr::new(&mut bodies.linear_velocity);
     let w = DisjointPtr::new(&mut bodies.angular_velocity);
     let p = DisjointPtr::new(&mut bodies.position);
@@ -644,7 +653,7 @@ pub(crate) fn finalize(sb: &mut SolverBodies, bodies: &mut BodyStore, parallel: 
     let t = DisjointPtr::new(&mut bodies.torque);
     sb.frozen.clear();
     sb.frozen.resize(sb.states.len(), false);
-    let work = |((s, &i), frozen): ((&BodyState, &u32), &mut bool)| -> usize {
+    let work = |k: usize, s: &BodyState, i: u32, frozen: &mut bool| -> usize {
         let position = *p.get_mut(i) + s.dp;
         let rotation = (s.dq * *q.get_mut(i)).normalize();
         *f.get_mut(i) = Vec3::ZERO;
@@ -655,12 +664,18 @@ pub(crate) fn finalize(sb: &mut SolverBodies, bodies: &mut BodyStore, parallel: 
             *v.get_mut(i) = Vec3::ZERO;
             *w.get_mut(i) = Vec3::ZERO;
             *frozen = true;
+            moved(
+                k,
+                i,
+                origin_of(&frame[i as usize], *p.get_mut(i), *q.get_mut(i)),
+            );
             return 1;
         }
         *v.get_mut(i) = s.v;
         *w.get_mut(i) = s.w;
         *p.get_mut(i) = position;
         *q.get_mut(i) = rotation;
+        moved(k, i, origin_of(&frame[i as usize], position, rotation));
         0
     };
     // Chunks of 512 bodies; the frozen count is a sum, whatever the chunks' order.
@@ -668,8 +683,10 @@ pub(crate) fn finalize(sb: &mut SolverBodies, bodies: &mut BodyStore, parallel: 
     let frozen = std::sync::atomic::AtomicUsize::new(0);
     let chunk = |c: usize, flags: &mut [bool]| {
         let at = c * FINALIZE_CHUNK;
-        let items = states[at..].iter().zip(&slots[at..]).zip(flags);
-        let n: usize = items.map(work).sum();
+        let items = states[at..].iter().zip(&slots[at..]).zip(flags).enumerate();
+        let n: usize = items
+            .map(|(j, ((s, &i), frozen))| work(at + j, s, i, frozen))
+            .sum();
         if n > 0 {
             frozen.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         }

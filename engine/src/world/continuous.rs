@@ -118,6 +118,10 @@ impl World {
                         .at(t);
                 self.bodies.position[i] = pose.p;
                 self.bodies.rotation[i] = pose.q;
+                // The move event (written with the step's pose) follows.
+                if let Some(m) = self.events.moves.get_mut(k as usize) {
+                    m.transform = self.bodies.origin(i);
+                }
             }
         }
         self.profile.swept_bodies = swept;

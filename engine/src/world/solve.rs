@@ -6,7 +6,7 @@ use super::step::KeepAwake;
 use super::World;
 use crate::body::BodyType;
 use crate::id::NULL;
-use crate::parallel::for_each_chunk_maybe_par;
+use crate::parallel::{for_each_chunk_maybe_par, DisjointPtr};
 use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::{self, Softness, StepContext, WarmStart};
@@ -343,8 +343,34 @@ impl World {
 
     /// Writes the solver's new poses and velocities back to the bodies; a body whose new
     /// state is not finite is quarantined instead (see [`World::quarantine`]).
+    /// Writes the step's poses and velocities back to the bodies, and the move events: every
+    /// body the solver moved, in solver order (the continuous stage mends those of the
+    /// bodies it moves back).
     pub(crate) fn write_back(&mut self, parallel: bool) {
-        if solver::finalize(&mut self.solver, &mut self.bodies, parallel) > 0 {
+        let moves = &mut self.events.moves;
+        let count = self.solver.slot.len();
+        moves.truncate(count);
+        let blank = super::BodyMove {
+            body: crate::id::BodyId {
+                index: NULL,
+                generation: 0,
+            },
+            transform: crate::math::Transform::IDENTITY,
+            fell_asleep: false,
+        };
+        moves.resize(count, blank);
+        let (out, pool) = (DisjointPtr::new(moves), &self.body_pool);
+        let moved = |k: usize, b: u32, transform| {
+            *out.get_mut(k as u32) = super::BodyMove {
+                body: crate::id::BodyId {
+                    index: b,
+                    generation: pool.generation(b as usize),
+                },
+                transform,
+                fell_asleep: false,
+            };
+        };
+        if solver::finalize(&mut self.solver, &mut self.bodies, parallel, moved) > 0 {
             self.quarantine();
         }
     }
@@ -392,36 +418,6 @@ impl World {
                 // The kept ball batches still hold the impulses dropped here.
                 self.joints.lists_dirty = true;
             }
-        }
-    }
-
-    /// The move events of the step: every body the solver moved, in solver order.
-    pub(crate) fn publish_moves(&mut self, parallel: bool) {
-        let (bodies, pool) = (&self.bodies, &self.body_pool);
-        let event = |&b: &u32| super::BodyMove {
-            body: crate::id::BodyId {
-                index: b,
-                generation: pool.generation(b as usize),
-            },
-            transform: bodies.origin(b as usize),
-            fell_asleep: false,
-        };
-        if parallel {
-            // Each event written in place by the chunk of bodies that holds it (the list
-            // cut or grown to the count first: only new places take the placeholder).
-            let slots = &self.solver.slot;
-            let placeholder = event(&slots[0]);
-            self.events.moves.resize(slots.len(), placeholder);
-            let size = super::step::PARALLEL_FINALIZE / 2;
-            let write = |c: usize, out: &mut [super::BodyMove]| {
-                for (m, b) in out.iter_mut().zip(&slots[c * size..]) {
-                    *m = event(b);
-                }
-            };
-            for_each_chunk_maybe_par(&mut self.events.moves, size, true, 1, write);
-        } else {
-            self.events.moves.clear();
-            self.events.moves.extend(self.solver.slot.iter().map(event));
         }
     }
 }

@@ -209,7 +209,6 @@ impl World {
             stage!(w, finalize, "Finalize", SOLVE, w.write_back(many));
             stage!(w, continuous, "Continuous", SOLVE, w.continuous(parallel));
             stage_sum!(w, finalize, "Bounds", SOLVE, w.refit_moved(many));
-            stage_sum!(w, finalize, "Move Events", SOLVE, w.publish_moves(many));
         });
         // Before the kinematic bodies stop on their targets: a moving kinematic body keeps
         // what it touches awake.
