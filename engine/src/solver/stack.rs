@@ -141,8 +141,10 @@ pub(crate) struct Stacks {
     /// loaded manifolds hold it up.
     support: Vec<(f32, u32)>,
     supports: Vec<u32>,
-    /// Per dense body: how many of its contacts touch (see [`Self::lonely`]).
+    /// Per dense body: how many of its contacts touch, and how many it has, touching or
+    /// not (see [`Self::lonely`]).
     touching_of: Vec<u32>,
+    contacts_dense: Vec<u32>,
     /// Per dense body: how many of its contacts are edges of its tree.
     edges_of: Vec<u32>,
     /// Per dense body while choosing trees: whether its tree stands alone.
@@ -207,8 +209,8 @@ impl Stacks {
         // A stack standing alone has a top body with one contact, with a body under it all
         // of whose contacts touch; without one, and without a heavy body on a light one,
         // there is no tree.
-        let lonely = self.lonely(pairs, of_body, sb);
-        if !seeded && !lonely {
+        // (A seeded step searches whatever `lonely` would say: it is asked only otherwise.)
+        if !seeded && !self.lonely(pairs, of_body, sb) {
             return;
         }
         locate(&mut self.slots);
@@ -416,10 +418,24 @@ impl Stacks {
     /// stack standing alone, on the body under it (every contact of a tree standing alone
     /// is one of its edges, and edges touch).
     fn lonely(&mut self, pairs: &[[u32; 2]], of_body: &[u32], sb: &SolverBodies) -> bool {
-        let contacts = |x: u32| contacts_of(of_body, sb, x);
+        // Each dense body's live contacts, read once in slot order (the dense bodies are
+        // listed in it) rather than through two scattered loads for each end of each pair.
+        let counts = &mut self.contacts_dense;
+        counts.clear();
+        counts.extend(
+            sb.slot
+                .iter()
+                .map(|&s| of_body.get(s as usize).copied().unwrap_or(0)),
+        );
+        // Most worlds have no top at all (a pyramid's boxes rest on two): no body with one
+        // contact ends the search here, and the touching counts are made only for a pair
+        // with a top.
+        if !counts.contains(&1) {
+            return false;
+        }
+        let counts = &self.contacts_dense;
+        let contacts = |x: u32| counts[x as usize];
         let top = |a: u32, b: u32| a != NULL && b != NULL && (contacts(a) == 1 || contacts(b) == 1);
-        // Most worlds have no top at all (a pyramid's boxes rest on two): the touching
-        // counts are made only for one that has.
         if !pairs.iter().any(|&[a, b]| top(a, b)) {
             return false;
         }
