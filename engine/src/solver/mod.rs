@@ -192,7 +192,18 @@ pub(crate) struct SolverBodies {
     /// Per solver index, whether `finalize` found the body's new state non-finite and kept
     /// it where it was.
     pub frozen: Vec<bool>,
+    /// Per solver index, how the continuous stage sweeps the body this step, as `finalize`
+    /// found it: [`SWEEP_NONE`], [`SWEEP_FAST`] or [`SWEEP_BULLET`].
+    pub sweep: Vec<u8>,
 }
+
+/// Not swept: not dynamic, quarantined, a bullet without shapes, or not fast.
+pub(crate) const SWEEP_NONE: u8 = 0;
+/// A body that moved more than half its smallest extent this step, where the world sweeps
+/// fast bodies.
+pub(crate) const SWEEP_FAST: u8 = 1;
+/// A bullet with shapes.
+pub(crate) const SWEEP_BULLET: u8 = 2;
 
 /// How a substep's warm start is done.
 ///
@@ -637,14 +648,21 @@ pub(crate) fn integrate_positions(
 /// (with `parallel`, in chunks of bodies on the workers: each body's row is written by the
 /// one worker that holds its solver index), and gives `moved` each body's solver index,
 /// body slot and the pose of its origin as written (the move events are made here, while
-/// the pose is at hand, as Box2D's finalize makes them).
+/// the pose is at hand, as Box2D's finalize makes them). It also finds which bodies the
+/// continuous stage sweeps (`sb.sweep`; fast bodies only where `sweep_fast`), from the
+/// motion it writes, so that stage need not read every body again.
 pub(crate) fn finalize(
     sb: &mut SolverBodies,
     bodies: &mut BodyStore,
     parallel: bool,
+    sweep_fast: bool,
     moved: impl Fn(usize, u32, Transform) + Sync,
 ) -> usize {
-    let frame = &bodies.frame;
+    let (frame, body_type, bullet) = (&bodies.frame, &bodies.body_type, &bodies.bullet);
+    let (shapes, min_extent) = (&bodies.shapes, &bodies.min_extent);
+    sb.sweep.clear();
+    sb.sweep.resize(sb.states.len(), SWEEP_NONE);
+    let sweep = DisjointPtr::new(&mut sb.sweep);
     let v = DisjointPtr::new(&mut bodies.linear_velocity);
     let w = DisjointPtr::new(&mut bodies.angular_velocity);
     let p = DisjointPtr::new(&mut bodies.position);
@@ -676,6 +694,22 @@ pub(crate) fn finalize(
         *p.get_mut(i) = position;
         *q.get_mut(i) = rotation;
         moved(k, i, origin_of(&frame[i as usize], position, rotation));
+        let b = i as usize;
+        if body_type[b] == BodyType::Dynamic {
+            // A body without shapes has an infinite smallest extent: never fast.
+            let half = 0.5 * min_extent[b];
+            *sweep.get_mut(k as u32) = if bullet[b] {
+                if shapes[b].is_empty() {
+                    SWEEP_NONE
+                } else {
+                    SWEEP_BULLET
+                }
+            } else if sweep_fast && s.dp.length_squared() > half * half {
+                SWEEP_FAST
+            } else {
+                SWEEP_NONE
+            };
+        }
         0
     };
     // Chunks of 512 bodies; the frozen count is a sum, whatever the chunks' order.

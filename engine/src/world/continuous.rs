@@ -45,6 +45,7 @@ use crate::error::Error;
 use crate::id::BodyId;
 use crate::math::Aabb;
 use crate::shape::{local_aabb, Shape};
+use crate::solver::{SWEEP_BULLET, SWEEP_FAST};
 use glam::Vec3;
 use rayon::prelude::*;
 
@@ -128,38 +129,27 @@ impl World {
         self.profile.impacts = impacts;
     }
 
-    /// Solver indices of the dynamic bodies to sweep, in one pass over the solver's bodies:
-    /// the non-bullets that moved more than half their smallest extent, then the bullets
-    /// (which bodies are bullets does not depend on the first list's sweeps).
+    /// Solver indices of the dynamic bodies to sweep, from what the finalize found of each
+    /// (`SolverBodies::sweep`): the non-bullets that moved more than half their smallest
+    /// extent, then the bullets (which bodies are bullets does not depend on the first
+    /// list's sweeps). A quarantined body is neither: it stays where it was.
     fn bodies_to_sweep(&self) -> [Vec<u32>; 2] {
-        let (sb, b) = (&self.solver, &self.bodies);
-        let sweep_fast = self.def.sweep_fast_bodies;
         let (mut fast, mut bullets) = (Vec::new(), Vec::new());
-        for (k, s) in sb.states.iter().enumerate() {
-            let i = sb.slot[k] as usize;
-            // A quarantined body stays where it was; its motion is not finite to sweep.
-            if b.body_type[i] != BodyType::Dynamic || sb.frozen[k] {
-                continue;
-            }
-            if b.bullet[i] {
-                if !b.shapes[i].is_empty() {
-                    bullets.push(k as u32);
+        for (k, &kind) in self.solver.sweep.iter().enumerate() {
+            match kind {
+                SWEEP_BULLET => bullets.push(k as u32),
+                // Bodies held by joints are left to the solver: placing one at its time
+                // of impact without its partners tears the joint (ragdolls: max joint
+                // error 14 -> 54 mm, max penetration 0.050 -> 0.108 m). Bullets are swept
+                // whatever holds them.
+                SWEEP_FAST => {
+                    let i = self.solver.slot[k] as usize;
+                    if self.joints.of_body.get(i).is_none_or(|j| j.is_empty()) {
+                        fast.push(k as u32);
+                    }
                 }
-                continue;
+                _ => {}
             }
-            // Infinite without shapes.
-            let half = 0.5 * b.min_extent[i];
-            if !sweep_fast || s.dp.length_squared() <= half * half {
-                continue;
-            }
-            // Bodies held by joints are left to the solver: placing one at its time of
-            // impact without its partners tears the joint (ragdolls: max joint error 14 ->
-            // 54 mm, max penetration 0.050 -> 0.108 m). Bullets are swept whatever holds
-            // them.
-            if self.joints.of_body.get(i).is_some_and(|j| !j.is_empty()) {
-                continue;
-            }
-            fast.push(k as u32);
         }
         [fast, bullets]
     }

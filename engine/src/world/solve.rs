@@ -370,7 +370,15 @@ impl World {
                 fell_asleep: false,
             };
         };
-        if solver::finalize(&mut self.solver, &mut self.bodies, parallel, moved) > 0 {
+        let sweep_fast = self.def.sweep_fast_bodies;
+        if solver::finalize(
+            &mut self.solver,
+            &mut self.bodies,
+            parallel,
+            sweep_fast,
+            moved,
+        ) > 0
+        {
             self.quarantine();
         }
     }
