@@ -82,6 +82,32 @@ pub(crate) fn for_each_chunk_maybe_par<T: Send>(
     }
 }
 
+/// [`for_each_chunk_maybe_par`] and `beside`, serial work that shares nothing with the
+/// loop's items: inside a region the walking thread runs `beside` while the workers start
+/// on the chunks, and then helps with what is left; elsewhere `beside` runs first.
+pub(crate) fn for_each_chunk_maybe_par_beside<T: Send>(
+    items: &mut [T],
+    size: usize,
+    parallel: bool,
+    min_len: usize,
+    f: impl Fn(usize, &mut [T]) + Send + Sync,
+    mut beside: impl FnMut(),
+) {
+    let mut beside = Some(&mut beside as &mut dyn FnMut());
+    if parallel
+        && region::with_current(|r| {
+            r.map(|r| r.for_each_chunk_beside(items, size, min_len, &f, beside.take()))
+                .is_some()
+        })
+    {
+        return;
+    }
+    if let Some(beside) = beside {
+        beside();
+    }
+    for_each_chunk_maybe_par(items, size, parallel, min_len, f);
+}
+
 /// Calls `f(k)` for every `k` in `0..count`, on the current pool's workers when
 /// `parallel` (at least `min_len` to a task), else in order on the calling thread: for
 /// loops whose items are read, or written through a [`DisjointPtr`].

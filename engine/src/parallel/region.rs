@@ -190,7 +190,7 @@ impl Region {
 
     /// Runs `run(k)` for every block `k` in `0..blocks` (at most [`MAX_BLOCKS`]), on this
     /// thread and the workers; returns when all are done.
-    fn run(&self, blocks: usize, run: &(dyn Fn(usize) + Sync)) {
+    fn run(&self, blocks: usize, run: &(dyn Fn(usize) + Sync), beside: Option<&mut dyn FnMut()>) {
         debug_assert!(blocks <= MAX_BLOCKS);
         let job = Job { run };
         // Only this thread changes the stage number, so the word's is the last one.
@@ -208,6 +208,16 @@ impl Region {
             .store(u64::from(stage) << 32 | blocks as u64, Ordering::Release);
         // Inside a stage the loops a block calls run serially (no stage within a stage).
         let walking = CURRENT.with(|c| c.replace(std::ptr::null()));
+        // The walking thread's own task first, while the workers take blocks (a panic in
+        // it waits for the workers' blocks before it leaves the stage).
+        if let Some(beside) = beside {
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(beside)) {
+                if let Ok(mut slot) = self.panic.lock() {
+                    slot.get_or_insert(payload);
+                }
+                self.failed.store(true, Ordering::Release);
+            }
+        }
         let mut mine = 0;
         loop {
             let word = self.word.load(Ordering::Acquire);
@@ -254,9 +264,25 @@ impl Region {
         min_len: usize,
         f: &(impl Fn(usize, &mut [T]) + Sync),
     ) {
+        self.for_each_chunk_beside(items, size, min_len, f, None);
+    }
+
+    /// [`Self::for_each_chunk`], the walking thread running `beside` first while the
+    /// workers start on the blocks (from the back), then taking what blocks are left.
+    pub(crate) fn for_each_chunk_beside<T: Send>(
+        &self,
+        items: &mut [T],
+        size: usize,
+        min_len: usize,
+        f: &(impl Fn(usize, &mut [T]) + Sync),
+        beside: Option<&mut dyn FnMut()>,
+    ) {
         let (len, size, min_len) = (items.len(), size.max(1), min_len.max(1));
         let chunks = len.div_ceil(size);
         if chunks <= min_len {
+            if let Some(beside) = beside {
+                beside();
+            }
             items
                 .chunks_mut(size)
                 .enumerate()
@@ -273,14 +299,16 @@ impl Region {
         if self.threads == 2 {
             let mut cuts = [0; 2 * HALF_BLOCKS + 1];
             let blocks = halving_cuts(chunks, min_len, &mut cuts);
-            self.run(blocks, &|block| run(cuts[block]..cuts[block + 1]));
+            self.run(blocks, &|block| run(cuts[block]..cuts[block + 1]), beside);
         } else {
             let max_blocks = (BLOCKS_PER_THREAD * self.threads).min(MAX_BLOCKS);
             let per_block = min_len.max(chunks.div_ceil(max_blocks));
             let blocks = chunks.div_ceil(per_block);
-            self.run(blocks, &|block| {
-                run(block * per_block..((block + 1) * per_block).min(chunks))
-            });
+            self.run(
+                blocks,
+                &|block| run(block * per_block..((block + 1) * per_block).min(chunks)),
+                beside,
+            );
         }
     }
 }
@@ -364,6 +392,52 @@ mod tests {
             }
         }
         assert_eq!(items, expect);
+    }
+
+    /// A loop with work beside it: the work runs once, on the walking thread, and every item
+    /// is still visited once (the worker may have taken all of them meanwhile); a panic in
+    /// the work beside reaches the walking thread after the stage.
+    #[test]
+    fn work_beside_a_stage_runs_once() {
+        use crate::parallel::for_each_chunk_maybe_par_beside;
+        let n = if cfg!(miri) { 37 } else { 5_003 };
+        let mut items = vec![0u32; n];
+        let (mut runs, mut walker) = (0, None);
+        pool().install(|| {
+            with_region(1, || {
+                for_each_chunk_maybe_par_beside(
+                    &mut items,
+                    7,
+                    true,
+                    1,
+                    |_, chunk| chunk.iter_mut().for_each(|x| *x += 1),
+                    || {
+                        runs += 1;
+                        walker = rayon::current_thread_index();
+                    },
+                );
+                assert_eq!(walker, rayon::current_thread_index());
+            })
+        });
+        assert_eq!(runs, 1);
+        assert!(items.iter().all(|&x| x == 1));
+        let result = pool().install(|| {
+            std::panic::catch_unwind(|| {
+                let mut items = vec![0u32; 64];
+                with_region(1, || {
+                    for_each_chunk_maybe_par_beside(
+                        &mut items,
+                        1,
+                        true,
+                        1,
+                        |_, _| {},
+                        || panic!("beside"),
+                    )
+                })
+            })
+        });
+        let payload = result.expect_err("the panic is raised");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"beside"));
     }
 
     /// The blocks at two threads cover the stage in order, none empty, each half's

@@ -92,7 +92,9 @@ use crate::body::{origin_of, BodyStore, BodyType};
 use crate::id::NULL;
 use crate::math::rotate_diagonal;
 use crate::math::Transform;
-use crate::parallel::{for_each_chunk_maybe_par, for_each_maybe_par, DisjointPtr};
+use crate::parallel::{
+    for_each_chunk_maybe_par, for_each_chunk_maybe_par_beside, for_each_maybe_par, DisjointPtr,
+};
 pub(crate) use free_rotation::{free_rotation, FreeBody, FREE_LANES};
 use glam::{Mat3, Quat, Vec3};
 
@@ -337,21 +339,6 @@ impl SolverBodies {
         }
     }
 
-    /// [`Self::dynamic`], with the inverse mass read by body slot from `inv_mass` (the
-    /// bodies' column, which [`Self::gather`] copied into the solver's mass rows): a dense
-    /// 4-byte column where the rows lie 40 bytes apart in solver order. For the serial
-    /// mapping of every touching pair, where the rows' loads were its largest cost
-    /// (`docs/decisions.md`, "Where rain's two threads wait").
-    #[inline]
-    pub fn dynamic_by_slot(&self, inv_mass: &[f32], body: u32) -> u32 {
-        let k = self.index[body as usize];
-        if k != NULL && inv_mass[body as usize] > 0.0 {
-            k
-        } else {
-            NULL
-        }
-    }
-
     /// Gathers every movable body into the dense arrays (in slot order: reproducible) and
     /// fills its [`Forcing`] for the step.
     ///
@@ -361,12 +348,17 @@ impl SolverBodies {
     /// its own body's columns, so the result does not depend on the split. (It was a
     /// serial pass, and the forcing a second one: figures in `docs/decisions.md`, "The
     /// lead".)
+    ///
+    /// `beside(index)` runs once the dense index is made, beside the loop over the bodies
+    /// (on the walking thread while the workers start on the bodies, inside a region): work
+    /// that reads the index and nothing the loop writes.
     pub fn gather(
         &mut self,
         bodies: &BodyStore,
         alive: impl Fn(usize) -> bool,
         ctx: &StepContext,
         parallel: bool,
+        mut beside: impl FnMut(&[u32]) + Send,
     ) {
         let n = bodies.body_type.len();
         self.slot.clear();
@@ -431,7 +423,26 @@ impl SolverBodies {
                 );
             }
         };
-        for_each_chunk_maybe_par(&mut self.states, GATHER_CHUNK, parallel, 1, chunk);
+        let index = &self.index;
+        for_each_chunk_maybe_par_beside(&mut self.states, GATHER_CHUNK, parallel, 1, chunk, || {
+            beside(index)
+        });
+    }
+}
+
+/// [`SolverBodies::dynamic`] from the solver's `index` column, with the inverse mass read
+/// by body slot from `inv_mass` (the bodies' column, which [`SolverBodies::gather`] copies
+/// into the solver's mass rows): a dense 4-byte column where the rows lie 40 bytes apart
+/// in solver order, and not yet written while the contacts are coloured beside the gather.
+/// For the serial mapping of every touching pair, where the rows' loads were its largest
+/// cost (`docs/decisions.md`, "Where rain's two threads wait").
+#[inline]
+pub(crate) fn dynamic_by_slot(index: &[u32], inv_mass: &[f32], body: u32) -> u32 {
+    let k = index[body as usize];
+    if k != NULL && inv_mass[body as usize] > 0.0 {
+        k
+    } else {
+        NULL
     }
 }
 

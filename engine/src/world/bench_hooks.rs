@@ -21,8 +21,7 @@ impl World {
     pub fn bench_prepare_contacts(&mut self, dt: f32) -> usize {
         let ctx = self.step_context(dt);
         self.collide(dt);
-        self.gather_bodies(&ctx, false);
-        self.gather_contacts(false);
+        self.gather(&ctx, false);
         self.build_graph(&ctx, false);
         self.touching.contacts.len()
     }

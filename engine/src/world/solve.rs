@@ -6,15 +6,49 @@ use super::step::KeepAwake;
 use super::World;
 use crate::body::BodyType;
 use crate::id::NULL;
-use crate::parallel::{for_each_chunk_maybe_par, DisjointPtr};
+use crate::parallel::DisjointPtr;
 use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::{self, Softness, StepContext, WarmStart};
 use impetus_profiling::plot;
 
-/// Touching contacts per work item of the mapping of their bodies in
-/// [`World::gather_contacts`].
-const PAIR_CHUNK: usize = 1024;
+/// The touching contacts' colours and dense bodies, updated once per step (beside the
+/// gather of the bodies, see [`World::gather`]): contacts that stopped touching give their
+/// colours back, contacts that began touching take one, in contact order; each touching
+/// pair's body slots become dense solver indices ([`NULL`] for a static or kinematic
+/// body) through `index` (`SolverBodies::index`, made before this runs) and the bodies'
+/// inverse masses; then the colours are listed.
+fn color_contacts(
+    coloring: &mut crate::solver::color::Coloring,
+    contacts: &mut [crate::contact::Contact],
+    touching: &mut super::Touching,
+    index: &[u32],
+    inv_mass: &[f32],
+) {
+    for &k in &touching.uncolor {
+        let c = &mut contacts[k as usize];
+        coloring.release(c.color, c.color_sides, c.body_a, c.body_b);
+        (c.color, c.color_sides) = (NO_COLOR, 0);
+    }
+    let dynamic = |body: u32| solver::dynamic_by_slot(index, inv_mass, body);
+    // The contacts without a colour take one, from their body slots (a static or
+    // kinematic body takes no colour bit), in contact order.
+    let slot = |body: u32| if dynamic(body) == NULL { NULL } else { body };
+    for (k, color) in touching.colors.iter_mut().enumerate() {
+        if *color == NO_COLOR {
+            let [a, b] = touching.pairs[k];
+            let (c, sides) = coloring.assign(slot(a), slot(b));
+            let contact = &mut contacts[touching.contacts[k] as usize];
+            (contact.color, contact.color_sides) = (c, sides);
+            *color = c;
+        }
+    }
+    for pair in &mut touching.pairs {
+        let [a, b] = *pair;
+        *pair = [dynamic(a), dynamic(b)];
+    }
+    coloring.list(&touching.colors, &touching.points);
+}
 
 impl World {
     /// The step-wide constants of the solver for a step of `dt`.
@@ -47,67 +81,23 @@ impl World {
         }
     }
 
-    /// Gathers the awake movable bodies into the solver's dense arrays, with their
-    /// forcing for the step.
-    pub(crate) fn gather_bodies(&mut self, ctx: &StepContext, parallel: bool) {
+    /// Gathers the movable bodies into the solver's dense arrays (`SolverBodies::gather`)
+    /// and, beside that loop, updates the touching contacts' colours and maps their bodies
+    /// to dense indices ([`color_contacts`]): the two share nothing but the dense index,
+    /// which the gather makes first, so inside the solve region the walking thread colours
+    /// while the worker starts on the bodies (`parallel::for_each_chunk_maybe_par_beside`).
+    /// Runs once per step, after `collide`.
+    pub(crate) fn gather(&mut self, ctx: &StepContext, parallel: bool) {
         let (pool, awake) = (&self.body_pool, &self.bodies.awake);
+        let (coloring, contacts) = (&mut self.graph.coloring, &mut self.contacts.contacts);
+        let (touching, inv_mass) = (&mut self.touching, &self.bodies.inv_mass);
         self.solver.gather(
             &self.bodies,
             |i| pool.is_alive(i) && awake[i],
             ctx,
             parallel,
+            |index| color_contacts(coloring, contacts, touching, index, inv_mass),
         );
-    }
-
-    /// Maps the touching contacts' bodies (listed by the narrowphase) to the solver indices
-    /// of their dynamic bodies ([`NULL`] for static or kinematic), and updates the colours:
-    /// contacts that stopped touching give theirs back, contacts that began touching take
-    /// one, serially in contact order; the mapping itself runs on the workers when
-    /// `parallel` (each pair is its own). Runs once per step, after `collide` and
-    /// [`Self::gather_bodies`].
-    pub(crate) fn gather_contacts(&mut self, parallel: bool) {
-        let coloring = &mut self.graph.coloring;
-        let contacts = &mut self.contacts.contacts;
-        for &k in &self.touching.uncolor {
-            let c = &mut contacts[k as usize];
-            coloring.release(c.color, c.color_sides, c.body_a, c.body_b);
-            (c.color, c.color_sides) = (NO_COLOR, 0);
-        }
-        let sb = &self.solver;
-        let inv_mass = &self.bodies.inv_mass;
-        // The contacts without a colour take one, from their body slots (a static or
-        // kinematic body takes no colour bit), in contact order.
-        let slot = |body: u32| {
-            if sb.dynamic_by_slot(inv_mass, body) == NULL {
-                NULL
-            } else {
-                body
-            }
-        };
-        let touching = &mut self.touching;
-        for (k, color) in touching.colors.iter_mut().enumerate() {
-            if *color == NO_COLOR {
-                let [a, b] = touching.pairs[k];
-                let (c, sides) = coloring.assign(slot(a), slot(b));
-                let contact = &mut contacts[touching.contacts[k] as usize];
-                (contact.color, contact.color_sides) = (c, sides);
-                *color = c;
-            }
-        }
-        // The slots turned into dynamic solver indices.
-        let map = |_: usize, pairs: &mut [[u32; 2]]| {
-            for pair in pairs {
-                let [a, b] = *pair;
-                let (da, db) = (
-                    sb.dynamic_by_slot(inv_mass, a),
-                    sb.dynamic_by_slot(inv_mass, b),
-                );
-                debug_assert_eq!((da, db), (sb.dynamic(a), sb.dynamic(b)));
-                *pair = [da, db];
-            }
-        };
-        for_each_chunk_maybe_par(&mut touching.pairs, PAIR_CHUNK, parallel, 1, map);
-        coloring.list(&touching.colors, &touching.points);
     }
 
     /// Colours the touching contacts and prepares their constraints into batches.
@@ -206,8 +196,7 @@ impl World {
     /// (and their trees when they changed), rolling-resistance rows.
     fn prepare(&mut self, ctx: &StepContext, parallel: bool) {
         let h = ctx.h;
-        self.gather_bodies(ctx, parallel);
-        self.gather_contacts(parallel);
+        self.gather(ctx, parallel);
         self.build_graph(ctx, parallel);
         let pool = &self.joints.pool;
         if self.joints.trees_dirty {
