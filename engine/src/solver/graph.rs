@@ -160,7 +160,7 @@ impl ConstraintGraph {
         ctx: &StepContext,
         parallel: bool,
     ) {
-        // The colours were listed by `World::gather_contacts`.
+        // The colours were listed by `World::gather` (`color_contacts`).
         #[cfg(feature = "validate")]
         if let Some((color, body)) = self.coloring.find_conflict(pairs, sb.states.len()) {
             panic!("validate: colour {color} holds dynamic body {body} twice");

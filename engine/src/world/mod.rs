@@ -124,7 +124,7 @@ pub(crate) struct Touching {
     /// Contact indices, in contact order.
     pub contacts: Vec<u32>,
     /// Their bodies: slots from the narrow phase, the solver indices of their dynamic
-    /// bodies ([`NULL`](crate::id::NULL) for others) after `World::gather_contacts`.
+    /// bodies ([`NULL`](crate::id::NULL) for others) after `World::gather`.
     pub pairs: Vec<[u32; 2]>,
     /// Their colours, in the same order.
     pub colors: Vec<u8>,
