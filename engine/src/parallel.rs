@@ -32,8 +32,28 @@ pub(crate) fn for_each_maybe_par<T: Send>(
     min_len: usize,
     f: impl Fn(usize, &mut T) + Send + Sync,
 ) {
-    if parallel && region::with_current(|r| r.map(|r| r.for_each(items, min_len, &f)).is_some()) {
+    for_each_maybe_par_beside(items, parallel, min_len, f, None);
+}
+
+/// [`for_each_maybe_par`] with serial work `beside` it that shares nothing with the items
+/// (see [`for_each_chunk_maybe_par_beside`]).
+pub(crate) fn for_each_maybe_par_beside<T: Send>(
+    items: &mut [T],
+    parallel: bool,
+    min_len: usize,
+    f: impl Fn(usize, &mut T) + Send + Sync,
+    mut beside: Option<&mut dyn FnMut()>,
+) {
+    if parallel
+        && region::with_current(|r| {
+            r.map(|r| r.for_each_beside(items, min_len, &f, beside.take()))
+                .is_some()
+        })
+    {
         return;
+    }
+    if let Some(beside) = beside {
+        beside();
     }
     if parallel {
         items

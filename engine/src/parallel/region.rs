@@ -245,14 +245,17 @@ impl Region {
         }
     }
 
-    /// Calls `f(k, item)` for every item, in blocks of at least `min_len` items.
-    pub(crate) fn for_each<T: Send>(
+    /// Calls `f(k, item)` for every item, in blocks of at least `min_len` items, with work
+    /// beside it (see [`Self::for_each_chunk_beside`]).
+    pub(crate) fn for_each_beside<T: Send>(
         &self,
         items: &mut [T],
         min_len: usize,
         f: &(impl Fn(usize, &mut T) + Sync),
+        beside: Option<&mut dyn FnMut()>,
     ) {
-        self.for_each_chunk(items, 1, min_len, &|k, item: &mut [T]| f(k, &mut item[0]));
+        let one = |k, item: &mut [T]| f(k, &mut item[0]);
+        self.for_each_chunk_beside(items, 1, min_len, &one, beside);
     }
 
     /// Calls `f(k, chunk)` for every chunk of `size` items (the last may be shorter), in

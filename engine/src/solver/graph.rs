@@ -29,7 +29,7 @@ use crate::contact::{solver_bytes, Contact};
 use crate::id::NULL;
 use crate::joint::JointData;
 use crate::math::{prefetch_batches, prefetch_head, prefetch_raw, prefetch_raw_write};
-use crate::parallel::{for_each_maybe_par, DisjointPtr};
+use crate::parallel::{for_each_maybe_par_beside, DisjointPtr};
 use ahead::BodiesAhead;
 use glam::{Quat, Vec3};
 pub(crate) use pending::{pending_manifold, take_pending};
@@ -58,12 +58,25 @@ fn for_each_prefetched<T: Send, const WRITE: bool>(
     bytes: impl Fn(usize) -> usize + Send + Sync,
     f: impl Fn(usize, &mut T) + Send + Sync,
 ) {
+    for_each_prefetched_beside::<T, WRITE>(batches, parallel, min_len, bytes, f, None);
+}
+
+/// [`for_each_prefetched`] with serial work `beside` it that shares nothing with the
+/// batches (see `parallel::for_each_chunk_maybe_par_beside`).
+fn for_each_prefetched_beside<T: Send, const WRITE: bool>(
+    batches: &mut [T],
+    parallel: bool,
+    min_len: usize,
+    bytes: impl Fn(usize) -> usize + Send + Sync,
+    f: impl Fn(usize, &mut T) + Send + Sync,
+    beside: Option<&mut dyn FnMut()>,
+) {
     let size = size_of::<T>();
     let (base, len) = (batches.as_ptr() as usize, batches.len());
     // Prepare (`WRITE`) asks on every machine: it writes each batch whole, and on the
     // Intel machine asking was no slower than not (`docs/decisions.md`).
     let ask = WRITE || prefetch_batches();
-    for_each_maybe_par(batches, parallel, min_len, |k, batch| {
+    let each = |k: usize, batch: &mut T| {
         if ask && k + BATCH_AHEAD < len {
             let (at, bytes) = (base + (k + BATCH_AHEAD) * size, bytes(k + BATCH_AHEAD));
             if WRITE {
@@ -73,7 +86,8 @@ fn for_each_prefetched<T: Send, const WRITE: bool>(
             }
         }
         f(k, batch)
-    });
+    };
+    for_each_maybe_par_beside(batches, parallel, min_len, each, beside);
 }
 
 /// Contact batches prepared in one stage at least, consecutive colours joined until they
@@ -225,24 +239,33 @@ impl ConstraintGraph {
         // the worker, as each colour's blocks do in the passes, so each core prepares
         // most of the batches it then solves, and the passes' first reads of them find
         // them in its own cache (`docs/decisions.md`).
-        let mut rest = &mut self.contact_batches[..];
-        let mut start = 0;
-        for (c, r) in ranges.iter().enumerate() {
-            let end = r.end;
-            if end - start < PREPARE_GROUP && c + 1 < ranges.len() {
-                continue;
+        // The stack search's first question (is there a lone stack's top?) is asked on the
+        // walking thread beside the first stage: it reads only the pairs and the bodies.
+        let mut lonely = None;
+        {
+            let stacks = &mut self.stacks;
+            let mut ask = || lonely = Some(stacks.lonely(pairs, of_body, sb));
+            let mut beside: Option<&mut dyn FnMut()> = Some(&mut ask);
+            let mut rest = &mut self.contact_batches[..];
+            let mut start = 0;
+            for (c, r) in ranges.iter().enumerate() {
+                let end = r.end;
+                if end - start < PREPARE_GROUP && c + 1 < ranges.len() {
+                    continue;
+                }
+                let (group, tail) = rest.split_at_mut(end - start);
+                rest = tail;
+                let at = |j: usize, out: &mut ContactConstraintW| prepare(start + j, out);
+                for_each_prefetched_beside::<_, true>(group, parallel, 4, whole, at, beside.take());
+                start = end;
             }
-            let (group, tail) = rest.split_at_mut(end - start);
-            rest = tail;
-            let at = |j: usize, out: &mut ContactConstraintW| prepare(start + j, out);
-            for_each_prefetched::<_, true>(group, parallel, 4, whole, at);
-            start = end;
         }
         let (lists, ranges) = (&self.coloring.colors, &self.contact_ranges);
         self.ahead.end(lists, ranges);
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
         self.stacks.build(
             seeded.into_inner(),
+            lonely,
             touching,
             contacts,
             pairs,

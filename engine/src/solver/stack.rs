@@ -183,6 +183,7 @@ impl Stacks {
     pub fn build(
         &mut self,
         seeded: bool,
+        lonely: Option<bool>,
         touching: &[u32],
         contacts: &[Contact],
         pairs: &[[u32; 2]],
@@ -209,8 +210,9 @@ impl Stacks {
         // A stack standing alone has a top body with one contact, with a body under it all
         // of whose contacts touch; without one, and without a heavy body on a light one,
         // there is no tree.
-        // (A seeded step searches whatever `lonely` would say: it is asked only otherwise.)
-        if !seeded && !self.lonely(pairs, of_body, sb) {
+        // `lonely` is that question's answer when the caller asked it already (beside its
+        // preparing of the batches); a seeded step searches whatever it says.
+        if !seeded && !lonely.unwrap_or_else(|| self.lonely(pairs, of_body, sb)) {
             return;
         }
         locate(&mut self.slots);
@@ -417,7 +419,7 @@ impl Stacks {
     /// a touching one with another dynamic body all of whose contacts touch: the top of a
     /// stack standing alone, on the body under it (every contact of a tree standing alone
     /// is one of its edges, and edges touch).
-    fn lonely(&mut self, pairs: &[[u32; 2]], of_body: &[u32], sb: &SolverBodies) -> bool {
+    pub fn lonely(&mut self, pairs: &[[u32; 2]], of_body: &[u32], sb: &SolverBodies) -> bool {
         // Each dense body's live contacts, read once in slot order (the dense bodies are
         // listed in it) rather than through two scattered loads for each end of each pair.
         let counts = &mut self.contacts_dense;
