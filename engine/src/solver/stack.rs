@@ -210,8 +210,7 @@ impl Stacks {
         // A stack standing alone has a top body with one contact, with a body under it all
         // of whose contacts touch; without one, and without a heavy body on a light one,
         // there is no tree.
-        // `lonely` is that question's answer when the caller asked it already (beside its
-        // preparing of the batches); a seeded step searches whatever it says.
+        // (`lonely`: the answer, if the caller asked already; a seeded step needs none.)
         if !seeded && !lonely.unwrap_or_else(|| self.lonely(pairs, of_body, sb)) {
             return;
         }
