@@ -286,13 +286,7 @@ mod tests {
     fn index_matches_a_hash_map() {
         let mut pairs = Pairs::default();
         let mut reference: HashMap<u64, ()> = HashMap::new();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = crate::collision::test_util::Rng::new(0x2545_f491_4f6c_dd1d);
         let check = |pairs: &Pairs, reference: &HashMap<u64, ()>| {
             assert_eq!(pairs.list.len(), reference.len());
             for (k, e) in pairs.list.iter().enumerate() {
@@ -301,7 +295,7 @@ mod tests {
             }
         };
         for step in 0..200_000u32 {
-            let r = next();
+            let r = rng.next_u64();
             let (a, b) = ((r % 300) as u32, ((r >> 20) % 300) as u32);
             if a == b {
                 continue;
