@@ -5,13 +5,17 @@
 //! runs its solver stages.
 //!
 //! One thread (the one walking the stages) publishes a loop as a *stage*: a count of
-//! blocks and a closure that runs one block. The blocks not yet taken are a range in one
-//! atomic word, with the stage's number: the walking thread takes blocks from the front,
-//! the other workers from the back, so that at two threads each side of a colour goes to
-//! the same core pass after pass. The walking thread waits, spinning, until every block
-//! it did not run is done; the other workers spin between stages on the same word. So a
-//! stage costs a few atomic operations, where a rayon fork and join after a serial part
-//! could wait tens of microseconds for a sleeping worker to wake (figures in
+//! blocks and a closure that runs one block, announced in one atomic word with the stage's
+//! number, on which the other workers spin between stages. Each block is taken by swapping
+//! the stage's number into its own flag, a line of its own: the walking thread takes them
+//! from the front, the workers from where their share starts (at two threads, the worker
+//! from the back), so that each side of a colour goes to the same core pass after pass and
+//! a flag's line stays with the core that takes it until the two meet. (Taking blocks
+//! from one shared word moved that line between the cores at every block.) A worker adds
+//! the blocks it ran to the stage's count once, when it finds none left; the walking
+//! thread waits, spinning, until the count and its own blocks make the stage. So a stage
+//! costs a few atomic operations, where a rayon fork and join after a serial part could
+//! wait tens of microseconds for a sleeping worker to wake (figures in
 //! `docs/decisions.md`, "The lead").
 //!
 //! A block runs the same items whichever thread takes it, and the items of a stage are
@@ -25,14 +29,14 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// The most blocks of one stage (the range's ends are 16-bit fields of the word).
-const MAX_BLOCKS: usize = u16::MAX as usize;
+/// The most blocks of one stage: one flag each (at sixteen threads or more a stage has
+/// fewer than [`BLOCKS_PER_THREAD`] a thread).
+const MAX_BLOCKS: usize = 64;
 
 /// Blocks a stage is cut into per thread of the region, at most, at three threads or
-/// more (as Box2D v3 cuts its solver stages, in equal blocks): every block taken is an
-/// atomic operation on the word both sides take from, so fewer, larger blocks move its
-/// line between the cores less, while four a thread still let a thread that finishes
-/// early take over the other's last blocks.
+/// more (as Box2D v3 cuts its solver stages, in equal blocks): fewer, larger blocks are
+/// fewer atomic operations, while four a thread still let a thread that finishes early
+/// take over the others' last blocks.
 const BLOCKS_PER_THREAD: usize = 4;
 
 /// Blocks each half of a stage is cut into at two threads, shrinking towards the middle
@@ -56,8 +60,13 @@ fn pause(idle: &mut u32) {
     }
 }
 
-/// The word's stage number that tells the workers to leave.
-const QUIT: u32 = u32::MAX;
+/// The word's stage number that tells the workers to leave (stage numbers are the word's
+/// upper 48 bits: they do not wrap in any run).
+const QUIT: u64 = (1 << 48) - 1;
+
+/// A block's flag: the number of the last stage that took it, on a line pair of its own.
+#[repr(align(128))]
+struct Flag(AtomicU64);
 
 /// One stage's work: runs block `k`. It lives on the walking thread's stack while the
 /// stage runs and the workers read it for every block they take: aligned to two lines of
@@ -73,13 +82,14 @@ struct Job<'a> {
 /// line with its neighbours there.
 #[repr(align(128))]
 pub(crate) struct Region {
-    /// `stage << 32 | front << 16 | back`: the blocks `front..back` of stage `stage` are
-    /// not yet taken.
+    /// `stage << 16 | blocks`: stage `stage` (counted from 1) has `blocks` blocks.
     word: AtomicU64,
     /// The current stage's job, valid while its blocks are not all done.
     job: AtomicPtr<Job<'static>>,
     /// Blocks of the current stage run by the workers and done.
     done: AtomicU32,
+    /// Each block's flag (see [`Flag`]).
+    flags: [Flag; MAX_BLOCKS],
     /// Set when a block panicked (the payload is kept for the walking thread to raise).
     failed: AtomicBool,
     panic: Mutex<Option<Box<dyn std::any::Any + Send>>>,
@@ -104,6 +114,7 @@ pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
         word: AtomicU64::new(0),
         job: AtomicPtr::new(std::ptr::null_mut()),
         done: AtomicU32::new(0),
+        flags: std::array::from_fn(|_| Flag(AtomicU64::new(0))),
         failed: AtomicBool::new(false),
         panic: Mutex::new(None),
         walker: rayon::current_thread_index(),
@@ -111,8 +122,8 @@ pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
     };
     rayon::in_place_scope(|scope| {
         let shared = &region;
-        for _ in 0..workers {
-            scope.spawn(move |_| shared.work());
+        for worker in 1..=workers {
+            scope.spawn(move |_| shared.work(worker));
         }
         let before = CURRENT.with(|c| c.replace(&region));
         // The workers leave however `walk` ends (a panic included), else the scope would
@@ -121,7 +132,7 @@ pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
         impl Drop for Leave<'_> {
             fn drop(&mut self) {
                 CURRENT.with(|c| c.set(self.1));
-                self.0.word.store(u64::from(QUIT) << 32, Ordering::Release);
+                self.0.word.store(QUIT << 16, Ordering::Release);
             }
         }
         let _leave = Leave(&region, before);
@@ -139,42 +150,73 @@ pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Region>) -> R) -> R {
 }
 
 impl Region {
-    /// A worker's loop: takes blocks from the back of each stage until told to leave.
-    fn work(&self) {
+    /// A worker's loop: takes the blocks of each stage it can, from where its share starts
+    /// (worker `worker` of the region's threads), until told to leave.
+    fn work(&self, worker: usize) {
         // A worker's job that the walking thread itself meets (waiting inside a rayon
         // join of its own, it may run the jobs its deque holds) leaves at once: run there,
         // it would spin until the walk it interrupts ends.
         if rayon::current_thread_index() == self.walker {
             return;
         }
-        let mut idle = 0;
+        let (mut idle, mut seen) = (0, 0);
         loop {
             let word = self.word.load(Ordering::Acquire);
-            if (word >> 32) as u32 == QUIT {
+            let stage = word >> 16;
+            if stage == QUIT {
                 return;
             }
-            let (front, back) = ((word >> 16) as u16, word as u16);
-            if front >= back {
+            if stage == seen {
                 pause(&mut idle);
                 continue;
             }
-            idle = 0;
-            let taken = (word & !0xffff) | u64::from(back - 1);
-            if self
-                .word
-                .compare_exchange_weak(word, taken, Ordering::AcqRel, Ordering::Relaxed)
-                .is_err()
-            {
-                continue;
+            (idle, seen) = (0, stage);
+            let blocks = (word & 0xffff) as usize;
+            let mut ran = 0;
+            let mut take = |k: usize| {
+                if !self.claim(k, stage) {
+                    return false;
+                }
+                // SAFETY: block `k` of this stage is taken and not done, so the walking
+                // thread is still inside this stage's `run` (it returns only once every
+                // block is done), and the job it published for the stage, stored before
+                // the word that announced the stage, lives on its stack until then. (A
+                // flag of this stage's blocks taken by a later stage is past this one's
+                // number, so no block of a finished stage can be taken.)
+                let job = unsafe { &*self.job.load(Ordering::Acquire) };
+                self.guarded(job.run, k);
+                ran += 1;
+                true
+            };
+            if self.threads == 2 {
+                // From the back until a block the walking thread took.
+                for k in (0..blocks).rev() {
+                    if !take(k) {
+                        break;
+                    }
+                }
+            } else {
+                let start = worker * blocks / self.threads;
+                for k in (start..blocks).chain(0..start) {
+                    take(k);
+                }
             }
-            // SAFETY: the block is taken and not done, so the walking thread is still
-            // inside this stage's `run` (it returns only once every block is done), and
-            // the job it published for the stage, stored before the word that made the
-            // block takeable, lives on its stack until then.
-            let job = unsafe { &*self.job.load(Ordering::Acquire) };
-            self.guarded(job.run, usize::from(back - 1));
-            self.done.fetch_add(1, Ordering::Release);
+            if ran > 0 {
+                self.done.fetch_add(ran, Ordering::Release);
+            }
         }
+    }
+
+    /// Takes block `k` for `stage`: false if another thread took it in this stage (or a
+    /// later one).
+    #[inline]
+    fn claim(&self, k: usize, stage: u64) -> bool {
+        let flag = &self.flags[k].0;
+        let last = flag.load(Ordering::Relaxed);
+        last < stage
+            && flag
+                .compare_exchange(last, stage, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
     }
 
     /// Runs block `k`; a panic is kept for the walking thread to raise once the stage is
@@ -194,18 +236,15 @@ impl Region {
         debug_assert!(blocks <= MAX_BLOCKS);
         let job = Job { run };
         // Only this thread changes the stage number, so the word's is the last one.
-        let last = (self.word.load(Ordering::Relaxed) >> 32) as u32;
-        let stage = match last.wrapping_add(1) {
-            QUIT => 0,
-            s => s,
-        };
+        let stage = (self.word.load(Ordering::Relaxed) >> 16) + 1;
+        debug_assert!(stage < QUIT);
         self.done.store(0, Ordering::Relaxed);
         self.job.store(
             (&job as *const Job<'_>).cast::<Job<'static>>().cast_mut(),
             Ordering::Relaxed,
         );
         self.word
-            .store(u64::from(stage) << 32 | blocks as u64, Ordering::Release);
+            .store(stage << 16 | blocks as u64, Ordering::Release);
         // Inside a stage the loops a block calls run serially (no stage within a stage).
         let walking = CURRENT.with(|c| c.replace(std::ptr::null()));
         // The walking thread's own task first, while the workers take blocks (a panic in
@@ -218,20 +257,15 @@ impl Region {
                 self.failed.store(true, Ordering::Release);
             }
         }
+        // From the front: at two threads until a block the worker took (it takes them
+        // from the back), else every block the workers have not.
         let mut mine = 0;
-        loop {
-            let word = self.word.load(Ordering::Acquire);
-            let (front, back) = ((word >> 16) as u16, word as u16);
-            if front >= back {
-                break;
-            }
-            if self
-                .word
-                .compare_exchange_weak(word, word + (1 << 16), Ordering::AcqRel, Ordering::Relaxed)
-                .is_ok()
-            {
-                self.guarded(run, usize::from(front));
+        for k in 0..blocks {
+            if self.claim(k, stage) {
+                self.guarded(run, k);
                 mine += 1;
+            } else if self.threads == 2 {
+                break;
             }
         }
         CURRENT.with(|c| c.set(walking));
@@ -366,35 +400,45 @@ mod tests {
     use crate::parallel::{for_each_chunk_maybe_par, for_each_maybe_par};
 
     fn pool() -> rayon::ThreadPool {
+        pool_of(2)
+    }
+
+    fn pool_of(threads: usize) -> rayon::ThreadPool {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
+            .num_threads(threads)
             .build()
             .unwrap()
     }
 
     /// Every item of every stage is visited once, whichever thread takes its block, and a
-    /// stage sees the writes of the one before.
+    /// stage sees the writes of the one before: at two threads (the walking thread from the
+    /// front, the worker from the back) and at three and four (each worker from its share).
     #[test]
     fn every_item_once_per_stage() {
         let n = if cfg!(miri) { 23 } else { 1_003 };
-        let mut items = vec![0u64; n];
-        pool().install(|| {
-            with_region(1, || {
-                for round in 1..=3u64 {
-                    for_each_maybe_par(&mut items, true, 2, |k, x| *x = *x * 3 + k as u64 + round);
-                    for_each_chunk_maybe_par(&mut items, 5, true, 1, |k, chunk| {
-                        chunk.iter_mut().for_each(|x| *x += k as u64)
-                    });
-                }
-            })
-        });
+        let rounds = if cfg!(miri) { 3 } else { 200 };
         let mut expect = vec![0u64; n];
-        for round in 1..=3u64 {
+        for round in 1..=rounds {
             for (k, x) in expect.iter_mut().enumerate() {
-                *x = *x * 3 + k as u64 + round + (k / 5) as u64;
+                *x = x.wrapping_mul(3) + k as u64 + round + (k / 5) as u64;
             }
         }
-        assert_eq!(items, expect);
+        for threads in [2, 3, 4] {
+            let mut items = vec![0u64; n];
+            pool_of(threads).install(|| {
+                with_region(threads - 1, || {
+                    for round in 1..=rounds {
+                        for_each_maybe_par(&mut items, true, 2, |k, x| {
+                            *x = x.wrapping_mul(3) + k as u64 + round
+                        });
+                        for_each_chunk_maybe_par(&mut items, 5, true, 1, |k, chunk| {
+                            chunk.iter_mut().for_each(|x| *x += k as u64)
+                        });
+                    }
+                })
+            });
+            assert_eq!(items, expect, "{threads} threads");
+        }
     }
 
     /// A loop with work beside it: the work runs once, on the walking thread, and every item
