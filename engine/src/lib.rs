@@ -95,6 +95,12 @@ mod solver;
 pub mod stepper;
 mod world;
 
+/// Whether this build of the engine checks the solver's invariants every step (the
+/// `validate` feature: no dynamic body twice in a colour, kept joint lists and batches
+/// equal to fresh ones, no impulses left pending). The workspace's tests turn it on; a build
+/// that is timed has it off, as the checks cost time every step.
+pub const VALIDATES: bool = cfg!(feature = "validate");
+
 pub use body::{BodyDef, BodyType};
 pub use collision::{Manifold, ManifoldPoint};
 pub use debug_draw::{DebugDraw, DebugDrawOptions, DebugPalette, Rgba};

@@ -427,9 +427,20 @@ pub fn compare(o: &CompareArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// Why a build of impetus-bench whose engine has the `validate` feature does not time it.
+pub const VALIDATE_BUILD: &str = "this impetus-bench was built with the engine's `validate` \
+     feature (as `cargo test` builds it: the tests' dev-dependency turns it on), so every step \
+     also checks the solver's invariants and impetus's times would be too long. Build it for \
+     timing with `cargo build --release -p impetus-scenes --bin impetus-bench` (or use \
+     `cargo run --release ...`, which does)";
+
 /// Refuses to measure a peer whose library was built with its asserts on (a checked or
-/// debug build, slower than its authors ship it), naming the peer and its build.
+/// debug build, slower than its authors ship it), naming the peer and its build, and to
+/// time impetus in a build that checks its invariants every step ([`VALIDATE_BUILD`]).
 pub fn check_builds(engines: &[Engine]) -> Result<(), String> {
+    if impetus::VALIDATES && engines.contains(&Engine::Impetus) {
+        return Err(VALIDATE_BUILD.to_string());
+    }
     for e in engines {
         if e.asserts() {
             return Err(format!(
@@ -527,4 +538,20 @@ pub fn sweep(o: &SweepArgs) -> Result<(), String> {
         write_file(path, scaling_chart(&title, &series))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A build whose engine checks its invariants every step (as the tests build it) is
+    /// refused for timing impetus, and only for that.
+    #[test]
+    fn a_validating_build_does_not_time_impetus() {
+        assert_eq!(
+            check_builds(&[Engine::Impetus]).is_err(),
+            impetus::VALIDATES
+        );
+        assert!(check_builds(&[]).is_ok());
+    }
 }

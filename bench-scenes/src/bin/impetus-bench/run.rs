@@ -44,6 +44,9 @@ pub fn run(a: &RunArgs) -> Result<(), String> {
         }
     };
     println!("{}", result.table());
+    if impetus::VALIDATES && engine == Engine::Impetus {
+        println!("  note: {}", crate::compare::VALIDATE_BUILD);
+    }
     if let Some(path) = &a.json {
         write_json(path, &result.to_json())?;
     }
