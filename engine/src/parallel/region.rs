@@ -305,7 +305,8 @@ impl Region {
     }
 
     /// [`Self::for_each_chunk`], the walking thread running `beside` first while the
-    /// workers start on the blocks (from the back), then taking what blocks are left.
+    /// workers start on the blocks (at two threads from the back, else each from its
+    /// share), then taking what blocks are left.
     pub(crate) fn for_each_chunk_beside<T: Send>(
         &self,
         items: &mut [T],
