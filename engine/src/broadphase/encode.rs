@@ -222,3 +222,59 @@ impl crate::codec::Field for BroadPhase {
         })
     }
 }
+
+impl BroadPhase {
+    /// The proxies' growths in a state (section `GROW`, beside `BRPH` so that a reader of
+    /// format 3.0 skips it): the proxies whose growth is not zero, each as its id less the
+    /// previous one's and its growth.
+    pub(crate) fn put_growth(&self, w: &mut crate::codec::Writer<'_>) {
+        let growth = &self.proxies.growth;
+        let set = (0..growth.len()).filter(|&i| growth[i] != 0);
+        w.put(&(set.clone().count() as u32));
+        let mut last = 0u32;
+        for i in set {
+            w.put(&(i as u32 - last));
+            w.put(&growth[i]);
+            last = i as u32;
+        }
+    }
+
+    /// Reads what [`Self::put_growth`] wrote: (proxy, growth) pairs in increasing order of
+    /// proxy.
+    pub(crate) fn get_growth(r: &mut crate::codec::Reader<'_>) -> Result<Vec<(u32, u16)>, Error> {
+        let n = r.count()?;
+        let mut list = Vec::with_capacity(n);
+        let mut last = 0u32;
+        for k in 0..n {
+            let step: u32 = r.get()?;
+            if k > 0 && step == 0 {
+                return Err(r.error("holds a proxy's growth twice"));
+            }
+            last = last
+                .checked_add(step)
+                .ok_or_else(|| r.error("holds a proxy's growth past the proxies"))?;
+            list.push((last, r.get()?));
+        }
+        Ok(list)
+    }
+
+    /// Sets the growths read by [`Self::get_growth`] (every other proxy's is zero); `Err`
+    /// when one names a proxy past the proxies.
+    pub(crate) fn set_growth(&mut self, list: &[(u32, u16)]) -> Result<(), Error> {
+        let growth = &mut self.proxies.growth;
+        growth.clear();
+        growth.resize(self.proxies.fat.len(), 0);
+        for &(i, g) in list {
+            match growth.get_mut(i as usize) {
+                Some(slot) => *slot = g,
+                None => {
+                    return Err(Error::invalid(
+                        "state",
+                        "holds a proxy's growth past the proxies",
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -216,7 +216,9 @@ impl BroadPhase {
             p.range.resize(i + 1, CellRange::default());
             p.slots.resize(i + 1, [NULL; CACHED_CELLS]);
             p.prev.resize(i + 1, Aabb::default());
+            p.growth.resize(i + 1, 0);
         }
+        p.growth[i] = 0;
         let queued = p.flags[i] & QUEUED;
         p.fat[i] = fat;
         p.flags[i] = ALIVE | QUEUED | NEW | if is_static { STATIC } else { 0 };
@@ -317,10 +319,18 @@ impl BroadPhase {
         &self.proxies.fat[id as usize]
     }
 
-    /// Replaces the fat box of proxy `id` (its tight box left the old one).
+    /// The caller's record of how proxy `id`'s fat box grows (0 for a new proxy).
     #[inline]
-    pub fn move_proxy(&mut self, id: u32, fat: Aabb) {
+    pub fn growth(&self, id: u32) -> u16 {
+        self.proxies.growth[id as usize]
+    }
+
+    /// Replaces the fat box of proxy `id` (its tight box left the old one), with the
+    /// caller's record of how it grows.
+    #[inline]
+    pub fn move_proxy(&mut self, id: u32, fat: Aabb, growth: u16) {
         let i = id as usize;
+        self.proxies.growth[i] = growth;
         if self.proxies.flags[i] & QUEUED == 0 {
             self.proxies.prev[i] = self.proxies.fat[i];
             self.proxies.flags[i] |= QUEUED;

@@ -13,6 +13,8 @@ pub(super) struct Proxies {
     pub(super) slots: Vec<CellSlots>,
     /// The fat box at the last update, kept for moved proxies (see [`Proxies::existed`]).
     pub(super) prev: Vec<Aabb>,
+    /// How each proxy's fat box grows (the caller's: see [`super::BroadPhase::growth`]).
+    pub(super) growth: Vec<u16>,
 }
 
 impl Proxies {

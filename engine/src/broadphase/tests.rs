@@ -123,7 +123,7 @@ fn check_against_brute_force(
             if rng.unit() < 0.03 {
                 p.bb = random_box(&mut rng);
             }
-            bp.move_proxy(i as u32, p.bb);
+            bp.move_proxy(i as u32, p.bb, 0);
         }
         for _ in 0..3 {
             let victim = (rng.unit() * n as f32) as usize % n;

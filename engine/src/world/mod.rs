@@ -195,7 +195,7 @@ pub(crate) struct Scratch {
     /// The bouncy touching contacts of the step (see `solver::impact::resolve`).
     pub impacts: Vec<usize>,
     /// Per chunk of bodies, the proxies the bounds' refit moves (see `World::refit_moved`).
-    pub refit_moved: Vec<Vec<(u32, crate::math::Aabb)>>,
+    pub refit_moved: Vec<Vec<(u32, crate::math::Aabb, u16)>>,
 }
 
 impl World {

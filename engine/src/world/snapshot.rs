@@ -18,10 +18,12 @@
 //! - `ISLE`: the islands; `COLR`: the colours of the constraint graph;
 //! - `JOIN`: every live joint's impulses, reaction and colour, and the driven list;
 //! - `KINE`: the kinematic targets set since the last step;
+//! - `GROW`: the broadphase proxies' fat-box growths (see `world::bounds`), the non-zero
+//!   ones (new in version 3.1; a state without it restores them as zero);
 //! - `PART` (only in a world that has had particles): the particle slots, then every live
 //!   particle's position and velocity.
 //!
-//! The format (`codec`): magic `IMPS`, version 3.0, flags, a section table, an FNV-1a 64
+//! The format (`codec`): magic `IMPS`, version 3.1, flags, a section table, an FNV-1a 64
 //! checksum. Unknown sections are skipped. Restoring decodes and checks everything first; a
 //! rejected state leaves the world as it was.
 //!
@@ -49,9 +51,9 @@ const MAGIC: &[u8; 4] = b"IMPS";
 /// previous contact's coefficients, no colour, child or link, the empty manifold), shapes
 /// as differences, caches with only their used anchors, points without zero impulses;
 /// broadphase proxies without the ranges and cell slots the grid gives and with previous
-/// boxes only while queued; pairs as differences.
+/// boxes only while queued; pairs as differences. Version 3.1: the `GROW` section.
 const MAJOR: u16 = 3;
-const MINOR: u16 = 0;
+const MINOR: u16 = 1;
 
 /// One body's state.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -165,6 +167,8 @@ pub(super) struct Decoded {
     kinematic: super::kinematic::KinematicTargets,
     /// The particle slots and the live particles' positions and velocities, if saved.
     particles: Option<(SlotPool, Vec<(Vec3, Vec3)>)>,
+    /// The proxies' fat-box growths, if saved (put into `broadphase` once read).
+    growth: Option<Vec<(u32, u16)>>,
 }
 
 /// Writes section `tag`: its header, then what `body` writes, then its length.
@@ -208,7 +212,7 @@ impl World {
         w.raw_u16(MINOR);
         w.raw_u32(0); // flags
         let particles = self.particles.pool.capacity() > 0;
-        w.raw_u32(10 + particles as u32); // sections
+        w.raw_u32(11 + particles as u32); // sections
         section(&mut w, b"HEAD", |w| {
             w.put(&self.structure);
             w.put(&self.steps);
@@ -246,6 +250,7 @@ impl World {
             }
         });
         section(&mut w, b"BRPH", |w| w.put(&self.broadphase));
+        section(&mut w, b"GROW", |w| self.broadphase.put_growth(w));
         section(&mut w, b"CONT", |w| {
             let data = &self.shapes.data;
             self.contacts.put_state(
@@ -352,6 +357,7 @@ impl World {
             driven: Vec::new(),
             kinematic: Default::default(),
             particles: None,
+            growth: None,
         };
         let mut seen = 0u32;
         for _ in 0..count {
@@ -410,6 +416,14 @@ impl World {
                     // Optional: a world without particles writes none.
                     1024
                 }
+                b"GROW" => {
+                    if d.growth.is_some() {
+                        return Err(Error::invalid(WHAT, "repeats a section"));
+                    }
+                    d.growth = Some(crate::broadphase::BroadPhase::get_growth(&mut s)?);
+                    // Optional: a state of version 3.0 has none.
+                    2048
+                }
                 _ => 0, // a section of a later minor version: skipped
             };
             if known != 0 && !s.is_empty() {
@@ -426,6 +440,8 @@ impl World {
         if seen & 1023 != 1023 {
             return Err(Error::invalid(WHAT, "lacks a section"));
         }
+        d.broadphase
+            .set_growth(d.growth.as_deref().unwrap_or_default())?;
         Ok(d)
     }
 
