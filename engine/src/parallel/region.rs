@@ -26,8 +26,8 @@
 use std::cell::Cell;
 use std::ops::Range;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The most blocks of one stage: one flag each (at sixteen threads or more a stage has
 /// fewer than [`BLOCKS_PER_THREAD`] a thread).
@@ -76,10 +76,9 @@ struct Job<'a> {
     run: &'a (dyn Fn(usize) + Sync),
 }
 
-/// What the walking thread shares with the region's workers. It lives on the walking
-/// thread's stack, which the walking thread writes all the time: aligned to two lines
-/// (the adjacent-line prefetcher's pair), so that the word the workers spin on shares no
-/// line with its neighbours there.
+/// What the walking thread shares with the region's workers (each holds a handle on it):
+/// aligned to two lines (the adjacent-line prefetcher's pair), so that the word the workers
+/// spin on shares no line with anything else the walking thread writes.
 #[repr(align(128))]
 pub(crate) struct Region {
     /// `stage << 16 | blocks`: stage `stage` (counted from 1) has `blocks` blocks.
@@ -97,6 +96,8 @@ pub(crate) struct Region {
     walker: Option<usize>,
     /// Threads that take blocks: the walking thread and the workers.
     threads: usize,
+    /// Workers that have left the region (see [`with_region`]).
+    left: AtomicUsize,
 }
 
 thread_local! {
@@ -110,7 +111,7 @@ thread_local! {
 /// pool, with no parallel work in flight, and with no more workers than cores (a
 /// spinning worker would take the walking thread's core).
 pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
-    let region = Region {
+    let region = Arc::new(Region {
         word: AtomicU64::new(0),
         job: AtomicPtr::new(std::ptr::null_mut()),
         done: AtomicU32::new(0),
@@ -119,25 +120,48 @@ pub(crate) fn with_region<R>(workers: usize, walk: impl FnOnce() -> R) -> R {
         panic: Mutex::new(None),
         walker: rayon::current_thread_index(),
         threads: workers + 1,
-    };
-    rayon::in_place_scope(|scope| {
-        let shared = &region;
-        for worker in 1..=workers {
-            scope.spawn(move |_| shared.work(worker));
-        }
-        let before = CURRENT.with(|c| c.replace(&region));
-        // The workers leave however `walk` ends (a panic included), else the scope would
-        // wait for them for ever.
-        struct Leave<'a>(&'a Region, *const Region);
-        impl Drop for Leave<'_> {
-            fn drop(&mut self) {
-                CURRENT.with(|c| c.set(self.1));
-                self.0.word.store(QUIT << 16, Ordering::Release);
+        left: AtomicUsize::new(0),
+    });
+    // The workers are spawned each with a handle of its own on the region, and the
+    // walking thread waits for them to leave, rather than spawned into a rayon scope: a
+    // scope's spawned job tells the scope it has ended while its call still holds a
+    // protected reference to the scope, which the owner then frees (Miri, under Tree
+    // Borrows, reports it as undefined behaviour in rayon's scope code).
+    for worker in 1..=workers {
+        let shared = Arc::clone(&region);
+        rayon::spawn(move || {
+            // Counted as gone however `work` ends, so that the walking thread cannot
+            // wait for it for ever.
+            struct Gone(Arc<Region>);
+            impl Drop for Gone {
+                fn drop(&mut self) {
+                    self.0.left.fetch_add(1, Ordering::Release);
+                }
+            }
+            let gone = Gone(shared);
+            gone.0.work(worker);
+        });
+    }
+    let before = CURRENT.with(|c| c.replace(&*region));
+    // The workers leave however `walk` ends (a panic included), and the walking thread
+    // waits until they have: a stage's job they might still read lives on its stack.
+    struct Leave<'a>(&'a Region, *const Region);
+    impl Drop for Leave<'_> {
+        fn drop(&mut self) {
+            CURRENT.with(|c| c.set(self.1));
+            let region = self.0;
+            region.word.store(QUIT << 16, Ordering::Release);
+            // A worker not yet taken by another thread is still in this thread's deque:
+            // `yield_now` runs it here, where it leaves at once.
+            while region.left.load(Ordering::Acquire) < region.threads - 1 {
+                if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                    std::hint::spin_loop();
+                }
             }
         }
-        let _leave = Leave(&region, before);
-        walk()
-    })
+    }
+    let _leave = Leave(&region, before);
+    walk()
 }
 
 /// Calls `f` with the region the calling thread walks, if it walks one and is not inside
