@@ -432,7 +432,7 @@ pub(super) fn core_in_b(
 /// at least that axis's gap at every point of the segment, so a pair apart by this much is
 /// apart by the exact distance too, and the distance (most pairs of a capsule and a box
 /// near it, by their bounding boxes, are apart) is not worked out.
-fn segment_box_gap(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
+pub(super) fn segment_box_gap(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
     let p1 = p0 + seg;
     let gap = (p0.min(p1) - h).max(-h - p0.max(p1)).max_element();
     // The exact distance's rounding: a few ulps of the largest coordinate, and of the
@@ -454,7 +454,7 @@ fn segment_box_gap(p0: Vec3, seg: Vec3, h: Vec3) -> f32 {
 /// nearly constant distance takes its middle, below). This replaces
 /// the general GJK for the most common capsule pair (a capsule on the ground box: rain's
 /// capsules spent most of their narrow phase in it).
-fn segment_box_distance(p0: Vec3, seg: Vec3, r: f32, h: Vec3) -> Distance {
+pub(super) fn segment_box_distance(p0: Vec3, seg: Vec3, r: f32, h: Vec3) -> Distance {
     let best_t = nearest_on_segment(p0, seg, h);
     let pa = p0 + seg * best_t;
     let pb = pa.clamp(-h, h);

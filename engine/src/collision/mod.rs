@@ -11,6 +11,7 @@ pub(crate) mod box_box;
 mod capsule;
 mod clip;
 mod deep;
+pub(crate) mod gap;
 pub(crate) mod gjk;
 mod hull;
 mod plane;
