@@ -70,14 +70,7 @@ pub(crate) fn free_rotation(bodies: &[FreeBody; FREE_LANES], h: f32) -> [(Quat, 
         let (li, lj) = (l[i], l[j]);
         l[i] = c * li + s * lj;
         l[j] = c * lj - s * li;
-        let mut v = [zero; 3];
-        v[k] = t;
-        r = r.mul(Ql {
-            x: v[0],
-            y: v[1],
-            z: v[2],
-            w: one,
-        });
+        r = r.mul_axis(k, t);
     }
     // The body turned by `r` and `L` by `r⁻¹`: the world momentum `q L` is unchanged (to
     // f64 rounding).
@@ -198,6 +191,24 @@ impl Ql {
             y: -self.y,
             z: -self.z,
             w: self.w,
+        }
+    }
+
+    /// `self · (1, t e_k)`: [`Ql::mul`] by the quaternion of a turn about body axis `k`,
+    /// without its products by that quaternion's zeros (each component is then one
+    /// product and one sum, the same two operands as in `mul`, so the same bits).
+    fn mul_axis(self, k: usize, t: Fl) -> Ql {
+        let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+        let u = [self.x, self.y, self.z];
+        let mut v = [u[0]; 3];
+        v[k] = self.w * t + u[k];
+        v[i] = u[i] + u[j] * t;
+        v[j] = u[j] - u[i] * t;
+        Ql {
+            x: v[0],
+            y: v[1],
+            z: v[2],
+            w: self.w - u[k] * t,
         }
     }
 
