@@ -517,9 +517,9 @@ fn update_manifold(
 /// bound of its distance above the speculative distance (sphere, capsule and box pairs but
 /// two boxes: `collision::gap`): its invalid cache then holds the relative pose of the
 /// shapes then (`relative`) and that bound (`tolerance`), and the next updates skip it
-/// while the pose has moved by less than the bound's lead over the speculative distance.
-/// In rain, 4,100 of the 17,000 pairs a step were apart in reach of each other, each found
-/// so again by the pair function (`docs/decisions.md`, "Pairs apart by a known gap").
+/// while the pose has moved by less than the bound's lead over the speculative distance
+/// (resting neighbours whose bounding spheres are in reach and whose shapes are not: figures
+/// in `docs/decisions.md`, "Pairs apart by a known gap").
 pub(crate) const APART_BY_GAP: u8 = NO_AXIS - 1;
 
 /// The least lead (m) of a kept gap over the speculative distance that skips an update

@@ -195,8 +195,9 @@ impl Ql {
     }
 
     /// `self · (1, t e_k)`: [`Ql::mul`] by the quaternion of a turn about body axis `k`,
-    /// without its products by that quaternion's zeros (each component is then one
-    /// product and one sum, the same two operands as in `mul`, so the same bits).
+    /// without its products by that quaternion's zeros. Each component is then one product
+    /// and one sum of the same two operands as in `mul`, so the same bits, but for the sign
+    /// of a component that comes out exactly zero (`mul` adds the zero products to it).
     fn mul_axis(self, k: usize, t: Fl) -> Ql {
         let (i, j) = ((k + 1) % 3, (k + 2) % 3);
         let u = [self.x, self.y, self.z];
