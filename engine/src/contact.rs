@@ -432,7 +432,7 @@ fn update_manifold(
     // its cache invalid), but for the normal it turns to world space (zero, but for the
     // signs of the zeros).
     if c.separating == APART_BY_GAP {
-        let moved = gap::shift(&c.cache.relative, &relative, gap::radius(&sb.shape));
+        let moved = gap::shift(&c.cache.relative, &relative, sb.shape.bounding_radius());
         // Rounding: the bound and the pair function's separation are worked out in other
         // frames, a few ulps of the coordinates apart.
         let slack = GAP_SLACK + 1.0e-5 * relative.p.length();

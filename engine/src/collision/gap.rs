@@ -76,22 +76,8 @@ pub(crate) fn lower_bound(a: &Shape, b: &Shape, rel: &Transform) -> Option<f32> 
     distance.is_finite().then_some(distance)
 }
 
-/// The farthest any point of `shape` lies from the origin of its frame (for the kinds
-/// [`lower_bound`] takes; 0 for the others, which it never bounds).
-pub(crate) fn radius(shape: &Shape) -> f32 {
-    match *shape {
-        Shape::Sphere { radius } => radius,
-        Shape::Capsule {
-            half_height,
-            radius,
-        } => half_height + radius,
-        Shape::Box { half_extents } => half_extents.length(),
-        _ => 0.0,
-    }
-}
-
-/// How far a point within `radius` of a shape's origin can have moved between poses `then`
-/// and `now` of the shape (at most): the translation's length plus the chord of the
+/// How far a point within `radius` of a shape's origin (its `Shape::bounding_radius`) can
+/// have moved between poses `then` and `now` of the shape (at most): the translation's length plus the chord of the
 /// rotation, `2 sin(θ/2) r ≤ 2 |q_now − ±q_then| r`. The quaternions' difference is used
 /// rather than `1 − (q·q')²`, which rounds small rotations to nothing.
 pub(crate) fn shift(then: &Transform, now: &Transform, radius: f32) -> f32 {
