@@ -77,9 +77,10 @@ pub(crate) fn lower_bound(a: &Shape, b: &Shape, rel: &Transform) -> Option<f32> 
 }
 
 /// How far a point within `radius` of a shape's origin (its `Shape::bounding_radius`) can
-/// have moved between poses `then` and `now` of the shape (at most): the translation's length plus the chord of the
-/// rotation, `2 sin(θ/2) r ≤ 2 |q_now − ±q_then| r`. The quaternions' difference is used
-/// rather than `1 − (q·q')²`, which rounds small rotations to nothing.
+/// have moved between poses `then` and `now` of the shape (at most): the translation's
+/// length plus the chord of the rotation, `2 sin(θ/2) r ≤ 2 |q_now − ±q_then| r`. The
+/// quaternions' difference is used rather than `1 − (q·q')²`, which rounds small rotations
+/// to nothing.
 pub(crate) fn shift(then: &Transform, now: &Transform, radius: f32) -> f32 {
     let q: Quat = if then.q.dot(now.q) < 0.0 {
         -then.q
