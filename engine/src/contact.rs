@@ -25,6 +25,25 @@ pub(crate) const HIT_EVENTS: u8 = 4;
 pub(crate) const MODIFY: u8 = 8;
 /// The modifier gave it a tangent velocity (in [`ContactStore::tangent`]).
 pub(crate) const TANGENT: u8 = 16;
+/// A dynamic body of the pair had an anisotropic inverse inertia (not `k I`) when the
+/// contact was created: the colour lists keep such contacts apart from the others, so
+/// that batches of cubes and spheres take the contact kernels' shorter products (see
+/// `solver::color::Coloring::list`). A hint for grouping only: each batch works out from
+/// its bodies' masses which products it takes, so a hint gone stale (a body's mass set
+/// since) costs time, not results.
+pub(crate) const GENERAL_INERTIA: u8 = 32;
+
+/// Where a [`list_key`]'s inertia group starts: 0 for a pair whose movable bodies are all
+/// isotropic, 1 for the others.
+pub(crate) const INERTIA_SHIFT: u32 = 4;
+
+/// The key the solver's colour lists sort a touching contact by (`Coloring::list`): its
+/// point count, and its inertia group above it ([`INERTIA_SHIFT`]).
+#[inline]
+pub(crate) fn list_key(c: &Contact) -> u8 {
+    let general = u8::from(c.flags & GENERAL_INERTIA != 0);
+    c.manifold.count as u8 | general << INERTIA_SHIFT
+}
 
 /// The contact's size: 7 lines.
 const _: () = assert!(std::mem::size_of::<Contact>() == 448);

@@ -88,11 +88,24 @@ pub(crate) fn perpendicular(n: Vec3) -> Vec3 {
 
 /// `R diag(d) Rᵀ` for the rotation `q`: a body's world inverse inertia from its
 /// principal-axes local inverse inertia `d`.
+///
+/// An isotropic `d` (a cube's, a sphere's: three equal elements) is the same in every frame,
+/// and is returned as it is: `k I` exactly, without the products' rounding off the
+/// diagonal, so that the contact kernels can tell such a body by its world inverse inertia
+/// and multiply by `k` alone (see `solver::contact_wide`).
 #[inline]
 pub(crate) fn rotate_diagonal(q: Quat, d: Vec3) -> Mat3 {
     let r = Mat3::from_quat(q);
     let rd = Mat3::from_cols(r.x_axis * d.x, r.y_axis * d.y, r.z_axis * d.z);
-    rd * r.transpose()
+    let turned = rd * r.transpose();
+    // Chosen by blends, not a branch: bodies of both kinds come in any order.
+    let iso = glam::BVec3::splat(d.x == d.y && d.y == d.z);
+    let diagonal = Mat3::from_diagonal(d);
+    Mat3::from_cols(
+        Vec3::select(iso, diagonal.x_axis, turned.x_axis),
+        Vec3::select(iso, diagonal.y_axis, turned.y_axis),
+        Vec3::select(iso, diagonal.z_axis, turned.z_axis),
+    )
 }
 
 /// Eigen-decomposition of a symmetric matrix by cyclic Jacobi rotations: returns the

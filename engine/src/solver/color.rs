@@ -17,6 +17,7 @@
 //! (Rebuilding every colour every step costs serial time on large scenes.)
 
 use crate::collision::MAX_POINTS;
+use crate::contact::INERTIA_SHIFT;
 use crate::id::NULL;
 
 /// Number of colours.
@@ -26,6 +27,16 @@ const DYNAMIC_COLORS: usize = 20;
 pub(crate) use crate::contact::NO_COLOR;
 /// A constraint that fit no colour: solved serially.
 pub(crate) const OVERFLOW: u8 = COLORS as u8;
+
+/// How many inertia groups each point count's group is split into: a constraint's
+/// `points` key (see [`Coloring::list`]) carries its group above [`INERTIA_SHIFT`]. The
+/// contact kernels multiply by an isotropic body's inverse inertia in three products
+/// instead of fifteen when every lane of a batch has such bodies
+/// (`wide::SymMat3W::mul_by`).
+pub(crate) const INERTIA_GROUPS: usize = 2;
+
+/// The groups of a colour's list.
+const GROUPS: usize = MAX_POINTS * INERTIA_GROUPS;
 
 /// Which of a constraint's two bodies hold a bit in its colour.
 pub(crate) const SIDE_A: u8 = 1;
@@ -44,8 +55,9 @@ pub(crate) struct Coloring {
     /// Each constraint's place in its colour's list ([`NULL`] for the overflow's).
     pub place: Vec<u32>,
     /// Per colour, where each group of [`list`](Self::list) ends: group `g` holds the
-    /// constraints of `MAX_POINTS - g` points (the last also those of none).
-    group_ends: [[u32; MAX_POINTS]; COLORS],
+    /// constraints of `MAX_POINTS - g / INERTIA_GROUPS` points (the last points group also
+    /// those of none), of inertia group `g % INERTIA_GROUPS`.
+    group_ends: [[u32; GROUPS]; COLORS],
     /// The colours and point counts the lists were made from (see [`list`](Self::list));
     /// empty in a state just restored, whose lists are made again.
     listed: (Vec<u8>, Vec<u8>),
@@ -125,12 +137,15 @@ impl Coloring {
     }
 
     /// Lists this step's constraints per colour: constraint `k` has colour `colors[k]` and
-    /// its manifold's `points[k]` contact points.
+    /// its manifold's `points[k] & 15` contact points, its bodies' inertia group in the
+    /// bits above (see [`INERTIA_SHIFT`]).
     ///
-    /// Within a colour the constraints with the most points come first, each group in
-    /// constraint order (a counting sort, two passes). A batch's point loop runs to its
-    /// fullest lane, so a batch that mixed one box's four points with seven spheres' one
-    /// would solve four points in every lane; grouped, it runs as many as its lanes hold.
+    /// Within a colour the constraints with the most points come first, each point count
+    /// by inertia group, each group in constraint order (a counting sort, two passes). A
+    /// batch's point loop runs to its fullest lane, so a batch that mixed one box's four
+    /// points with seven spheres' one would solve four points in every lane; grouped, it
+    /// runs as many as its lanes hold, and a batch whose lanes are all of isotropic bodies
+    /// takes the kernels' shorter products.
     /// No two constraints of a colour share a dynamic body, so their order within the
     /// colour does not change what any of them computes.
     ///
@@ -148,9 +163,14 @@ impl Coloring {
         listed.0.extend_from_slice(colors);
         listed.1.clear();
         listed.1.extend_from_slice(points);
-        let group = |n: u8| MAX_POINTS - (n as usize).clamp(1, MAX_POINTS);
-        // Per colour, the start of each group of constraints of equal point count.
-        let mut starts = [[0u32; MAX_POINTS]; COLORS];
+        let group = |key: u8| {
+            let n = (key & ((1 << INERTIA_SHIFT) - 1)) as usize;
+            let inertia = ((key >> INERTIA_SHIFT) as usize).min(INERTIA_GROUPS - 1);
+            (MAX_POINTS - n.clamp(1, MAX_POINTS)) * INERTIA_GROUPS + inertia
+        };
+        // Per colour, the start of each group of constraints of equal point count and
+        // inertia group.
+        let mut starts = [[0u32; GROUPS]; COLORS];
         for (&color, &n) in colors.iter().zip(points) {
             if let Some(s) = starts.get_mut(color as usize) {
                 s[group(n)] += 1;
@@ -193,7 +213,7 @@ impl Coloring {
             .iter()
             .take_while(|&&end| end as usize <= first)
             .count();
-        MAX_POINTS - g.min(MAX_POINTS - 1)
+        MAX_POINTS - (g / INERTIA_GROUPS).min(MAX_POINTS - 1)
     }
 
     /// Number of colours in use.
@@ -319,6 +339,21 @@ mod tests {
         assert_eq!(coloring.batch_points(1, 0), 4);
         assert_eq!(coloring.batch_points(1, 1), 1);
         assert_eq!(coloring.batch_points(2, 0), 1);
+    }
+
+    /// Within a point count, the contacts of isotropic bodies come before the others
+    /// (each group in contact order), and a batch's points are read from the point groups
+    /// alone.
+    #[test]
+    fn lists_put_isotropic_pairs_first_within_a_point_count() {
+        let general = 1 << INERTIA_SHIFT;
+        let mut coloring = Coloring::default();
+        let colors = [0, 0, 0, 0, 0, 0];
+        let points = [4 | general, 4, 1, 1 | general, 4, 2 | general];
+        coloring.list(&colors, &points);
+        assert_eq!(coloring.colors[0], [1, 4, 0, 5, 2, 3]);
+        let firsts: Vec<usize> = (0..7).map(|p| coloring.batch_points(0, p)).collect();
+        assert_eq!(firsts, [4, 4, 4, 2, 1, 1, 1]);
     }
 
     /// The lists kept when the colours and points are the same as last time are the lists

@@ -70,6 +70,10 @@ pub(crate) struct ContactConstraintW {
     points_used: usize,
     /// Whether a lane has a one-point manifold (whose twist row is left out: see `solve`).
     lone: bool,
+    /// Whether every lane's bodies have isotropic inverse inertias (`k I`, a cube's or a
+    /// sphere's, static sides and empty lanes included): the passes then multiply by `k`
+    /// alone ([`SymMat3W::mul_by`](super::wide::SymMat3W::mul_by)).
+    isotropic: bool,
     friction: FloatW,
     center_a: Vec3W,
     center_b: Vec3W,
@@ -184,6 +188,7 @@ impl ContactConstraintW {
         };
         let ((va, wa), (vb, wb)) = (velocities(&a), velocities(&b));
         let MassW { m_a, m_b, i_a, i_b } = MassW::of(sb, &a, &b);
+        self.isotropic = i_a.isotropic() && i_b.isotropic();
         let zero = FloatW::ZERO;
         // Write back to the dynamic bodies only (a static or kinematic side has no inverse
         // mass, nor has an empty lane).
@@ -391,9 +396,17 @@ impl ContactConstraintW {
         }
     }
 
+    /// The lanes' bodies, their angular velocities with no negative zero (`w + 0` turns
+    /// `-0` into `+0` and changes nothing else): the products by the inverse inertias are
+    /// only ever added to them, and a sum `w ± p` is `-0` only where `w` is, so the
+    /// velocities that come out do not depend on the sign of a zero product (see
+    /// [`SymMat3W::mul_by`](super::wide::SymMat3W::mul_by)).
     #[inline(always)]
     fn gather_bodies(&self, states: StatesPtr, deltas: bool) -> BodiesW {
-        BodiesW::gather(states, &self.a, &self.b, deltas)
+        let mut b = BodiesW::gather(states, &self.a, &self.b, deltas);
+        let zero = Vec3W::gather(&[Vec3::ZERO; W]);
+        (b.wa, b.wb) = (b.wa + zero, b.wb + zero);
+        b
     }
 
     #[inline(always)]
@@ -401,18 +414,18 @@ impl ContactConstraintW {
         b.scatter(states, [(&self.a, &self.write_a), (&self.b, &self.write_b)]);
     }
 
-    #[inline]
-    fn apply(m: &MassW, b: &mut BodiesW, r_a: Vec3W, r_b: Vec3W, p: Vec3W) {
+    #[inline(always)]
+    fn apply<const ISO: bool>(m: &MassW, b: &mut BodiesW, r_a: Vec3W, r_b: Vec3W, p: Vec3W) {
         b.va = b.va - m.m_a * p;
-        b.wa = b.wa - m.i_a.mul(r_a.cross(p));
+        b.wa = b.wa - m.i_a.mul_by::<ISO>(r_a.cross(p));
         b.vb = b.vb + m.m_b * p;
-        b.wb = b.wb + m.i_b.mul(r_b.cross(p));
+        b.wb = b.wb + m.i_b.mul_by::<ISO>(r_b.cross(p));
     }
 
-    #[inline]
-    fn apply_angular(m: &MassW, b: &mut BodiesW, l: Vec3W) {
-        b.wa = b.wa - m.i_a.mul(l);
-        b.wb = b.wb + m.i_b.mul(l);
+    #[inline(always)]
+    fn apply_angular<const ISO: bool>(m: &MassW, b: &mut BodiesW, l: Vec3W) {
+        b.wa = b.wa - m.i_a.mul_by::<ISO>(l);
+        b.wb = b.wb + m.i_b.mul_by::<ISO>(l);
     }
 
     #[inline]
@@ -422,16 +435,25 @@ impl ContactConstraintW {
 
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&self, states: StatesPtr) {
+        if self.isotropic {
+            self.warm_start_with::<true>(states)
+        } else {
+            self.warm_start_with::<false>(states)
+        }
+    }
+
+    #[inline(always)]
+    fn warm_start_with<const ISO: bool>(&self, states: StatesPtr) {
         let mut b = self.gather_bodies(states, false);
         let m = states.masses(&self.a, &self.b);
         let points = self.points.iter().zip(&self.normal_impulse);
         for (cp, &l) in points.take(self.points_used) {
-            Self::apply(&m, &mut b, cp.r_a, cp.r_b, l * self.normal);
+            Self::apply::<ISO>(&m, &mut b, cp.r_a, cp.r_b, l * self.normal);
         }
         let (t1, t2) = tangents(self.normal);
         let f = self.friction_impulse[0] * t1 + self.friction_impulse[1] * t2;
-        Self::apply(&m, &mut b, self.center_a, self.center_b, f);
-        Self::apply_angular(&m, &mut b, self.twist_impulse * self.normal);
+        Self::apply::<ISO>(&m, &mut b, self.center_a, self.center_b, f);
+        Self::apply_angular::<ISO>(&m, &mut b, self.twist_impulse * self.normal);
         self.scatter(states, &b);
     }
 
@@ -442,6 +464,22 @@ impl ContactConstraintW {
     /// test of the second operand, which is finite in any valid state, so the results are
     /// the same.
     pub fn solve(&mut self, states: StatesPtr, ctx: &StepContext, use_bias: bool) {
+        if self.isotropic {
+            self.solve_with::<true>(states, ctx, use_bias)
+        } else {
+            self.solve_with::<false>(states, ctx, use_bias)
+        }
+    }
+
+    /// [`Self::solve`], with the products by the inverse inertias of
+    /// [`SymMat3W::mul_by`](super::wide::SymMat3W::mul_by).
+    #[inline(always)]
+    fn solve_with<const ISO: bool>(
+        &mut self,
+        states: StatesPtr,
+        ctx: &StepContext,
+        use_bias: bool,
+    ) {
         let mut b = self.gather_bodies(states, true);
         let m = states.masses(&self.a, &self.b);
         let zero = FloatW::ZERO;
@@ -494,7 +532,7 @@ impl ContactConstraintW {
             *max = max.fast_max(total);
             total_normal += total;
             twist_limit += total * lever;
-            Self::apply(&m, &mut b, cp.r_a, cp.r_b, impulse * n);
+            Self::apply::<ISO>(&m, &mut b, cp.r_a, cp.r_b, impulse * n);
         }
 
         let dv = Self::relative_velocity(&b, self.center_a, self.center_b);
@@ -517,7 +555,7 @@ impl ContactConstraintW {
         new = [new[0] * scale, new[1] * scale];
         self.friction_impulse = new;
         let p = (new[0] - old[0]) * t1 + (new[1] - old[1]) * t2;
-        Self::apply(&m, &mut b, self.center_a, self.center_b, p);
+        Self::apply::<ISO>(&m, &mut b, self.center_a, self.center_b, p);
 
         // A one-point manifold has no lever, so its twist row is clamped to nothing: with
         // no twist carried over either, it has no row (as in the scalar kernel). A batch
@@ -534,7 +572,7 @@ impl ContactConstraintW {
             let old = self.twist_impulse;
             let new = (old - self.twist_mass * wn).fast_max(-max).fast_min(max);
             self.twist_impulse = new;
-            Self::apply_angular(&m, &mut b, (new - old) * n);
+            Self::apply_angular::<ISO>(&m, &mut b, (new - old) * n);
             if let Some((row, wa, wb)) = kept {
                 self.twist_impulse = row.select(new, old);
                 b.wa = Vec3W::select(row, b.wa, wa);

@@ -8,7 +8,9 @@ use crate::body::BodyType;
 use crate::broadphase::{pair_ids, pair_key};
 use crate::collision::box_box::NO_AXIS;
 use crate::collision::can_collide;
-use crate::contact::{needs_solving, Contact, CONTACT_EVENTS, HIT_EVENTS, MODIFY, SENSOR};
+use crate::contact::{
+    needs_solving, Contact, CONTACT_EVENTS, GENERAL_INERTIA, HIT_EVENTS, MODIFY, SENSOR,
+};
 use crate::id::NULL;
 use crate::math::prefetch_head;
 use crate::solver::color::NO_COLOR;
@@ -79,6 +81,14 @@ impl World {
     /// A contact for the shapes with slots `pa`, `pb`, or `None` when the pair cannot
     /// produce a response (kinds that never collide; no dynamic body in a solid pair, or
     /// no moving body in a sensor pair).
+    /// Whether `body` is dynamic with an inverse inertia that is not `k I` (see
+    /// [`GENERAL_INERTIA`]).
+    fn anisotropic(&self, body: u32) -> bool {
+        let b = body as usize;
+        let d = self.bodies.inv_inertia[b];
+        self.bodies.body_type[b] == BodyType::Dynamic && !(d.x == d.y && d.y == d.z)
+    }
+
     pub(crate) fn new_contact(&self, pa: u32, pb: u32) -> Option<Contact> {
         let (da, db) = (
             &self.shapes.data[pa as usize],
@@ -163,6 +173,11 @@ impl World {
                 }
                 | if a.enable_contact_modifier || b.enable_contact_modifier {
                     MODIFY
+                } else {
+                    0
+                }
+                | if self.anisotropic(a.body) || self.anisotropic(b.body) {
+                    GENERAL_INERTIA
                 } else {
                     0
                 },

@@ -128,7 +128,8 @@ pub(crate) struct Touching {
     pub pairs: Vec<[u32; 2]>,
     /// Their colours, in the same order.
     pub colors: Vec<u8>,
-    /// Their manifolds' point counts, in the same order.
+    /// Their manifolds' point counts and inertia groups (`contact::list_key`), in the
+    /// same order.
     pub points: Vec<u8>,
     /// Contacts that stopped touching in the last narrow phase but still hold a colour.
     pub uncolor: Vec<u32>,

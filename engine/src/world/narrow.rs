@@ -6,7 +6,8 @@ use super::events::{approach, ContactHit, SensorEvent};
 use super::{ContactTouch, World};
 use crate::body::BodyType;
 use crate::contact::{
-    is_idle, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS, MODIFY, SENSOR,
+    is_idle, list_key, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS, MODIFY,
+    SENSOR,
 };
 use crate::id::NULL;
 use crate::math::{prefetch, prefetch_head};
@@ -287,7 +288,7 @@ impl World {
                     out.touching.push((base + j) as u32);
                     out.pairs.push([c.body_a, c.body_b]);
                     out.colors.push(c.color);
-                    out.counts.push(c.manifold.count as u8);
+                    out.counts.push(list_key(c));
                 } else if c.color != NO_COLOR {
                     out.uncolor.push((base + j) as u32);
                 }

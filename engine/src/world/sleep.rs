@@ -487,7 +487,7 @@ impl World {
                 touching.contacts.push(k as u32);
                 touching.pairs.push([c.body_a, c.body_b]);
                 touching.colors.push(c.color);
-                touching.points.push(c.manifold.count as u8);
+                touching.points.push(crate::contact::list_key(c));
             } else if c.color != NO_COLOR {
                 touching.uncolor.push(k as u32);
             }

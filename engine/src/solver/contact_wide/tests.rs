@@ -49,6 +49,14 @@ fn batch(lanes: &[Lane], masses: &[MassRow]) -> ContactConstraintW {
     c.counts = std::array::from_fn(|i| lane(i).map_or(0, |l| l.count as u8));
     c.points_used = lanes.iter().map(|l| l.count).max().unwrap_or(0);
     c.lone = c.counts.contains(&1);
+    // As prepare decides it: every lane's bodies `k I` (a static side's zeros included).
+    let isotropic = |k: u32| {
+        k == NULL || {
+            let f = &masses[k as usize].f;
+            f[1] == f[4] && f[4] == f[6] && f[2] == 0.0 && f[3] == 0.0 && f[5] == 0.0
+        }
+    };
+    c.isotropic = lanes.iter().all(|l| isotropic(l.a) && isotropic(l.b));
     c.friction = col(&|l| l.friction);
     let center = |l: &Lane, side: usize| {
         let sum: Vec3 = l.points[..l.count]
@@ -190,5 +198,98 @@ fn a_lone_point_solves_alike_alone_and_beside_four_point_lanes() {
         let load =
             |c: &ContactConstraintW, lane: usize| c.normal_impulse[0].to_array()[lane].to_bits();
         assert_eq!(load(&alone, 0), load(&mixed, 1));
+    }
+}
+
+/// A lane of cubes (inverse inertias `k I`) gives the same bits in a batch of such lanes,
+/// whose passes multiply by `k` alone, as beside a lane of an anisotropic body, whose
+/// batch takes the full products: the batches' make-up must not change a result. The
+/// normal is "up" exactly and the spins start at negative zeros, where the two products
+/// differ in the signs of zeros (`k x` against `k x + 0 y + 0 z`).
+#[test]
+fn an_isotropic_lane_solves_alike_in_either_kind_of_batch() {
+    let cube = |k: f32| MassRow::new(1.0, &Mat3::from_diagonal(Vec3::splat(k)));
+    let masses = [
+        cube(1.5),
+        cube(0.75),
+        MassRow::new(0.5, &Mat3::from_diagonal(Vec3::new(0.4, 1.2, 0.9))),
+        cube(2.0),
+    ];
+    let spin = Vec3::new(-0.0, 0.0, -0.0);
+    let mut states: Vec<BodyState> = (0..masses.len())
+        .map(|k| BodyState {
+            v: if k == 0 {
+                Vec3::new(-0.0, -0.2, 0.0)
+            } else {
+                Vec3::new(0.1, -0.3, 0.05)
+            },
+            w: if k < 2 {
+                spin
+            } else {
+                Vec3::new(0.2, -0.1, 0.3)
+            },
+            ..BodyState::IDENTITY
+        })
+        .collect();
+    states[1].w = Vec3::new(0.0, -0.0, 0.0);
+    let corners = [(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)];
+    let face = |a: u32, b: u32, count: usize| Lane {
+        a,
+        b,
+        normal: Vec3::Y,
+        points: corners.map(|(x, z)| {
+            let r = Vec3::new(x, 0.5, z);
+            (r, r - Vec3::new(0.0, 1.0, 0.0), -0.003, 0.2)
+        }),
+        count,
+        friction: 0.6,
+        friction_impulse: [0.0; 2],
+        twist_impulse: 0.0,
+    };
+    // A cube resting on an edge (its arms below its centre and on z = 0, so that the
+    // arms' cross products with the impulses have zeros of both signs), on the ground and
+    // on another cube; a cube on the ground with four points.
+    let edge = |a: u32, b: u32| Lane {
+        points: [
+            (
+                Vec3::new(-0.5, -0.5, 0.0),
+                Vec3::new(-0.5, 0.5, 0.0),
+                -0.002,
+                0.0,
+            ),
+            (
+                Vec3::new(0.5, -0.5, 0.0),
+                Vec3::new(0.5, 0.5, 0.0),
+                -0.004,
+                0.0,
+            ),
+            (Vec3::ZERO, Vec3::ZERO, 0.0, 0.0),
+            (Vec3::ZERO, Vec3::ZERO, 0.0, 0.0),
+        ],
+        count: 2,
+        ..face(a, b, 2)
+    };
+    let ctx = StepContext::for_tests();
+    for lone in [edge(0, NULL), edge(1, 0), face(0, NULL, 4)] {
+        let mut iso_states = states.clone();
+        let mut iso = batch(&[lone, face(3, NULL, 4)], &masses);
+        let mut general_states = states.clone();
+        let mut general = batch(&[face(2, NULL, 4), lone], &masses);
+        assert!(iso.isotropic && !general.isotropic);
+        for use_bias in [true, false, true, false] {
+            iso.warm_start(StatesPtr::new(&mut iso_states, &masses));
+            general.warm_start(StatesPtr::new(&mut general_states, &masses));
+            iso.solve(StatesPtr::new(&mut iso_states, &masses), &ctx, use_bias);
+            general.solve(StatesPtr::new(&mut general_states, &masses), &ctx, use_bias);
+        }
+        let bits = |s: &BodyState| [s.v.to_array(), s.w.to_array()].map(|v| v.map(f32::to_bits));
+        for k in [lone.a, lone.b].into_iter().filter(|&k| k != NULL) {
+            let k = k as usize;
+            assert_eq!(bits(&iso_states[k]), bits(&general_states[k]), "body {k}");
+        }
+        let loads = |c: &ContactConstraintW, lane: usize| {
+            c.normal_impulse.map(|l| l.to_array()[lane].to_bits())
+        };
+        assert_eq!(loads(&iso, 0), loads(&general, 1));
     }
 }
