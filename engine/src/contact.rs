@@ -95,7 +95,8 @@ pub(crate) struct Contact {
     pub color: u8,
     /// Which bodies hold a bit in `color` (see [`crate::solver::color::Coloring::assign`]).
     pub color_sides: u8,
-    /// [`SENSOR`], [`CONTACT_EVENTS`], [`HIT_EVENTS`]: fixed when the contact is created.
+    /// [`SENSOR`], [`CONTACT_EVENTS`], [`HIT_EVENTS`], [`MODIFY`], [`GENERAL_INERTIA`]:
+    /// fixed when the contact is created; [`TANGENT`], set by the contact modifier.
     pub flags: u8,
     /// Two boxes' separating axis of the last update, which found them apart by it with
     /// nothing else changed since, or [`APART_BY_GAP`] for other pairs found apart by a

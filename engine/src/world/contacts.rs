@@ -78,9 +78,6 @@ impl World {
         self.profile.cell_size = self.broadphase.cell_size();
     }
 
-    /// A contact for the shapes with slots `pa`, `pb`, or `None` when the pair cannot
-    /// produce a response (kinds that never collide; no dynamic body in a solid pair, or
-    /// no moving body in a sensor pair).
     /// Whether `body` is dynamic with an inverse inertia that is not `k I` (see
     /// [`GENERAL_INERTIA`]).
     fn anisotropic(&self, body: u32) -> bool {
@@ -89,6 +86,9 @@ impl World {
         self.bodies.body_type[b] == BodyType::Dynamic && !(d.x == d.y && d.y == d.z)
     }
 
+    /// A contact for the shapes with slots `pa`, `pb`, or `None` when the pair cannot
+    /// produce a response (kinds that never collide; no dynamic body in a solid pair, or
+    /// no moving body in a sensor pair).
     pub(crate) fn new_contact(&self, pa: u32, pb: u32) -> Option<Contact> {
         let (da, db) = (
             &self.shapes.data[pa as usize],
