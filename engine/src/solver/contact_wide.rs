@@ -202,10 +202,21 @@ impl ContactConstraintW {
                 .select(one / x.max(FloatW::splat(f32::MIN_POSITIVE)), zero)
         };
         // K(d, e) = (m_a + m_b) d·e + (r_a × d)·I_a (r_a × e) + (r_b × d)·I_b (r_b × e)
+        // The products by the inverse inertias as the passes take them (`mul_by`): on a
+        // `k I` lane the two kinds differ only in the signs of zeros, which the sums
+        // below lose against their positive mass terms, but for `k12` (see its `+ 0`).
+        let isotropic = self.isotropic;
+        let turn = |i: &super::wide::SymMat3W, v: Vec3W| {
+            if isotropic {
+                i.mul_by::<true>(v)
+            } else {
+                i.mul_by::<false>(v)
+            }
+        };
         let k = |r_a: Vec3W, r_b: Vec3W, d: Vec3W, e: Vec3W| {
             let (ad, ae) = (r_a.cross(d), r_a.cross(e));
             let (bd, be) = (r_b.cross(d), r_b.cross(e));
-            (m_a + m_b) * d.dot(e) + ad.dot(i_a.mul(ae)) + bd.dot(i_b.mul(be))
+            (m_a + m_b) * d.dot(e) + ad.dot(turn(&i_a, ae)) + bd.dot(turn(&i_b, be))
         };
         let count = fl(3);
         // Each point's solver floats in lanes: each lane's point by one vector load and the
@@ -291,11 +302,14 @@ impl ContactConstraintW {
         self.friction = sticks.select(fl(1), fl(0));
         (self.center_a, self.center_b) = (center_a, center_b);
         self.k11 = regular.select(k22 * inv_det, inv(k11));
-        self.k12 = regular.select(-k12 * inv_det, zero);
+        // `+ 0`: a zero `k12` (tangents at right angles to the last bit, no turn between
+        // them) has the sign its batch's products gave it; made positive, it is the same
+        // in either kind of batch.
+        self.k12 = regular.select(-k12 * inv_det, zero) + zero;
         self.k22 = regular.select(k11 * inv_det, inv(k22));
         self.friction_impulse = [fi.dot(t1), fi.dot(t2)];
         self.tangent_speed = tangent_speed;
-        self.twist_mass = inv(n.dot(i_a.mul(n)) + n.dot(i_b.mul(n)));
+        self.twist_mass = inv(n.dot(turn(&i_a, n)) + n.dot(turn(&i_b, n)));
         self.twist_impulse = fl(2);
         self.counts = f[3].map(|c| c as u8);
         self.lone = self.counts.contains(&1);
