@@ -86,6 +86,13 @@ pub(crate) fn perpendicular(n: Vec3) -> Vec3 {
     Vec3::new(1.0 + sign * n.x * n.x * a, sign * b, -sign * n.x)
 }
 
+/// Whether a principal-axes inverse inertia `d` has three equal elements (a cube's, a
+/// sphere's): `k I` in every frame.
+#[inline]
+pub(crate) fn isotropic(d: Vec3) -> bool {
+    d.x == d.y && d.y == d.z
+}
+
 /// `R diag(d) Rᵀ` for the rotation `q`: a body's world inverse inertia from its
 /// principal-axes local inverse inertia `d`.
 ///
@@ -99,7 +106,7 @@ pub(crate) fn rotate_diagonal(q: Quat, d: Vec3) -> Mat3 {
     let rd = Mat3::from_cols(r.x_axis * d.x, r.y_axis * d.y, r.z_axis * d.z);
     let turned = rd * r.transpose();
     // Chosen by blends, not a branch: bodies of both kinds come in any order.
-    let iso = glam::BVec3::splat(d.x == d.y && d.y == d.z);
+    let iso = glam::BVec3::splat(isotropic(d));
     let diagonal = Mat3::from_diagonal(d);
     Mat3::from_cols(
         Vec3::select(iso, diagonal.x_axis, turned.x_axis),

@@ -82,8 +82,8 @@ impl World {
     /// [`GENERAL_INERTIA`]).
     fn anisotropic(&self, body: u32) -> bool {
         let b = body as usize;
-        let d = self.bodies.inv_inertia[b];
-        self.bodies.body_type[b] == BodyType::Dynamic && !(d.x == d.y && d.y == d.z)
+        self.bodies.body_type[b] == BodyType::Dynamic
+            && !crate::math::isotropic(self.bodies.inv_inertia[b])
     }
 
     /// A contact for the shapes with slots `pa`, `pb`, or `None` when the pair cannot
