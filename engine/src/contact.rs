@@ -130,10 +130,43 @@ pub(crate) struct Contact {
 pub(crate) struct ManifoldCache {
     pub valid: bool,
     pub relative: Transform,
-    pub anchor_a: [Vec3; MAX_POINTS],
-    pub anchor_b: [Vec3; MAX_POINTS],
+    pub anchor_a: Anchors,
+    pub anchor_b: Anchors,
     /// Largest distance a point may drift (m) before the manifold is recomputed.
     pub tolerance: f32,
+}
+
+/// Up to [`MAX_POINTS`] anchors, stored by coordinate (`[x, y, z]`, each with one entry a
+/// point): recycling reads them as one lane a point with three plain loads, where points
+/// stored one after another took twelve scalar inserts a set (`docs/decisions.md`, "The
+/// recycling cache's anchors stored by coordinate").
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(16))]
+pub(crate) struct Anchors([[f32; MAX_POINTS]; 3]);
+
+impl Anchors {
+    /// Anchor `k`.
+    #[inline]
+    pub fn get(&self, k: usize) -> Vec3 {
+        Vec3::new(self.0[0][k], self.0[1][k], self.0[2][k])
+    }
+
+    /// Sets anchor `k`.
+    #[inline]
+    pub fn set(&mut self, k: usize, v: Vec3) {
+        (self.0[0][k], self.0[1][k], self.0[2][k]) = (v.x, v.y, v.z);
+    }
+
+    /// Whether every coordinate is finite.
+    pub fn is_finite(&self) -> bool {
+        self.0.iter().flatten().all(|x| x.is_finite())
+    }
+
+    /// The anchors in lanes: `[x, y, z]`, lane `k` anchor `k`.
+    #[inline(always)]
+    fn lanes(&self) -> [f32x4; 3] {
+        self.0.map(f32x4::new)
+    }
 }
 
 /// Narrowphase settings shared by every contact of a step.
@@ -582,7 +615,7 @@ fn recycle(c: &mut Contact, xa: &Transform, xb: &Transform) -> bool {
     // the points, in a quarter of the instructions (`docs/decisions.md`).
     let m = &mut c.manifold;
     let count = m.count;
-    let b = soa(&cache.anchor_b);
+    let b = cache.anchor_b.lanes();
     // B's anchors in A's frame now and when the manifold was computed, with the two
     // relative rotations as matrices, built once for all the points.
     let now = rotate_translate(&Mat3A::from_quat(relative.q), relative.p, b);
@@ -598,7 +631,7 @@ fn recycle(c: &mut Contact, xa: &Transform, xb: &Transform) -> bool {
     // them; only separations and the reported points move. Both come from the anchors in
     // A's frame, where coordinates stay small however far from the origin the pair is.
     let n = xa.inv_transform_vector(m.normal);
-    let a = soa(&cache.anchor_a);
+    let a = cache.anchor_a.lanes();
     let d = [now[0] - a[0], now[1] - a[1], now[2] - a[2]];
     let separation =
         (d[0] * f32x4::splat(n.x) + d[1] * f32x4::splat(n.y) + d[2] * f32x4::splat(n.z)).to_array();
@@ -614,12 +647,6 @@ fn recycle(c: &mut Contact, xa: &Transform, xb: &Transform) -> bool {
         point.point = Vec3::new(world[0][k], world[1][k], world[2][k]);
     }
     true
-}
-
-/// The points' coordinates in lanes: `[x, y, z]`, lane `k` point `k`.
-#[inline(always)]
-fn soa(points: &[Vec3; MAX_POINTS]) -> [f32x4; 3] {
-    std::array::from_fn(|i| f32x4::new(std::array::from_fn(|k| points[k][i])))
 }
 
 /// `r * v + t` for each lane's point, as glam's `Mat3A * Vec3A + Vec3A` computes it for one
@@ -654,13 +681,15 @@ fn fill_cache(cache: &mut ManifoldCache, m: &Manifold, xa: &Transform, xb: &Tran
     } else {
         (Transform::IDENTITY, 0.0)
     };
-    for k in 0..MAX_POINTS {
-        (cache.anchor_a[k], cache.anchor_b[k]) = (Vec3::ZERO, Vec3::ZERO);
-    }
+    (cache.anchor_a, cache.anchor_b) = (Anchors::default(), Anchors::default());
     for (k, p) in m.points().iter().enumerate() {
         let half = 0.5 * p.separation * m.normal;
-        cache.anchor_a[k] = xa.inv_transform_point(p.point - half);
-        cache.anchor_b[k] = xb.inv_transform_point(p.point + half);
+        cache
+            .anchor_a
+            .set(k, xa.inv_transform_point(p.point - half));
+        cache
+            .anchor_b
+            .set(k, xb.inv_transform_point(p.point + half));
         if p.separation <= 0.0 {
             cache.tolerance = 10.0 * slop;
         }

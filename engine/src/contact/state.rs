@@ -37,13 +37,13 @@ fn zero_bits(v: Vec3) -> bool {
 fn put_cache(cache: &ManifoldCache, w: &mut crate::codec::Writer<'_>) {
     let n = (0..MAX_POINTS)
         .rev()
-        .find(|&k| !(zero_bits(cache.anchor_a[k]) && zero_bits(cache.anchor_b[k])))
+        .find(|&k| !(zero_bits(cache.anchor_a.get(k)) && zero_bits(cache.anchor_b.get(k))))
         .map_or(0, |k| k + 1);
     w.put(&(n as u8));
     w.put(&cache.relative);
     for k in 0..n {
-        w.put(&cache.anchor_a[k]);
-        w.put(&cache.anchor_b[k]);
+        w.put(&cache.anchor_a.get(k));
+        w.put(&cache.anchor_b.get(k));
     }
     w.put(&cache.tolerance);
 }
@@ -59,8 +59,8 @@ fn get_cache(r: &mut crate::codec::Reader<'_>) -> Result<ManifoldCache, crate::e
         ..Default::default()
     };
     for k in 0..n {
-        cache.anchor_a[k] = r.get()?;
-        cache.anchor_b[k] = r.get()?;
+        cache.anchor_a.set(k, r.get()?);
+        cache.anchor_b.set(k, r.get()?);
     }
     cache.tolerance = r.get()?;
     Ok(cache)

@@ -544,7 +544,8 @@ impl World {
                 || (k.relative.p.is_finite()
                     && k.relative.q.is_finite()
                     && k.tolerance.is_finite()
-                    && k.anchor_a.iter().chain(&k.anchor_b).all(|v| v.is_finite()))
+                    && k.anchor_a.is_finite()
+                    && k.anchor_b.is_finite())
         };
         if d.contacts.contacts.iter().any(|c| {
             c.alive
