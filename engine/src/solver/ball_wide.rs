@@ -33,6 +33,10 @@ pub(crate) struct JointBodiesW {
     pub m_b: FloatW,
     pub i_a: SymMat3W,
     pub i_b: SymMat3W,
+    /// Whether every lane's bodies have isotropic inverse inertias (`k I`: a sphere's or a
+    /// cube's, static sides and empty lanes included): the ball joints' passes then take
+    /// the products by `k` alone (see [`BallJointW::solve`]).
+    pub isotropic: bool,
 }
 
 impl JointBodiesW {
@@ -80,6 +84,7 @@ impl JointBodiesW {
             write_b: m_b.to_array().map(|m| m > 0.0),
             m_a,
             m_b,
+            isotropic: i_a.isotropic() && i_b.isotropic(),
             i_a,
             i_b,
         }
@@ -108,6 +113,23 @@ impl JointBodiesW {
         l.wa = l.wa - self.i_a.mul(lever_a.cross(p));
         l.vb = l.vb + self.m_b * p;
         l.wb = l.wb + self.i_b.mul(lever_b.cross(p));
+    }
+
+    /// [`Self::apply_linear`] with the products of
+    /// [`SymMat3W::mul_by`](super::wide::SymMat3W::mul_by): the same bits on angular
+    /// velocities with no negative zero in them (see [`BallJointW::solve`]).
+    #[inline(always)]
+    fn apply_linear_by<const ISO: bool>(
+        &self,
+        l: &mut BodiesW,
+        lever_a: Vec3W,
+        lever_b: Vec3W,
+        p: Vec3W,
+    ) {
+        l.va = l.va - self.m_a * p;
+        l.wa = l.wa - self.i_a.mul_by::<ISO>(lever_a.cross(p));
+        l.vb = l.vb + self.m_b * p;
+        l.wb = l.wb + self.i_b.mul_by::<ISO>(lever_b.cross(p));
     }
 
     /// Applies the angular impulse `a` on B (and `−a` on A).
@@ -190,6 +212,7 @@ impl BallJointW {
                 m_b: zero,
                 i_a: m,
                 i_b: m,
+                isotropic: false,
             },
             r_a: v,
             r_b: v,
@@ -258,17 +281,61 @@ impl BallJointW {
         self.bodies.written()
     }
 
+    /// The lanes' bodies, their angular velocities with no negative zero (`w + 0` turns
+    /// `-0` into `+0` and changes nothing else), so that a product by an inverse inertia
+    /// added to them gives the same bits whatever the sign of a zero in it (see
+    /// [`Self::solve`]).
+    #[inline(always)]
+    fn gather(&self, states: StatesPtr) -> BodiesW {
+        let mut l = self.bodies.gather(states);
+        let zero = Vec3W::gather(&[Vec3::ZERO; W]);
+        (l.wa, l.wb) = (l.wa + zero, l.wb + zero);
+        l
+    }
+
     /// Applies the accumulated impulses again (start of every substep).
     pub fn warm_start(&self, states: StatesPtr) {
-        let mut l = self.bodies.gather(states);
+        if self.bodies.isotropic {
+            self.warm_start_with::<true>(states)
+        } else {
+            self.warm_start_with::<false>(states)
+        }
+    }
+
+    #[inline(always)]
+    fn warm_start_with<const ISO: bool>(&self, states: StatesPtr) {
+        let mut l = self.gather(states);
         let (r_a, r_b) = (l.dqa.rotate(self.r_a), l.dqb.rotate(self.r_b));
-        self.bodies.apply_linear(&mut l, r_a, r_b, self.impulse);
+        self.bodies
+            .apply_linear_by::<ISO>(&mut l, r_a, r_b, self.impulse);
         self.bodies.scatter(states, &l);
     }
 
     /// One pass: soft with bias (`use_bias`) or rigid without (relax).
+    ///
+    /// A batch whose lanes all join bodies of isotropic inverse inertia (`k I`) takes the
+    /// point mass and the impulses' turns by `k` alone ([`ball_point_mass`],
+    /// [`SymMat3W::mul_by`](super::wide::SymMat3W::mul_by)). On such a lane the short and
+    /// the full products differ only in the signs of zeros, which the point mass drops
+    /// (`+ 0` on its entries) and the angular velocities do not pick up (they are
+    /// gathered without negative zeros): a lane gives the same bits in either kind of
+    /// batch, so any lane width and thread count does.
     pub fn solve(&mut self, states: StatesPtr, ctx: &StepContext, use_bias: bool) {
-        let mut l = self.bodies.gather(states);
+        if self.bodies.isotropic {
+            self.solve_with::<true>(states, ctx, use_bias)
+        } else {
+            self.solve_with::<false>(states, ctx, use_bias)
+        }
+    }
+
+    #[inline(always)]
+    fn solve_with<const ISO: bool>(
+        &mut self,
+        states: StatesPtr,
+        ctx: &StepContext,
+        use_bias: bool,
+    ) {
+        let mut l = self.gather(states);
         let (r_a, r_b) = (l.dqa.rotate(self.r_a), l.dqb.rotate(self.r_b));
         let (bias_rate, mass_scale, impulse_scale) = if use_bias {
             let s = ctx.joint_softness;
@@ -279,12 +346,12 @@ impl BallJointW {
         let d = self.delta_center + l.dp + (r_b - r_a);
         let cdot = l.vb + l.wb.cross(r_b) - l.va - l.wa.cross(r_a);
         let m = &self.bodies;
-        let k = point_mass(m.m_a + m.m_b, r_a, &m.i_a, r_b, &m.i_b);
+        let k = ball_point_mass::<ISO>(m.m_a + m.m_b, r_a, &m.i_a, r_b, &m.i_b);
         let rhs = cdot + FloatW::splat(bias_rate) * d;
         let p = FloatW::splat(-mass_scale) * solve3(&k, rhs)
             - FloatW::splat(impulse_scale) * self.impulse;
         self.impulse = self.impulse + p;
-        self.bodies.apply_linear(&mut l, r_a, r_b, p);
+        self.bodies.apply_linear_by::<ISO>(&mut l, r_a, r_b, p);
         self.bodies.scatter(states, &l);
     }
 
@@ -344,6 +411,54 @@ pub(crate) fn stored(linear: Vec3, inv_h: f32) -> (JointImpulses, Vec3, Vec3) {
 
 /// Joints that broke: (slot, linear, angular step impulse).
 pub(crate) type Broken = Vec<(u32, f32, f32)>;
+
+/// [`point_mass`] for the ball joints' passes, with no negative zero in its entries: by
+/// [`arm_isotropic`] where `ISO` says every lane's inverse inertias are `k I`. On such a
+/// lane each entry of the two arms is the same product of the same factors, up to the sign
+/// of a zero (`z (k z) − y (−k y)` against `z (k z) + y (k y)`), so the sums are the same
+/// but for the signs of zeros, which the `+ 0` makes positive.
+#[inline(always)]
+fn ball_point_mass<const ISO: bool>(
+    m: FloatW,
+    r_a: Vec3W,
+    i_a: &SymMat3W,
+    r_b: Vec3W,
+    i_b: &SymMat3W,
+) -> SymMat3W {
+    let mut k = if ISO {
+        let (a, b) = (arm_isotropic(r_a, i_a.m[0]), arm_isotropic(r_b, i_b.m[0]));
+        let mut k = [FloatW::ZERO; 6];
+        for (n, k) in k.iter_mut().enumerate() {
+            *k = a[n] + b[n];
+        }
+        k[0] += m;
+        k[3] += m;
+        k[5] += m;
+        k
+    } else {
+        point_mass(m, r_a, i_a, r_b, i_b).m
+    };
+    for k in &mut k {
+        *k += FloatW::ZERO;
+    }
+    SymMat3W { m: k }
+}
+
+/// [`arm`] for `I = k I`: `[r]ᵀ k [r]`, each entry the product [`arm`] forms for it with
+/// the zero terms left out (the same bits where it is not zero).
+#[inline(always)]
+fn arm_isotropic(r: Vec3W, k: FloatW) -> [FloatW; 6] {
+    let (x, y, z) = (r.x, r.y, r.z);
+    let (kx, ky, kz) = (k * x, k * y, k * z);
+    [
+        z * kz + y * ky,
+        -(y * kx),
+        -(z * kx),
+        x * kx + z * kz,
+        -(z * ky),
+        y * ky + x * kx,
+    ]
+}
 
 /// `K = m E + [r_a]ᵀ I_a [r_a] + [r_b]ᵀ I_b [r_b]` (symmetric) for the point block.
 #[inline(always)]
@@ -426,6 +541,67 @@ mod tests {
             Vec3::new(e(1), e(3), e(4)),
             Vec3::new(e(2), e(4), e(5)),
         )
+    }
+
+    /// A ball lane of spheres or cubes gives the same bits in a batch that takes the short
+    /// products and in one that takes the full ones: the point mass, its solve and the
+    /// angular velocities the impulse leaves, for arms on the axes and with zeros of both
+    /// signs (where the two kinds of product differ in the signs of zeros), a static side
+    /// (`k = 0`) and spins that start at negative zeros.
+    #[test]
+    fn an_isotropic_ball_lane_solves_alike_in_either_kind_of_batch() {
+        let arms = [
+            Vec3::new(0.0, -0.5, 0.0),
+            Vec3::new(-0.0, 0.0, 0.5),
+            Vec3::new(0.3, -0.2, 0.1),
+            Vec3::new(-0.5, -0.0, -0.0),
+            Vec3::ZERO,
+            Vec3::new(0.0, 0.25, -0.25),
+            Vec3::new(-0.0, -0.0, -0.0),
+            Vec3::new(1.0e-20, 0.5, -0.0),
+        ];
+        let lanes = |f: &dyn Fn(usize) -> Vec3| Vec3W::gather(&std::array::from_fn(f));
+        let bits = |v: Vec3W| v.scatter().map(|v| v.to_array().map(f32::to_bits));
+        for (ka, kb) in [(1.5, 0.75), (2.0, 0.0), (0.0, 0.0), (0.4, 0.4)] {
+            for shift in 0..arms.len() {
+                let r_a = lanes(&|i| arms[(i + shift) % arms.len()]);
+                let r_b = lanes(&|i| arms[(i * 3 + shift + 1) % arms.len()]);
+                let inertia = |k: f32| SymMat3W::gather(&[Mat3::from_diagonal(Vec3::splat(k)); W]);
+                let (i_a, i_b) = (inertia(ka), inertia(kb));
+                assert!(i_a.isotropic() && i_b.isotropic());
+                let m = FloatW::splat(if kb > 0.0 { 1.25 } else { 0.5 });
+                let short = ball_point_mass::<true>(m, r_a, &i_a, r_b, &i_b);
+                let full = ball_point_mass::<false>(m, r_a, &i_a, r_b, &i_b);
+                for n in 0..6 {
+                    assert_eq!(
+                        short.m[n].to_array().map(f32::to_bits),
+                        full.m[n].to_array().map(f32::to_bits),
+                        "entry {n}, k {ka} / {kb}, shift {shift}"
+                    );
+                }
+                let rhs = lanes(&|i| Vec3::new(0.2, -1.0, 0.0) * (i as f32 - 3.0));
+                let p = solve3(&short, rhs);
+                let turn = |iso: bool, w: Vec3W, i: &SymMat3W, r: Vec3W| {
+                    let w = w + Vec3W::gather(&[Vec3::ZERO; W]);
+                    let t = r.cross(p);
+                    if iso {
+                        w - i.mul_by::<true>(t)
+                    } else {
+                        w - i.mul_by::<false>(t)
+                    }
+                };
+                let spin = lanes(&|i| {
+                    if i % 2 == 0 {
+                        Vec3::splat(-0.0)
+                    } else {
+                        Vec3::X
+                    }
+                });
+                for (i, r) in [(&i_a, r_a), (&i_b, r_b)] {
+                    assert_eq!(bits(turn(true, spin, i, r)), bits(turn(false, spin, i, r)));
+                }
+            }
+        }
     }
 
     #[test]
