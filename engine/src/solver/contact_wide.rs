@@ -606,6 +606,7 @@ impl ContactConstraintW {
     ///
     /// The null vector (see [`super::contact::null_impulses`]) and `1 / |null|²` are
     /// computed here, from the arms in the tangent plane, rather than kept in the batch.
+    #[inline(always)]
     fn drop_null_impulses(&mut self, t1: Vec3W, t2: Vec3W) {
         let zero = FloatW::ZERO;
         let anchors = self.points.map(|p| (p.r_a.dot(t1), p.r_a.dot(t2)));
