@@ -109,10 +109,7 @@ impl JointBodiesW {
     /// Applies the linear impulse `p` on B at lever `lever_b` (and `−p` on A at `lever_a`).
     #[inline(always)]
     pub fn apply_linear(&self, l: &mut BodiesW, lever_a: Vec3W, lever_b: Vec3W, p: Vec3W) {
-        l.va = l.va - self.m_a * p;
-        l.wa = l.wa - self.i_a.mul(lever_a.cross(p));
-        l.vb = l.vb + self.m_b * p;
-        l.wb = l.wb + self.i_b.mul(lever_b.cross(p));
+        self.apply_linear_by::<false>(l, lever_a, lever_b, p);
     }
 
     /// [`Self::apply_linear`] with the products of
@@ -281,16 +278,11 @@ impl BallJointW {
         self.bodies.written()
     }
 
-    /// The lanes' bodies, their angular velocities with no negative zero (`w + 0` turns
-    /// `-0` into `+0` and changes nothing else), so that a product by an inverse inertia
-    /// added to them gives the same bits whatever the sign of a zero in it (see
-    /// [`Self::solve`]).
+    /// The lanes' bodies, their angular velocities with no negative zero
+    /// ([`BodiesW::without_negative_zero_spins`]; see [`Self::solve`]).
     #[inline(always)]
     fn gather(&self, states: StatesPtr) -> BodiesW {
-        let mut l = self.bodies.gather(states);
-        let zero = Vec3W::gather(&[Vec3::ZERO; W]);
-        (l.wa, l.wb) = (l.wa + zero, l.wb + zero);
-        l
+        self.bodies.gather(states).without_negative_zero_spins()
     }
 
     /// Applies the accumulated impulses again (start of every substep).
@@ -425,23 +417,29 @@ fn ball_point_mass<const ISO: bool>(
     r_b: Vec3W,
     i_b: &SymMat3W,
 ) -> SymMat3W {
-    let mut k = if ISO {
-        let (a, b) = (arm_isotropic(r_a, i_a.m[0]), arm_isotropic(r_b, i_b.m[0]));
-        let mut k = [FloatW::ZERO; 6];
-        for (n, k) in k.iter_mut().enumerate() {
-            *k = a[n] + b[n];
-        }
-        k[0] += m;
-        k[3] += m;
-        k[5] += m;
-        k
+    let (a, b) = if ISO {
+        (arm_isotropic(r_a, i_a.m[0]), arm_isotropic(r_b, i_b.m[0]))
     } else {
-        point_mass(m, r_a, i_a, r_b, i_b).m
+        (arm(r_a, i_a).m, arm(r_b, i_b).m)
     };
+    let mut k = sum_arms(m, a, b);
     for k in &mut k {
         *k += FloatW::ZERO;
     }
     SymMat3W { m: k }
+}
+
+/// `m E + a + b` for the six distinct entries of two arms (see [`point_mass`]).
+#[inline(always)]
+fn sum_arms(m: FloatW, a: [FloatW; 6], b: [FloatW; 6]) -> [FloatW; 6] {
+    let mut k = [FloatW::ZERO; 6];
+    for (n, k) in k.iter_mut().enumerate() {
+        *k = a[n] + b[n];
+    }
+    k[0] += m;
+    k[3] += m;
+    k[5] += m;
+    k
 }
 
 /// [`arm`] for `I = k I`: `[r]ᵀ k [r]`, each entry the product [`arm`] forms for it with
@@ -469,16 +467,9 @@ pub(super) fn point_mass(
     r_b: Vec3W,
     i_b: &SymMat3W,
 ) -> SymMat3W {
-    let a = arm(r_a, i_a);
-    let b = arm(r_b, i_b);
-    let mut k = [FloatW::ZERO; 6];
-    for (n, k) in k.iter_mut().enumerate() {
-        *k = a.m[n] + b.m[n];
+    SymMat3W {
+        m: sum_arms(m, arm(r_a, i_a).m, arm(r_b, i_b).m),
     }
-    k[0] += m;
-    k[3] += m;
-    k[5] += m;
-    SymMat3W { m: k }
 }
 
 /// `[r]ᵀ I [r]` for the cross-product matrix `[r]` and a symmetric `I`: the eight entries

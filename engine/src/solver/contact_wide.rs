@@ -410,17 +410,11 @@ impl ContactConstraintW {
         }
     }
 
-    /// The lanes' bodies, their angular velocities with no negative zero (`w + 0` turns
-    /// `-0` into `+0` and changes nothing else): the products by the inverse inertias are
-    /// only ever added to them, and a sum `w ± p` is `-0` only where `w` is, so the
-    /// velocities that come out do not depend on the sign of a zero product (see
-    /// [`SymMat3W::mul_by`](super::wide::SymMat3W::mul_by)).
+    /// The lanes' bodies, their angular velocities with no negative zero
+    /// ([`BodiesW::without_negative_zero_spins`]).
     #[inline(always)]
     fn gather_bodies(&self, states: StatesPtr, deltas: bool) -> BodiesW {
-        let mut b = BodiesW::gather(states, &self.a, &self.b, deltas);
-        let zero = Vec3W::gather(&[Vec3::ZERO; W]);
-        (b.wa, b.wb) = (b.wa + zero, b.wb + zero);
-        b
+        BodiesW::gather(states, &self.a, &self.b, deltas).without_negative_zero_spins()
     }
 
     #[inline(always)]

@@ -274,7 +274,7 @@ impl SymMat3W {
     ///
     /// On such a lane the two differ at most in the sign of a zero (`k x + 0 y + 0 z`
     /// against `k x`), and the contact kernels only ever add a product to an angular
-    /// velocity with no negative zero in it (see `ContactConstraintW::gather_bodies`),
+    /// velocity with no negative zero in it (see `BodiesW::without_negative_zero_spins`),
     /// where a zero of either sign gives the same bits: a lane's results do not depend on
     /// whether its batch took the short product, so batches of any width, split over any
     /// number of threads, give the same bits.

@@ -238,6 +238,22 @@ impl BodiesW {
         }
     }
 
+    /// The same bodies with no negative zero in their angular velocities (`w + 0` turns
+    /// `-0` into `+0` and changes nothing else): the products by the inverse inertias are
+    /// only ever added to them, and a sum `w ± p` is `-0` only where `w` is, so the
+    /// velocities that come out do not depend on the sign of a zero product (see
+    /// [`SymMat3W::mul_by`](crate::solver::wide::SymMat3W::mul_by)).
+    #[inline(always)]
+    pub fn without_negative_zero_spins(mut self) -> Self {
+        let zero = Vec3W {
+            x: FloatW::ZERO,
+            y: FloatW::ZERO,
+            z: FloatW::ZERO,
+        };
+        (self.wa, self.wb) = (self.wa + zero, self.wb + zero);
+        self
+    }
+
     /// Writes the velocities back to the bodies (A's, B's) where their lane's flag is set.
     #[inline(always)]
     pub fn scatter(&self, states: StatesPtr, sides: [(&[u32; W], &[bool; W]); 2]) {
