@@ -216,11 +216,15 @@ pub(crate) struct BodyStore {
     /// `rotation` are the mass frame's world pose (what the solver moves); the body's
     /// pose as the user sees it is `transform · frame⁻¹` (see [`BodyStore::origin`]).
     pub frame: Vec<Transform>,
+    /// Counts the writes of a body or of its mass ([`Self::put`], [`Self::set_mass`]): the
+    /// solver keeps a contact batch's masses from the last step only while it is unchanged.
+    pub mass_epoch: u64,
 }
 
 impl BodyStore {
     /// Writes a body into slot `i`, appending when `i` is past the end.
     pub fn put(&mut self, i: usize, def: &BodyDef) {
+        self.mass_epoch += 1;
         macro_rules! set {
             ($col:ident, $v:expr) => {
                 if i == self.$col.len() {
@@ -333,6 +337,7 @@ impl BodyStore {
 
     /// Sets mass and principal inertia of a dynamic body.
     pub fn set_mass(&mut self, i: usize, mass: f32, inertia: Vec3) {
+        self.mass_epoch += 1;
         self.mass[i] = mass;
         self.inv_mass[i] = if mass > 0.0 { 1.0 / mass } else { 0.0 };
         self.inertia[i] = inertia;

@@ -523,3 +523,75 @@ fn gravity_scale_zero_floats() {
     }
     assert_eq!(w.body_position(b).unwrap().y, 5.0);
 }
+
+/// A pyramid of cubes at rest has its contact batches refreshed in place (`prepare` works
+/// out only what moved, its separations, without loading the contacts again), and a step
+/// where something a batch was made from changed makes them again from the contacts: a
+/// box's mass, a body added, the gravity. (With the `validate` feature, which the
+/// workspace's tests build with, every refreshed batch is also checked against one made
+/// afresh, bit for bit.) The pyramid stands through it all.
+#[test]
+fn a_resting_pyramid_refreshes_its_contact_batches_in_place() {
+    let mut w = common::world_from(WorldDef {
+        gravity: Vec3::new(0.0, -G, 0.0),
+        enable_sleep: false,
+        ..common::def(2)
+    });
+    common::ground_plane(&mut w);
+    let cube = ShapeDef::cuboid(Vec3::splat(0.5));
+    let mut boxes = Vec::new();
+    for layer in 0..6 {
+        for i in 0..6 - layer {
+            let x = i as f32 - (5 - layer) as f32 / 2.0;
+            let at = Vec3::new(x * 1.01, 0.5 + layer as f32, 0.0);
+            boxes.push(common::body(
+                &mut w,
+                BodyType::Dynamic,
+                at,
+                Some(cube.clone()),
+            ));
+        }
+    }
+    let start: Vec<Vec3> = boxes.iter().map(|&b| w.body_position(b).unwrap()).collect();
+    let refreshed = |w: &mut World| {
+        w.step(DT).unwrap();
+        w.profile().refreshed
+    };
+    for _ in 0..120 {
+        w.step(DT).unwrap();
+    }
+    let at_rest = refreshed(&mut w);
+    assert!(at_rest > 0, "a pyramid at rest refreshed no batch");
+    assert_eq!(refreshed(&mut w), at_rest);
+
+    // A batch is made again from its contacts the step something it was made from
+    // changed, and refreshed again from the next (when the scene is as it was).
+    let top = *boxes.last().unwrap();
+    let mut mp = w.body_mass_properties(top).unwrap();
+    mp.mass *= 2.0;
+    mp.inertia *= 2.0;
+    w.set_body_mass_properties(top, mp).unwrap();
+    assert_eq!(refreshed(&mut w), 0, "a changed mass refreshed a batch");
+    assert_eq!(refreshed(&mut w), at_rest);
+    common::body(
+        &mut w,
+        BodyType::Dynamic,
+        Vec3::new(50.0, 0.5, 0.0),
+        Some(cube),
+    );
+    assert_eq!(refreshed(&mut w), 0, "a new body refreshed a batch");
+    for _ in 0..30 {
+        w.step(DT).unwrap();
+    }
+    assert!(refreshed(&mut w) >= at_rest);
+    w.set_gravity(Vec3::new(0.0, -1.1 * G, 0.0)).unwrap();
+    assert_eq!(refreshed(&mut w), 0, "a changed gravity refreshed a batch");
+
+    for _ in 0..60 {
+        w.step(DT).unwrap();
+    }
+    for (&b, s) in boxes.iter().zip(&start) {
+        let moved = (w.body_position(b).unwrap() - *s).length();
+        assert!(moved < 0.05, "a box moved {moved} m");
+    }
+}

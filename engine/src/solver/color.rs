@@ -61,6 +61,9 @@ pub(crate) struct Coloring {
     /// The colours and point counts the lists were made from (see [`list`](Self::list));
     /// empty in a state just restored, whose lists are made again.
     listed: (Vec<u8>, Vec<u8>),
+    /// Whether the last [`list`](Self::list) made the lists again (rather than keeping
+    /// the last ones).
+    pub relisted: bool,
 }
 
 impl Coloring {
@@ -157,8 +160,10 @@ impl Coloring {
         let listed = &mut self.listed;
         // (`place` is empty only before the first list, or when there is nothing to list.)
         if (colors, points) == (&listed.0[..], &listed.1[..]) && !self.place.is_empty() {
+            self.relisted = false;
             return;
         }
+        self.relisted = true;
         listed.0.clear();
         listed.0.extend_from_slice(colors);
         listed.1.clear();

@@ -322,6 +322,85 @@ impl ContactConstraintW {
         ((b_on_a | a_on_b) & plane).any()
     }
 
+    /// Brings a batch that [`Self::prepare`] made last step, and the passes then solved,
+    /// up to this step, where nothing it was made from changed but the points'
+    /// separations: the same lanes (contacts and bodies), every manifold recycled (its
+    /// normal, arms and count as they were) with its impulses as the last store left them,
+    /// the bodies' masses, their isotropic inverse inertias and the gravity as they were,
+    /// and each lane's kinetic and static friction the same (so its friction does not
+    /// depend on how fast it slides). It works out what [`Self::prepare`] would of the
+    /// rest: each point's base separation from `separations` (per lane, zero past its
+    /// count), the friction impulse turned into a world vector and back as the store and
+    /// prepare turn it, the largest impulses cleared; the masses, arms and levers stay. The
+    /// same bits as [`Self::prepare`] from the contacts (checked with the `validate`
+    /// feature), without loading them.
+    pub fn refresh(&mut self, separations: &[[f32; MAX_POINTS]; W]) {
+        let zero = FloatW::ZERO;
+        let n = self.normal;
+        let (t1, t2) = tangents(n);
+        let count = FloatW::new(self.counts.map(f32::from));
+        let rows = self.points.iter_mut().zip(&mut self.normal_impulse);
+        for (j, ((p, l), max)) in rows.zip(&mut self.max_normal_impulse).enumerate() {
+            if j == self.points_used {
+                break;
+            }
+            let s = FloatW::new(separations.map(|lane| lane[j]));
+            p.base_separation = s - n.dot(p.r_b - p.r_a);
+            let point = count.simd_gt(FloatW::splat(j as f32));
+            *l = point.select(*l, zero);
+            *max = zero;
+        }
+        // As `store_lane` writes the friction impulse (`t1 f1 + t2 f2`) and `prepare`
+        // reads it (`F · t1`, `F · t2`); an empty lane's is zero.
+        let live = count.simd_gt(zero);
+        let [f1, f2] = self.friction_impulse;
+        let fi = f1 * t1 + f2 * t2;
+        self.friction_impulse = [live.select(fi.dot(t1), zero), live.select(fi.dot(t2), zero)];
+        self.twist_impulse = live.select(self.twist_impulse, zero);
+    }
+
+    /// Whether `self` holds the same bits as `other` in every field the passes and the
+    /// store read (with the `validate` feature, a refreshed batch against a fresh one).
+    #[cfg(feature = "validate")]
+    pub fn same_bits(&self, other: &Self) -> bool {
+        let f = |a: &FloatW, b: &FloatW| {
+            a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)
+        };
+        let v = |a: &Vec3W, b: &Vec3W| f(&a.x, &b.x) && f(&a.y, &b.y) && f(&a.z, &b.z);
+        let points = self.points.iter().zip(&other.points).all(|(p, q)| {
+            v(&p.r_a, &q.r_a)
+                && v(&p.r_b, &q.r_b)
+                && f(&p.base_separation, &q.base_separation)
+                && f(&p.normal_mass, &q.normal_mass)
+                && f(&p.lever, &q.lever)
+        });
+        let rows = |a: &[FloatW], b: &[FloatW]| a.iter().zip(b).all(|(x, y)| f(x, y));
+        points
+            && v(&self.normal, &other.normal)
+            && rows(&self.friction_impulse, &other.friction_impulse)
+            && f(&self.twist_impulse, &other.twist_impulse)
+            && rows(&self.normal_impulse, &other.normal_impulse)
+            && rows(&self.max_normal_impulse, &other.max_normal_impulse)
+            && (self.a, self.b, self.write_a, self.write_b, self.source)
+                == (other.a, other.b, other.write_a, other.write_b, other.source)
+            && (self.points_used, self.lone, self.isotropic, self.counts)
+                == (other.points_used, other.lone, other.isotropic, other.counts)
+            && f(&self.friction, &other.friction)
+            && v(&self.center_a, &other.center_a)
+            && v(&self.center_b, &other.center_b)
+            && rows(
+                &[self.k11, self.k12, self.k22],
+                &[other.k11, other.k12, other.k22],
+            )
+            && rows(&self.tangent_speed, &other.tangent_speed)
+            && f(&self.twist_mass, &other.twist_mass)
+    }
+
+    /// Whether every lane's bodies have isotropic inverse inertias (see the field).
+    pub fn isotropic(&self) -> bool {
+        self.isotropic
+    }
+
     /// The lanes' solver bodies A and B ([`NULL`] for a static body or an empty lane).
     pub fn bodies(&self) -> (&[u32; W], &[u32; W]) {
         (&self.a, &self.b)

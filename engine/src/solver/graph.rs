@@ -11,6 +11,7 @@
 //! then the trees and the stacks.
 
 mod ahead;
+mod kept;
 mod pending;
 mod store;
 
@@ -25,6 +26,7 @@ use super::stack::Stacks;
 use super::wide::W;
 use super::{BodyState, MassRow, SolverBodies, StepContext};
 use crate::body::BodyStore;
+use crate::collision::MAX_POINTS;
 use crate::contact::{solver_bytes, Contact};
 use crate::id::NULL;
 use crate::joint::JointData;
@@ -32,9 +34,10 @@ use crate::math::{prefetch_batches, prefetch_head, prefetch_raw, prefetch_raw_wr
 use crate::parallel::{for_each_maybe_par_beside, DisjointPtr};
 use ahead::BodiesAhead;
 use glam::{Quat, Vec3};
+use kept::{Kept, ONE_FRICTION, SEEDED};
 pub(crate) use pending::{pending_manifold, take_pending};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// How many contact batches ahead the colour passes prefetch the batch they will solve
 /// next, where they do ([`prefetch_batches`]: on AMD's processors). A batch is 2 KB, two to
@@ -154,6 +157,10 @@ pub(crate) struct ConstraintGraph {
     stacks: Stacks,
     /// Which colours' passes ask for their bodies ahead (see [`ahead`]).
     ahead: BodiesAhead,
+    /// What the last step's contact batches were prepared from (see [`Kept`]).
+    kept: Kept,
+    /// The contact batches this step's [`build`](Self::build) refreshed in place.
+    pub refreshed: usize,
 }
 
 impl ConstraintGraph {
@@ -168,6 +175,7 @@ impl ConstraintGraph {
         contacts: &[Contact],
         of_body: &[u32],
         tangents: &[Vec3],
+        changed: bool,
         sb: &SolverBodies,
         bodies: &BodyStore,
         joints_of_body: &[Vec<u32>],
@@ -194,11 +202,33 @@ impl ConstraintGraph {
         crate::huge::reserve(&mut self.contact_batches, grow);
         self.contact_batches
             .resize(total, ContactConstraintW::default());
+        // A step the same as the last keeps what a refresh needs; one the same as the last,
+        // which kept it, refreshes the batches whose lanes were all recycled as they were.
+        let last = &mut self.kept;
+        let stable = !changed && !sb.slots_changed && !self.coloring.relisted;
+        let reuse = stable
+            && last.valid
+            && last.collect
+            && last.mass_epoch == bodies.mass_epoch
+            && last.gravity == ctx.gravity
+            && last.flags.len() == total
+            && last.separations.len() == total * W;
+        last.next_flags.clear();
+        if stable {
+            last.next_flags.resize(total, 0);
+        }
+        let (flags, next_flags, lane_separations, lane_recycled) = (
+            &last.flags,
+            DisjointPtr::new(&mut last.next_flags),
+            &last.separations,
+            &last.recycled,
+        );
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
         let colors = &coloring.colors;
         // Whether a batch may hold a heavy body on a light one (an OR over the batches:
         // the same for any split).
         let seeded = AtomicBool::new(false);
+        let refreshed = AtomicUsize::new(0);
         let ahead = self
             .ahead
             .begin(parallel, colors.len(), total, sb.states.len());
@@ -210,7 +240,13 @@ impl ConstraintGraph {
             // batch's while this one is prepared.
             // Each contact as far as the next batch's fullest lane's points reach (one
             // point's lie in two lines, four points' in four).
-            if i + 1 < ranges[color].end {
+            // (Not a batch that will be refreshed in place: it reads no contact.)
+            let in_place = |i: usize, lanes: usize| {
+                reuse
+                    && flags[i] & ONE_FRICTION != 0
+                    && lane_recycled[i * W..i * W + lanes].iter().all(|&r| r)
+            };
+            if i + 1 < ranges[color].end && !in_place(i + 1, chunk(c + 1).len()) {
                 let bytes = solver_bytes(coloring.batch_points(color, (c + 1) * W));
                 for &k in chunk(c + 1) {
                     prefetch_head(&contacts[touching[k as usize] as usize], bytes);
@@ -219,7 +255,42 @@ impl ConstraintGraph {
             let chunk = chunk(c);
             let ids: [u32; W] =
                 std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
-            if out.prepare(contacts, tangents, &ids[..chunk.len()], sb, ctx) {
+            let ids = &ids[..chunk.len()];
+            let seeds = if out.isotropic() && in_place(i, chunk.len()) {
+                let lanes: [[f32; MAX_POINTS]; W] = std::array::from_fn(|l| {
+                    if l < chunk.len() {
+                        lane_separations[i * W + l]
+                    } else {
+                        [0.0; MAX_POINTS]
+                    }
+                });
+                out.refresh(&lanes);
+                refreshed.fetch_add(1, Ordering::Relaxed);
+                *next_flags.get_mut(i as u32) = flags[i];
+                let seeds = flags[i] & SEEDED != 0;
+                #[cfg(feature = "validate")]
+                {
+                    let mut fresh = ContactConstraintW::default();
+                    let fresh_seeds = fresh.prepare(contacts, tangents, ids, sb, ctx);
+                    assert!(
+                        out.same_bits(&fresh) && seeds == fresh_seeds,
+                        "validate: batch {i} refreshed in place differs from a fresh prepare"
+                    );
+                }
+                seeds
+            } else {
+                let seeds = out.prepare(contacts, tangents, ids, sb, ctx);
+                if stable {
+                    let one = ids.iter().all(|&id| {
+                        let c = &contacts[id as usize];
+                        c.friction.to_bits() == c.static_friction.to_bits()
+                    });
+                    *next_flags.get_mut(i as u32) =
+                        (u8::from(seeds) * SEEDED) | (u8::from(one) * ONE_FRICTION);
+                }
+                seeds
+            };
+            if seeds {
                 seeded.store(true, Ordering::Relaxed);
             }
             let (a, b) = out.bodies();
@@ -278,6 +349,19 @@ impl ConstraintGraph {
             |at| locate(coloring, ranges, touching.len(), at),
             &mut self.contact_batches,
         );
+        self.refreshed = refreshed.into_inner();
+        // What this step's batches were made from; a lane a stack took out leaves its batch
+        // as no prepare makes it.
+        let last = &mut self.kept;
+        std::mem::swap(&mut last.flags, &mut last.next_flags);
+        last.valid = stable && self.stacks.scalar.is_empty();
+        last.collect = stable;
+        (last.mass_epoch, last.gravity) = (bodies.mass_epoch, ctx.gravity);
+        // The next narrow phase notes every lane of these batches (each of them a touching
+        // contact's, which it updates).
+        let lanes = if stable { total * W } else { 0 };
+        last.separations.resize(lanes, [0.0; MAX_POINTS]);
+        last.recycled.resize(lanes, false);
         self.overflow.clear();
         self.overflow
             .extend(self.coloring.overflow.iter().map(|&k| {

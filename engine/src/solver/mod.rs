@@ -181,6 +181,8 @@ pub(crate) struct SolverBodies {
     pub mass_rows: Vec<MassRow>,
     /// Dense index -> body slot.
     pub slot: Vec<u32>,
+    /// Whether `slot` differs from the last step's (see [`Self::gather`]).
+    pub slots_changed: bool,
     /// Body slot -> dense index, or [`NULL`] for static bodies and holes.
     pub index: Vec<u32>,
     /// Inverse mass and world inverse inertia at the start of the step (zero for kinematic
@@ -361,16 +363,28 @@ impl SolverBodies {
         mut beside: impl FnMut(&[u32]) + Send,
     ) {
         let n = bodies.body_type.len();
-        self.slot.clear();
         self.index.clear();
         self.index.resize(n, NULL);
+        // Written over the last step's list, noting whether it is the same.
+        let (mut len, mut same) = (0, true);
         for i in 0..n {
             if alive(i) && bodies.body_type[i] != BodyType::Static {
-                self.index[i] = self.slot.len() as u32;
-                self.slot.push(i as u32);
+                self.index[i] = len as u32;
+                match self.slot.get_mut(len) {
+                    Some(s) => {
+                        same &= *s == i as u32;
+                        *s = i as u32;
+                    }
+                    None => {
+                        same = false;
+                        self.slot.push(i as u32);
+                    }
+                }
+                len += 1;
             }
         }
-        let len = self.slot.len();
+        self.slots_changed = !same || len != self.slot.len();
+        self.slot.truncate(len);
         self.states.resize(len, BodyState::IDENTITY);
         self.mass.resize(len, SolverMass::ZERO);
         self.mass_rows.resize(len, MassRow::ZERO);

@@ -123,7 +123,7 @@ pub(crate) struct Stacks {
     edges: Vec<Edge>,
     /// Each edge's manifold as a scalar constraint, for the passes the exact step cannot
     /// take (see [`Stacks::solve`]).
-    scalar: Vec<ContactConstraint>,
+    pub(super) scalar: Vec<ContactConstraint>,
     /// Each tree's ranges of `edges`, `nodes` and `bodies`.
     trees: Vec<Tree>,
     /// Parents before children, tree after tree; the factor runs it backwards.

@@ -131,6 +131,9 @@ pub(crate) struct Touching {
     /// Their manifolds' point counts and inertia groups (`contact::list_key`), in the
     /// same order.
     pub points: Vec<u8>,
+    /// Whether `contacts` differs from the last step's list (made afresh, or written over
+    /// it by the narrow phase).
+    pub changed: bool,
     /// Contacts that stopped touching in the last narrow phase but still hold a colour.
     pub uncolor: Vec<u32>,
 }
@@ -142,6 +145,7 @@ impl Touching {
         self.colors.clear();
         self.points.clear();
         self.uncolor.clear();
+        self.changed = true;
     }
 }
 

@@ -5,9 +5,10 @@
 use super::events::{approach, ContactHit, SensorEvent};
 use super::{ContactTouch, World};
 use crate::body::BodyType;
+use crate::collision::{Manifold, MAX_POINTS};
 use crate::contact::{
     is_idle, list_key, update_contact, Contact, NarrowParams, CONTACT_EVENTS, HIT_EVENTS, MODIFY,
-    SENSOR,
+    SENSOR, TANGENT,
 };
 use crate::id::NULL;
 use crate::math::{prefetch, prefetch_head};
@@ -26,6 +27,18 @@ const PREFETCH_AHEAD: usize = 6;
 /// Contacts per narrowphase work item (fixed, so chunk boundaries depend on the scene
 /// only).
 const NARROW_CHUNK: usize = 256;
+
+/// A manifold's points' separations, zero past its count (as prepare reads them).
+#[inline]
+pub(crate) fn separations(m: &Manifold) -> [f32; MAX_POINTS] {
+    std::array::from_fn(|j| {
+        if j < m.count {
+            m.points[j].separation
+        } else {
+            0.0
+        }
+    })
+}
 
 /// What one chunk of contacts reports to the contact-state join.
 #[derive(Default)]
@@ -138,7 +151,11 @@ impl World {
         let tangents = &mut self.contacts.tangent;
         let (pair_shapes, idle) = (&self.contacts.shapes, &mut self.contacts.idle);
         let pending = &mut self.contacts.pending;
-        let stored = self.graph.stored_batches();
+        // The last step's batches, and where each of their lanes' manifolds is noted for
+        // prepare to refresh the lane in place (see `ConstraintGraph::lanes_kept`): asked
+        // for only where the last step's touching contacts and solver bodies were those of
+        // the step before (a scene at rest).
+        let (stored, lanes) = self.graph.lanes_kept();
         let bounds = &shapes.bounds;
         // An idle contact whose shapes' bounds are still apart would come out of the update
         // as it is: skip it without loading it.
@@ -227,6 +244,7 @@ impl World {
                 }
                 let j = j as usize;
                 let c = &mut chunk[j];
+                let lane = pending[j];
                 take_pending(&mut pending[j], stored, &mut c.manifold);
                 let before = c.touching;
                 update_contact(c, shapes, bodies, &params);
@@ -289,6 +307,13 @@ impl World {
                     out.pairs.push([c.body_a, c.body_b]);
                     out.colors.push(c.color);
                     out.counts.push(list_key(c));
+                    if let Some((separations_of, kept)) = &lanes {
+                        if lane != NULL {
+                            // The lane is this contact's alone.
+                            *separations_of.get_mut(lane) = separations(&c.manifold);
+                            *kept.get_mut(lane) = c.recycled && c.flags & (MODIFY | TANGENT) == 0;
+                        }
+                    }
                 } else if c.color != NO_COLOR {
                     out.uncolor.push((base + j) as u32);
                 }
@@ -328,11 +353,33 @@ impl World {
         }
         zone!("Contact State", color::NARROW_PHASE);
         let (mut points, mut recycled) = (0, 0);
+        // The touching contacts are written over the last step's list, noting whether they
+        // are the same (what prepare asks before it refreshes a batch in place).
+        let mut list = std::mem::take(&mut self.touching.contacts);
         self.touching.clear();
+        let (mut at, mut same) = (0, true);
+        for out in self.scratch.narrow_chunks.iter() {
+            let n = out.touching.len();
+            match list.get_mut(at..at + n) {
+                Some(old) => {
+                    same &= old == &out.touching[..];
+                    old.copy_from_slice(&out.touching);
+                }
+                None => {
+                    same = false;
+                    list.truncate(at);
+                    list.extend_from_slice(&out.touching);
+                }
+            }
+            at += n;
+        }
+        same &= at == list.len();
+        list.truncate(at);
+        self.touching.contacts = list;
+        self.touching.changed = !same;
         for out in self.scratch.narrow_chunks.iter() {
             points += out.points;
             recycled += out.recycled;
-            self.touching.contacts.extend_from_slice(&out.touching);
             self.touching.pairs.extend_from_slice(&out.pairs);
             self.touching.colors.extend_from_slice(&out.colors);
             self.touching.points.extend_from_slice(&out.counts);

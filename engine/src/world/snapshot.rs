@@ -657,6 +657,7 @@ impl World {
         self.islands = d.islands;
         self.graph.coloring = d.coloring;
         self.graph.discard_ball_impulses();
+        self.graph.forget_kept();
         let pool = &self.joints.pool;
         let live = (0..self.joints.slots.len()).filter(|&j| pool.is_alive(j));
         for (j, s) in live.zip(d.joints) {

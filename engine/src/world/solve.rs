@@ -108,6 +108,7 @@ impl World {
             &self.contacts.contacts,
             &self.contacts.of_body,
             &self.contacts.tangent,
+            self.touching.changed,
             &self.solver,
             &self.bodies,
             &self.joints.of_body,
@@ -155,6 +156,7 @@ impl World {
         p.constraints = self.touching.contacts.len();
         p.colors = self.graph.coloring.used();
         p.overflow = self.graph.overflow.len();
+        p.refreshed = self.graph.refreshed;
         plot!("colors used", p.colors);
         plot!("overflow constraints", p.overflow);
         stage!(

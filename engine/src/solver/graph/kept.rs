@@ -1,0 +1,72 @@
+//! What the last step's contact batches were made from, so that a scene at rest has them
+//! refreshed in place rather than made again (see [`Kept`]).
+
+use super::super::contact_wide::ContactConstraintW;
+use super::ConstraintGraph;
+use crate::collision::MAX_POINTS;
+use crate::parallel::DisjointPtr;
+use glam::Vec3;
+
+/// What the last step's contact batches were prepared from (`docs/decisions.md`,
+/// "Contact batches refreshed in place"). A step whose touching contacts, colour lists and
+/// solver bodies are the last step's (`Touching::changed`, `Coloring::relisted`,
+/// `SolverBodies::slots_changed`), with the bodies' masses and the gravity unchanged and
+/// no lane taken out by a stack, brings each batch whose every
+/// manifold was recycled as it was (and whose lanes' kinetic and static friction agree)
+/// up to the step with [`ContactConstraintW::refresh`], from the separations the narrow
+/// phase noted by lane, without loading its contacts again. What that needs is kept only
+/// while a scene stays so (a step the same as the one before it): a scene in motion pays
+/// neither its time nor its memory.
+#[derive(Default)]
+pub(super) struct Kept {
+    /// The batches are as the last step's passes left them, and `flags` holds theirs.
+    pub valid: bool,
+    pub mass_epoch: u64,
+    pub gravity: Vec3,
+    /// Per batch: [`SEEDED`] (what [`ContactConstraintW::prepare`] returned), [`ONE_FRICTION`];
+    /// `next_flags` is this step's, written as the batches are made (then swapped in).
+    pub flags: Vec<u8>,
+    pub next_flags: Vec<u8>,
+    /// Per lane of the last step's batches (`batch * W + lane`), its manifold's
+    /// separations (zero past its count) and whether it was recycled as it was, with no
+    /// contact modifier on it: written by the narrow phase, where `collect`.
+    pub separations: Vec<[f32; MAX_POINTS]>,
+    pub recycled: Vec<bool>,
+    /// The narrow phase notes the lanes (`separations`, `recycled`).
+    pub collect: bool,
+}
+
+/// A batch may hold a heavy body on a light one (see [`ContactConstraintW::prepare`]).
+pub(super) const SEEDED: u8 = 1;
+/// Every lane's kinetic and static friction are the same: its friction does not depend on
+/// how fast it slides.
+pub(super) const ONE_FRICTION: u8 = 2;
+
+impl ConstraintGraph {
+    /// Drops what the last step's contact batches were made from (a restored state), so
+    /// the next step prepares every batch from its contacts.
+    pub fn forget_kept(&mut self) {
+        self.kept.valid = false;
+        self.kept.collect = false;
+    }
+
+    /// The last step's contact batches (see [`Self::stored_batches`]), and where the
+    /// narrow phase notes each of their lanes' separations and whether it was recycled as
+    /// it was, when it should (see [`Kept`]): each lane is one contact's.
+    #[allow(clippy::type_complexity)]
+    pub fn lanes_kept(
+        &mut self,
+    ) -> (
+        &[ContactConstraintW],
+        Option<(DisjointPtr<[f32; MAX_POINTS]>, DisjointPtr<bool>)>,
+    ) {
+        let kept = &mut self.kept;
+        let lanes = kept.collect.then(|| {
+            (
+                DisjointPtr::new(&mut kept.separations),
+                DisjointPtr::new(&mut kept.recycled),
+            )
+        });
+        (&self.contact_batches, lanes)
+    }
+}
