@@ -34,7 +34,7 @@ use crate::math::{prefetch_batches, prefetch_head, prefetch_raw, prefetch_raw_wr
 use crate::parallel::{for_each_maybe_par_beside, DisjointPtr};
 use ahead::BodiesAhead;
 use glam::{Quat, Vec3};
-use kept::{Kept, ONE_FRICTION, SEEDED};
+use kept::{Kept, REFRESHABLE, SEEDED};
 pub(crate) use pending::{pending_manifold, take_pending};
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -243,7 +243,7 @@ impl ConstraintGraph {
             // (Not a batch that will be refreshed in place: it reads no contact.)
             let in_place = |i: usize, lanes: usize| {
                 reuse
-                    && flags[i] & ONE_FRICTION != 0
+                    && flags[i] & REFRESHABLE != 0
                     && lane_recycled[i * W..i * W + lanes].iter().all(|&r| r)
             };
             if i + 1 < ranges[color].end && !in_place(i + 1, chunk(c + 1).len()) {
@@ -256,7 +256,7 @@ impl ConstraintGraph {
             let ids: [u32; W] =
                 std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
             let ids = &ids[..chunk.len()];
-            let seeds = if out.isotropic() && in_place(i, chunk.len()) {
+            let seeds = if in_place(i, chunk.len()) {
                 let lanes: [[f32; MAX_POINTS]; W] = std::array::from_fn(|l| {
                     if l < chunk.len() {
                         lane_separations[i * W + l]
@@ -281,12 +281,13 @@ impl ConstraintGraph {
             } else {
                 let seeds = out.prepare(contacts, tangents, ids, sb, ctx);
                 if stable {
-                    let one = ids.iter().all(|&id| {
-                        let c = &contacts[id as usize];
-                        c.friction.to_bits() == c.static_friction.to_bits()
-                    });
+                    let refreshable = out.isotropic()
+                        && ids.iter().all(|&id| {
+                            let c = &contacts[id as usize];
+                            c.friction.to_bits() == c.static_friction.to_bits()
+                        });
                     *next_flags.get_mut(i as u32) =
-                        (u8::from(seeds) * SEEDED) | (u8::from(one) * ONE_FRICTION);
+                        (u8::from(seeds) * SEEDED) | (u8::from(refreshable) * REFRESHABLE);
                 }
                 seeds
             };

@@ -307,12 +307,9 @@ impl World {
                     out.pairs.push([c.body_a, c.body_b]);
                     out.colors.push(c.color);
                     out.counts.push(list_key(c));
-                    if let Some((separations_of, kept)) = &lanes {
-                        if lane != NULL {
-                            // The lane is this contact's alone.
-                            *separations_of.get_mut(lane) = separations(&c.manifold);
-                            *kept.get_mut(lane) = c.recycled && c.flags & (MODIFY | TANGENT) == 0;
-                        }
+                    if let Some(notes) = &lanes {
+                        let kept = c.recycled && c.flags & (MODIFY | TANGENT) == 0;
+                        notes.note(lane, separations(&c.manifold), kept);
                     }
                 } else if c.color != NO_COLOR {
                     out.uncolor.push((base + j) as u32);

@@ -12,7 +12,7 @@ use glam::Vec3;
 /// solver bodies are the last step's (`Touching::changed`, `Coloring::relisted`,
 /// `SolverBodies::slots_changed`), with the bodies' masses and the gravity unchanged and
 /// no lane taken out by a stack, brings each batch whose every
-/// manifold was recycled as it was (and whose lanes' kinetic and static friction agree)
+/// manifold was recycled as it was (and whose lanes are [`REFRESHABLE`])
 /// up to the step with [`ContactConstraintW::refresh`], from the separations the narrow
 /// phase noted by lane, without loading its contacts again. What that needs is kept only
 /// while a scene stays so (a step the same as the one before it): a scene in motion pays
@@ -23,7 +23,7 @@ pub(super) struct Kept {
     pub valid: bool,
     pub mass_epoch: u64,
     pub gravity: Vec3,
-    /// Per batch: [`SEEDED`] (what [`ContactConstraintW::prepare`] returned), [`ONE_FRICTION`];
+    /// Per batch: [`SEEDED`] (what [`ContactConstraintW::prepare`] returned), [`REFRESHABLE`];
     /// `next_flags` is this step's, written as the batches are made (then swapped in).
     pub flags: Vec<u8>,
     pub next_flags: Vec<u8>,
@@ -38,9 +38,10 @@ pub(super) struct Kept {
 
 /// A batch may hold a heavy body on a light one (see [`ContactConstraintW::prepare`]).
 pub(super) const SEEDED: u8 = 1;
-/// Every lane's kinetic and static friction are the same: its friction does not depend on
-/// how fast it slides.
-pub(super) const ONE_FRICTION: u8 = 2;
+/// Every lane's bodies have isotropic inverse inertias (their masses do not turn with
+/// them), and every lane's kinetic and static friction are the same (its friction does not
+/// depend on how fast it slides).
+pub(super) const REFRESHABLE: u8 = 2;
 
 impl ConstraintGraph {
     /// Drops what the last step's contact batches were made from (a restored state), so
@@ -51,22 +52,37 @@ impl ConstraintGraph {
     }
 
     /// The last step's contact batches (see [`Self::stored_batches`]), and where the
-    /// narrow phase notes each of their lanes' separations and whether it was recycled as
-    /// it was, when it should (see [`Kept`]): each lane is one contact's.
-    #[allow(clippy::type_complexity)]
-    pub fn lanes_kept(
-        &mut self,
-    ) -> (
-        &[ContactConstraintW],
-        Option<(DisjointPtr<[f32; MAX_POINTS]>, DisjointPtr<bool>)>,
-    ) {
+    /// narrow phase notes their lanes' manifolds when it should (see [`Kept`]).
+    pub fn lanes_kept(&mut self) -> (&[ContactConstraintW], Option<LaneNotes>) {
         let kept = &mut self.kept;
-        let lanes = kept.collect.then(|| {
-            (
-                DisjointPtr::new(&mut kept.separations),
-                DisjointPtr::new(&mut kept.recycled),
-            )
+        // A lane the narrow phase does not note is not refreshed.
+        kept.recycled.fill(false);
+        let notes = kept.collect.then(|| LaneNotes {
+            lanes: kept.recycled.len() as u32,
+            separations: DisjointPtr::new(&mut kept.separations),
+            recycled: DisjointPtr::new(&mut kept.recycled),
         });
-        (&self.contact_batches, lanes)
+        (&self.contact_batches, notes)
+    }
+}
+
+/// Where the narrow phase notes, by lane of the last step's contact batches (`batch * W +
+/// lane`, a contact's pending lane), the lane's manifold's separations and whether it was
+/// recycled as it was (see [`Kept`]). Each lane is one contact's, noted by the worker that
+/// updates that contact.
+pub(crate) struct LaneNotes {
+    lanes: u32,
+    separations: DisjointPtr<[f32; MAX_POINTS]>,
+    recycled: DisjointPtr<bool>,
+}
+
+impl LaneNotes {
+    /// Notes lane `lane` (`NULL` or past the batches: nothing).
+    #[inline]
+    pub fn note(&self, lane: u32, separations: [f32; MAX_POINTS], recycled: bool) {
+        if lane < self.lanes {
+            *self.separations.get_mut(lane) = separations;
+            *self.recycled.get_mut(lane) = recycled;
+        }
     }
 }
