@@ -34,10 +34,10 @@ use crate::math::{prefetch_batches, prefetch_head, prefetch_raw, prefetch_raw_wr
 use crate::parallel::{for_each_maybe_par_beside, DisjointPtr};
 use ahead::BodiesAhead;
 use glam::{Quat, Vec3};
-use kept::{Kept, REFRESHABLE, SEEDED};
+use kept::{Kept, REFRESHABLE, REFRESHED, SEEDED};
 pub(crate) use pending::{pending_manifold, take_pending};
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How many contact batches ahead the colour passes prefetch the batch they will solve
 /// next, where they do ([`prefetch_batches`]: on AMD's processors). A batch is 2 KB, two to
@@ -228,7 +228,6 @@ impl ConstraintGraph {
         // Whether a batch may hold a heavy body on a light one (an OR over the batches:
         // the same for any split).
         let seeded = AtomicBool::new(false);
-        let refreshed = AtomicUsize::new(0);
         let ahead = self
             .ahead
             .begin(parallel, colors.len(), total, sb.states.len());
@@ -265,8 +264,7 @@ impl ConstraintGraph {
                     }
                 });
                 out.refresh(&lanes);
-                refreshed.fetch_add(1, Ordering::Relaxed);
-                *next_flags.get_mut(i as u32) = flags[i];
+                *next_flags.get_mut(i as u32) = flags[i] | REFRESHED;
                 let seeds = flags[i] & SEEDED != 0;
                 #[cfg(feature = "validate")]
                 {
@@ -350,7 +348,11 @@ impl ConstraintGraph {
             |at| locate(coloring, ranges, touching.len(), at),
             &mut self.contact_batches,
         );
-        self.refreshed = refreshed.into_inner();
+        // (Counted here: a count shared by the workers, one addition a batch, cost more
+        // than the refreshes themselves at two threads.)
+        self.refreshed = (self.kept.next_flags.iter())
+            .filter(|&&f| f & REFRESHED != 0)
+            .count();
         // What this step's batches were made from; a lane a stack took out leaves its batch
         // as no prepare makes it.
         let last = &mut self.kept;

@@ -42,6 +42,8 @@ pub(super) const SEEDED: u8 = 1;
 /// them), and every lane's kinetic and static friction are the same (its friction does not
 /// depend on how fast it slides).
 pub(super) const REFRESHABLE: u8 = 2;
+/// The batch was refreshed in place this step (for `ConstraintGraph::refreshed`).
+pub(super) const REFRESHED: u8 = 4;
 
 impl ConstraintGraph {
     /// Drops what the last step's contact batches were made from (a restored state), so
