@@ -30,7 +30,7 @@ const NARROW_CHUNK: usize = 256;
 
 /// A manifold's points' separations, zero past its count (as prepare reads them).
 #[inline]
-pub(crate) fn separations(m: &Manifold) -> [f32; MAX_POINTS] {
+fn separations(m: &Manifold) -> [f32; MAX_POINTS] {
     std::array::from_fn(|j| {
         if j < m.count {
             m.points[j].separation
