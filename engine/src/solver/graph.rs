@@ -208,7 +208,6 @@ impl ConstraintGraph {
         let stable = !changed && !sb.slots_changed && !self.coloring.relisted;
         let reuse = stable
             && last.valid
-            && last.collect
             && last.mass_epoch == bodies.mass_epoch
             && last.gravity == ctx.gravity
             && last.flags.len() == total
@@ -358,11 +357,10 @@ impl ConstraintGraph {
         let last = &mut self.kept;
         std::mem::swap(&mut last.flags, &mut last.next_flags);
         last.valid = stable && self.stacks.scalar.is_empty();
-        last.collect = stable;
         (last.mass_epoch, last.gravity) = (bodies.mass_epoch, ctx.gravity);
         // The next narrow phase notes every lane of these batches (each of them a touching
         // contact's, which it updates).
-        let lanes = if stable { total * W } else { 0 };
+        let lanes = if last.valid { total * W } else { 0 };
         last.separations.resize(lanes, [0.0; MAX_POINTS]);
         last.recycled.resize(lanes, false);
         self.overflow.clear();

@@ -19,7 +19,8 @@ use glam::Vec3;
 /// neither its time nor its memory.
 #[derive(Default)]
 pub(super) struct Kept {
-    /// The batches are as the last step's passes left them, and `flags` holds theirs.
+    /// The batches are as the last step's passes left them, and `flags` holds theirs; the
+    /// narrow phase then notes the lanes (`separations`, `recycled`).
     pub valid: bool,
     pub mass_epoch: u64,
     pub gravity: Vec3,
@@ -29,11 +30,9 @@ pub(super) struct Kept {
     pub next_flags: Vec<u8>,
     /// Per lane of the last step's batches (`batch * W + lane`), its manifold's
     /// separations (zero past its count) and whether it was recycled as it was, with no
-    /// contact modifier on it: written by the narrow phase, where `collect`.
+    /// contact modifier on it: written by the narrow phase, where `valid`.
     pub separations: Vec<[f32; MAX_POINTS]>,
     pub recycled: Vec<bool>,
-    /// The narrow phase notes the lanes (`separations`, `recycled`).
-    pub collect: bool,
 }
 
 /// A batch may hold a heavy body on a light one (see [`ContactConstraintW::prepare`]).
@@ -50,7 +49,6 @@ impl ConstraintGraph {
     /// the next step prepares every batch from its contacts.
     pub fn forget_kept(&mut self) {
         self.kept.valid = false;
-        self.kept.collect = false;
     }
 
     /// The last step's contact batches (see [`Self::stored_batches`]), and where the
@@ -59,7 +57,7 @@ impl ConstraintGraph {
         let kept = &mut self.kept;
         // A lane the narrow phase does not note is not refreshed.
         kept.recycled.fill(false);
-        let notes = kept.collect.then(|| LaneNotes {
+        let notes = kept.valid.then(|| LaneNotes {
             lanes: kept.recycled.len() as u32,
             separations: DisjointPtr::new(&mut kept.separations),
             recycled: DisjointPtr::new(&mut kept.recycled),
