@@ -214,6 +214,10 @@ pub(crate) struct ContactStore {
     /// narrowphase copies them into the manifold, when it has the contact in cache), or
     /// `NULL` when the manifold holds them. See [`crate::solver::graph::ConstraintGraph::store`].
     pub pending: Vec<u32>,
+    /// The narrow phase left some recycled contact's impulses in their lane through the
+    /// step (a scene at rest, whose batches prepare may refresh in place; see
+    /// `World::collide`): prepare takes them in where it does not.
+    pub deferred: bool,
     /// Per body slot: its live contacts (touching or not), kept by [`Self::create`] and
     /// [`Self::destroy`] (and [`Self::recount`] after a restore), so the support trees
     /// can tell a stack standing alone without a scan over every contact.
@@ -381,14 +385,19 @@ fn is_cleared(m: &Manifold) -> bool {
 /// the coherent lean mode of tall stacks: the 40-high flat pyramid leaned 0.3 m out of its
 /// plane in 600 steps and kept accelerating; with frozen anchors it stands. (Rapier with its
 /// recycling off leans 0.18 m in the same time.) Skipping the clipping also saves time.
+///
+/// `take` is called with the manifold just before a full update makes it again, and only
+/// then: it brings in the impulses the last step left elsewhere (see
+/// [`crate::solver::graph::take_pending`]), which the update carries over.
 pub(crate) fn update_contact(
     c: &mut Contact,
     shapes: &ShapeStore,
     bodies: &BodyStore,
     params: &NarrowParams,
+    take: impl FnOnce(&mut Manifold),
 ) {
     let before = c.touching;
-    update_manifold(c, shapes, bodies, params);
+    update_manifold(c, shapes, bodies, params, take);
     c.touch_changed = c.touching != before;
 }
 
@@ -436,6 +445,7 @@ fn update_manifold(
     shapes: &ShapeStore,
     bodies: &BodyStore,
     params: &NarrowParams,
+    take: impl FnOnce(&mut Manifold),
 ) {
     // Apart: the state a pair out of reach is left in (see `is_idle`).
     let apart = |c: &mut Contact| {
@@ -517,6 +527,7 @@ fn update_manifold(
     }
     // The new manifold is made in place, the old one kept aside for its impulses and
     // arms (nothing is copied out of a manifold just written: see `collide_into`).
+    take(&mut c.manifold);
     let old = c.manifold;
     c.manifold = Manifold::default();
     let m = &mut c.manifold;

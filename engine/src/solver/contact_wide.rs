@@ -322,6 +322,98 @@ impl ContactConstraintW {
         ((b_on_a | a_on_b) & plane).any()
     }
 
+    /// [`Self::prepare`] of a batch laid out as the last step's, made again over it: the
+    /// lanes in `kept` (a bit a lane) are contacts whose impulses the narrow phase left in
+    /// this batch, in the same lane, where the last store put them (their manifolds were
+    /// recycled in a scene at rest; see `World::collide`). Their impulses are taken from
+    /// the batch as [`Self::store_lane`] would have put them into the manifold and prepare
+    /// read them back: the same bits (checked with the `validate` feature).
+    pub fn prepare_keeping(
+        &mut self,
+        contacts: &[Contact],
+        tangent_velocities: &[Vec3],
+        ids: &[u32],
+        sb: &SolverBodies,
+        ctx: &StepContext,
+        kept: u32,
+    ) -> bool {
+        if kept == 0 {
+            return self.prepare(contacts, tangent_velocities, ids, sb, ctx);
+        }
+        #[cfg(feature = "validate")]
+        let old = *self;
+        let (normal, friction, twist) = (
+            self.normal_impulse,
+            self.friction_impulse,
+            self.twist_impulse,
+        );
+        let seeds = self.prepare(contacts, tangent_velocities, ids, sb, ctx);
+        let zero = FloatW::ZERO;
+        let bit = std::array::from_fn(|l| if kept >> l & 1 != 0 { 1.0 } else { 0.0 });
+        let keep = FloatW::new(bit).simd_gt(zero);
+        let count = FloatW::new(self.counts.map(f32::from));
+        for (j, (l, &old)) in self.normal_impulse.iter_mut().zip(&normal).enumerate() {
+            if j == self.points_used {
+                break;
+            }
+            let point = count.simd_gt(FloatW::splat(j as f32));
+            *l = keep.select(point.select(old, zero), *l);
+        }
+        // The friction impulse through the world vector, as in `refresh`.
+        let (t1, t2) = tangents(self.normal);
+        let fi = friction[0] * t1 + friction[1] * t2;
+        let [f1, f2] = &mut self.friction_impulse;
+        (*f1, *f2) = (keep.select(fi.dot(t1), *f1), keep.select(fi.dot(t2), *f2));
+        self.twist_impulse = keep.select(twist, self.twist_impulse);
+        #[cfg(feature = "validate")]
+        {
+            let (fresh, fresh_seeds) =
+                old.prepared_through_manifolds(kept, contacts, tangent_velocities, ids, sb, ctx);
+            assert!(
+                self.same_bits(&fresh) && seeds == fresh_seeds,
+                "validate: a batch made with its kept impulses differs from one made through the manifolds"
+            );
+        }
+        seeds
+    }
+
+    /// What [`Self::prepare`] makes of `ids` once the impulses of the lanes in `kept` (a
+    /// bit a lane) have been copied from `self` (last step's batch) into copies of their
+    /// manifolds: what a batch made with impulses left in their lanes must equal.
+    #[cfg(feature = "validate")]
+    pub fn prepared_through_manifolds(
+        &self,
+        kept: u32,
+        contacts: &[Contact],
+        tangent_velocities: &[Vec3],
+        ids: &[u32],
+        sb: &SolverBodies,
+        ctx: &StepContext,
+    ) -> (Self, bool) {
+        let local: Vec<Contact> = (ids.iter().enumerate())
+            .map(|(l, &id)| {
+                let mut c = contacts[id as usize].clone();
+                if kept >> l & 1 != 0 {
+                    self.store_lane(l, &mut c.manifold);
+                }
+                c
+            })
+            .collect();
+        let tangents: Vec<Vec3> = (ids.iter())
+            .map(|&id| {
+                tangent_velocities
+                    .get(id as usize)
+                    .copied()
+                    .unwrap_or(Vec3::ZERO)
+            })
+            .collect();
+        let local_ids: Vec<u32> = (0..ids.len() as u32).collect();
+        let mut fresh = Self::default();
+        let seeds = fresh.prepare(&local, &tangents, &local_ids, sb, ctx);
+        fresh.source = std::array::from_fn(|l| ids.get(l).copied().unwrap_or(NULL));
+        (fresh, seeds)
+    }
+
     /// Brings a batch that [`Self::prepare`] made last step, and the passes then solved,
     /// up to this step, where nothing it was made from changed but the points'
     /// separations: the same lanes (contacts and bodies), every manifold recycled (its

@@ -180,6 +180,8 @@ impl ConstraintGraph {
         bodies: &BodyStore,
         joints_of_body: &[Vec<u32>],
         ctx: &StepContext,
+        pending: &[u32],
+        lonely: Option<bool>,
         parallel: bool,
     ) {
         // The colours were listed by `World::gather` (`color_contacts`).
@@ -204,14 +206,9 @@ impl ConstraintGraph {
             .resize(total, ContactConstraintW::default());
         // A step the same as the last keeps what a refresh needs; one the same as the last,
         // which kept it, refreshes the batches whose lanes were all recycled as they were.
-        let last = &mut self.kept;
         let stable = !changed && !sb.slots_changed && !self.coloring.relisted;
-        let reuse = stable
-            && last.valid
-            && last.mass_epoch == bodies.mass_epoch
-            && last.gravity == ctx.gravity
-            && last.flags.len() == total
-            && last.separations.len() == total * W;
+        let reuse = self.reuses_batches(changed, sb, bodies, ctx);
+        let last = &mut self.kept;
         last.next_flags.clear();
         if stable {
             last.next_flags.resize(total, 0);
@@ -254,7 +251,19 @@ impl ConstraintGraph {
             let ids: [u32; W] =
                 std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
             let ids = &ids[..chunk.len()];
+            // The lanes whose contacts' impulses the narrow phase left in them (a batch
+            // laid out as the last step's holds each such contact in the same lane).
+            let kept = || {
+                if !reuse {
+                    return 0;
+                }
+                (ids.iter().enumerate()).fold(0u32, |k, (l, &id)| {
+                    k | u32::from(pending[id as usize] == (i * W + l) as u32) << l
+                })
+            };
             let seeds = if in_place(i, chunk.len()) {
+                #[cfg(feature = "validate")]
+                let (before, kept) = (*out, kept());
                 let lanes: [[f32; MAX_POINTS]; W] = std::array::from_fn(|l| {
                     if l < chunk.len() {
                         lane_separations[i * W + l]
@@ -267,8 +276,8 @@ impl ConstraintGraph {
                 let seeds = flags[i] & SEEDED != 0;
                 #[cfg(feature = "validate")]
                 {
-                    let mut fresh = ContactConstraintW::default();
-                    let fresh_seeds = fresh.prepare(contacts, tangents, ids, sb, ctx);
+                    let (fresh, fresh_seeds) =
+                        before.prepared_through_manifolds(kept, contacts, tangents, ids, sb, ctx);
                     assert!(
                         out.same_bits(&fresh) && seeds == fresh_seeds,
                         "validate: batch {i} refreshed in place differs from a fresh prepare"
@@ -276,7 +285,8 @@ impl ConstraintGraph {
                 }
                 seeds
             } else {
-                let seeds = out.prepare(contacts, tangents, ids, sb, ctx);
+                let kept = kept();
+                let seeds = out.prepare_keeping(contacts, tangents, ids, sb, ctx, kept);
                 if stable {
                     let refreshable = out.isotropic()
                         && ids.iter().all(|&id| {
@@ -310,11 +320,13 @@ impl ConstraintGraph {
         // them in its own cache (`docs/decisions.md`).
         // The stack search's first question (is there a lone stack's top?) is asked on the
         // walking thread beside the first stage: it reads only the pairs and the bodies.
-        let mut lonely = None;
+        // (Unless the caller asked it already.)
+        let mut lonely = lonely;
         {
             let stacks = &mut self.stacks;
+            let asked = lonely.is_some();
             let mut ask = || lonely = Some(stacks.lonely(pairs, of_body, sb));
-            let mut beside: Option<&mut dyn FnMut()> = Some(&mut ask);
+            let mut beside: Option<&mut dyn FnMut()> = (!asked).then_some(&mut ask);
             let mut rest = &mut self.contact_batches[..];
             let mut start = 0;
             for (c, r) in ranges.iter().enumerate() {

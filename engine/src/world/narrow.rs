@@ -62,6 +62,8 @@ pub(crate) struct NarrowChunk {
     pub wake: Vec<u32>,
     points: usize,
     recycled: usize,
+    /// A contact's impulses were left in their lane (see `World::collide`).
+    deferred: bool,
 }
 
 impl NarrowChunk {
@@ -81,6 +83,7 @@ impl NarrowChunk {
         self.wake.clear();
         self.points = 0;
         self.recycled = 0;
+        self.deferred = false;
     }
 }
 
@@ -156,6 +159,8 @@ impl World {
         // for only where the last step's touching contacts and solver bodies were those of
         // the step before (a scene at rest).
         let (stored, lanes) = self.graph.lanes_kept();
+        #[cfg(feature = "validate")]
+        let deferring = lanes.is_some();
         let bounds = &shapes.bounds;
         // An idle contact whose shapes' bounds are still apart would come out of the update
         // as it is: skip it without loading it.
@@ -222,8 +227,9 @@ impl World {
                     // The lanes of a batch are contacts of one colour (and, but where a
                     // batch spans two groups, of one point count) in contact order: the
                     // first of them brings the batch's impulse rows for the others.
+                    // (Not in a scene at rest, where they mostly stay in their lanes.)
                     let lane = pending[ahead];
-                    if lane != NULL && lane as usize % W == 0 {
+                    if lane != NULL && lane as usize % W == 0 && lanes.is_none() {
                         stored[lane as usize / W].prefetch_impulses();
                     }
                     // What the update reads besides the contact, found from the dense
@@ -245,9 +251,28 @@ impl World {
                 let j = j as usize;
                 let c = &mut chunk[j];
                 let lane = pending[j];
-                take_pending(&mut pending[j], stored, &mut c.manifold);
+                // In a scene at rest (the lanes noted), a manifold that is recycled as it
+                // was leaves its impulses in its lane: prepare refreshes that lane in place
+                // and never reads them from the manifold. The copy is made only before a
+                // full update, which carries them over (or by prepare, where it makes the
+                // batch again: `World::take_deferred`).
+                let defer = lanes.is_some() && c.flags & (MODIFY | TANGENT) == 0;
+                if !defer {
+                    take_pending(&mut pending[j], stored, &mut c.manifold);
+                }
                 let before = c.touching;
-                update_contact(c, shapes, bodies, &params);
+                let slot = &mut pending[j];
+                update_contact(c, shapes, bodies, &params, |m| {
+                    take_pending(slot, stored, m)
+                });
+                if defer {
+                    if c.recycled {
+                        out.deferred |= lane != NULL;
+                    } else {
+                        // Apart or made again: the impulses were dropped or taken.
+                        pending[j] = NULL;
+                    }
+                }
                 if c.flags & SENSOR != 0 {
                     // A sensor's contact touches while the shapes overlap (speculative
                     // points do not count) and is never solved.
@@ -343,10 +368,16 @@ impl World {
             None => for_each_maybe_par(&mut work, false, 1, run),
         }
         drop(work);
-        // Every impulse the last store left in its batches is in its manifold now.
+        // Every impulse the last store left in its batches is in its manifold now, but
+        // for recycled manifolds' in a scene at rest.
+        self.contacts.deferred = self.scratch.narrow_chunks.iter().any(|o| o.deferred);
         #[cfg(feature = "validate")]
-        if let Some(k) = self.contacts.pending.iter().position(|&p| p != NULL) {
-            panic!("validate: contact {k} still has its impulses pending after the narrowphase");
+        if !deferring {
+            if let Some(k) = self.contacts.pending.iter().position(|&p| p != NULL) {
+                panic!(
+                    "validate: contact {k} still has its impulses pending after the narrowphase"
+                );
+            }
         }
         zone!("Contact State", color::NARROW_PHASE);
         let (mut points, mut recycled) = (0, 0);

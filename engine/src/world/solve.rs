@@ -9,6 +9,7 @@ use crate::id::NULL;
 use crate::parallel::DisjointPtr;
 use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
+use crate::solver::graph::take_pending;
 use crate::solver::{self, Softness, StepContext, WarmStart};
 use impetus_profiling::plot;
 
@@ -102,6 +103,7 @@ impl World {
 
     /// Colours the touching contacts and prepares their constraints into batches.
     pub(crate) fn build_graph(&mut self, ctx: &StepContext, parallel: bool) {
+        let lonely = self.take_deferred(ctx);
         self.graph.build(
             &self.touching.contacts,
             &self.touching.pairs,
@@ -113,8 +115,41 @@ impl World {
             &self.bodies,
             &self.joints.of_body,
             ctx,
+            &self.contacts.pending,
+            lonely,
             parallel,
         );
+    }
+
+    /// Where the narrow phase left recycled contacts' impulses in their lanes (a scene at
+    /// rest, `World::collide`), takes them into their manifolds unless this step's batches
+    /// are laid out as the last step's and nothing reads the manifolds' impulses before the
+    /// store: the refreshed batches keep them where they are, and a batch made again over
+    /// the last step's takes them from it (`ContactConstraintW::prepare_keeping`). The
+    /// stack search reads them, so its first question is asked here; its answer, if asked.
+    fn take_deferred(&mut self, ctx: &StepContext) -> Option<bool> {
+        if !std::mem::take(&mut self.contacts.deferred) {
+            return None;
+        }
+        let graph = &mut self.graph;
+        let mut lonely = None;
+        let keep = graph.reuses_batches(self.touching.changed, &self.solver, &self.bodies, ctx)
+            && !graph.kept_seeded()
+            && !*lonely.insert(graph.lonely_stack(
+                &self.touching.pairs,
+                &self.contacts.of_body,
+                &self.solver,
+            ));
+        if !keep {
+            let batches = graph.stored_batches();
+            let store = &mut self.contacts;
+            for (c, pending) in store.contacts.iter_mut().zip(&mut store.pending) {
+                if *pending != NULL {
+                    take_pending(pending, batches, &mut c.manifold);
+                }
+            }
+        }
+        lonely
     }
 
     /// Runs `stages` (the solve) with the other workers in a spinning region when

@@ -2,7 +2,10 @@
 //! refreshed in place rather than made again (see [`Kept`]).
 
 use super::super::contact_wide::ContactConstraintW;
+use super::super::wide::W;
+use super::super::{SolverBodies, StepContext};
 use super::ConstraintGraph;
+use crate::body::BodyStore;
 use crate::collision::MAX_POINTS;
 use crate::parallel::DisjointPtr;
 use glam::Vec3;
@@ -49,6 +52,43 @@ impl ConstraintGraph {
     /// the next step prepares every batch from its contacts.
     pub fn forget_kept(&mut self) {
         self.kept.valid = false;
+    }
+
+    /// Whether this step's contact batches are laid out as the last step's and made from
+    /// the same bodies, masses and gravity (only the separations moved): [`Self::build`]
+    /// then refreshes in place each batch whose lanes were all recycled (see [`Kept`]).
+    /// Asked after the colours are listed.
+    pub fn reuses_batches(
+        &self,
+        changed: bool,
+        sb: &SolverBodies,
+        bodies: &BodyStore,
+        ctx: &StepContext,
+    ) -> bool {
+        let total: usize = (self.coloring.colors.iter())
+            .map(|list| list.len().div_ceil(W))
+            .sum();
+        let last = &self.kept;
+        !changed
+            && !sb.slots_changed
+            && !self.coloring.relisted
+            && last.valid
+            && last.mass_epoch == bodies.mass_epoch
+            && last.gravity == ctx.gravity
+            && last.flags.len() == total
+            && last.separations.len() == total * W
+    }
+
+    /// Whether a batch that [`Self::reuses_batches`] keeps may hold a heavy body on a
+    /// light one (the stack search then runs whatever else it finds).
+    pub fn kept_seeded(&self) -> bool {
+        self.kept.flags.iter().any(|&f| f & SEEDED != 0)
+    }
+
+    /// The stack search's first question (see [`Stacks::lonely`](super::super::stack::Stacks::lonely)), asked ahead of
+    /// [`Self::build`].
+    pub fn lonely_stack(&mut self, pairs: &[[u32; 2]], of_body: &[u32], sb: &SolverBodies) -> bool {
+        self.stacks.lonely(pairs, of_body, sb)
     }
 
     /// The last step's contact batches (see [`Self::stored_batches`]), and where the
