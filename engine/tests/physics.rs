@@ -577,7 +577,7 @@ fn a_resting_pyramid_refreshes_its_contact_batches_in_place() {
         &mut w,
         BodyType::Dynamic,
         Vec3::new(50.0, 0.5, 0.0),
-        Some(cube),
+        Some(cube.clone()),
     );
     assert_eq!(refreshed(&mut w), 0, "a new body refreshed a batch");
     for _ in 0..30 {
@@ -586,6 +586,30 @@ fn a_resting_pyramid_refreshes_its_contact_batches_in_place() {
     assert!(refreshed(&mut w) >= at_rest);
     w.set_gravity(Vec3::new(0.0, -1.1 * G, 0.0)).unwrap();
     assert_eq!(refreshed(&mut w), 0, "a changed gravity refreshed a batch");
+
+    // A box dropped away from the pyramid: in the step its contact with the ground begins,
+    // the pyramid's batches still hold their contacts lane for lane, and are refreshed.
+    common::body(
+        &mut w,
+        BodyType::Dynamic,
+        Vec3::new(-50.0, 3.0, 0.0),
+        Some(cube),
+    );
+    w.step(DT).unwrap();
+    let manifolds = w.profile().manifolds;
+    let mut landing = None;
+    for _ in 0..120 {
+        let refreshed = refreshed(&mut w);
+        if w.profile().manifolds > manifolds {
+            landing = Some(refreshed);
+            break;
+        }
+    }
+    let landing = landing.expect("the dropped box never touched the ground");
+    assert!(
+        landing > 0,
+        "a contact that began touching stopped every refresh"
+    );
 
     for _ in 0..60 {
         w.step(DT).unwrap();

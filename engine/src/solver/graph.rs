@@ -166,7 +166,13 @@ pub(crate) struct ConstraintGraph {
 impl ConstraintGraph {
     /// Colours the touching contacts (`touching[k]` is a contact index, `pairs[k]` its two
     /// dynamic solver bodies or [`NULL`]) and prepares each colour straight into wide
-    /// batches; the overflow is prepared as scalar constraints.
+    /// batches (laid out and matched with the last step's by [`Self::match_batches`]); the
+    /// overflow is prepared as scalar constraints.
+    ///
+    /// `pending`: the contacts' pending lanes, where the narrow phase left some recycled
+    /// manifolds' impulses in their lanes (each in the lane this step gives it). `settled`:
+    /// nearly every touching manifold was recycled, so the next narrow phase notes the
+    /// lanes for the next step's refreshes (see [`Kept`]).
     #[allow(clippy::too_many_arguments)]
     pub fn build(
         &mut self,
@@ -175,13 +181,13 @@ impl ConstraintGraph {
         contacts: &[Contact],
         of_body: &[u32],
         tangents: &[Vec3],
-        changed: bool,
         sb: &SolverBodies,
         bodies: &BodyStore,
         joints_of_body: &[Vec<u32>],
         ctx: &StepContext,
-        pending: &[u32],
+        pending: Option<&[u32]>,
         lonely: Option<bool>,
+        settled: bool,
         parallel: bool,
     ) {
         // The colours were listed by `World::gather` (`color_contacts`).
@@ -193,32 +199,28 @@ impl ConstraintGraph {
         // fork/join a step instead of one per colour), each straight into its slot of
         // `contact_batches` (a batch built elsewhere and moved in costs a copy of the
         // whole batch); `contact_batches` keeps its slots from step to step.
-        self.contact_ranges.clear();
-        let mut total = 0;
-        for list in &self.coloring.colors {
-            let batches = list.len().div_ceil(W);
-            self.contact_ranges.push(total..total + batches);
-            total += batches;
-        }
+        // (Laid out by `match_batches`, which the caller asked first.)
+        let total = self.contact_ranges.last().map_or(0, |r| r.end);
+        debug_assert_eq!(self.kept.same.len(), total);
         let grow = total.saturating_sub(self.contact_batches.len());
         crate::huge::reserve(&mut self.contact_batches, grow);
         self.contact_batches
             .resize(total, ContactConstraintW::default());
-        // A step the same as the last keeps what a refresh needs; one the same as the last,
-        // which kept it, refreshes the batches whose lanes were all recycled as they were.
-        let stable = !changed && !sb.slots_changed && !self.coloring.relisted;
-        let reuse = self.reuses_batches(changed, sb, bodies, ctx);
+        // A batch that holds the last step's batch's contacts, lane for lane, is refreshed
+        // in place where they were all recycled as they were (see `Kept`).
         let last = &mut self.kept;
         last.next_flags.clear();
-        if stable {
-            last.next_flags.resize(total, 0);
-        }
-        let (flags, next_flags, lane_separations, lane_recycled) = (
+        last.next_flags.resize(total, 0);
+        // (Read by `match_batches` before; this step's from here on.)
+        last.lane_ids.resize(total * W, NULL);
+        let (same, flags, next_flags, lane_separations, lane_recycled) = (
+            &last.same,
             &last.flags,
             DisjointPtr::new(&mut last.next_flags),
             &last.separations,
             &last.recycled,
         );
+        let lane_ids = DisjointPtr::new(&mut last.lane_ids);
         let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
         let colors = &coloring.colors;
         // Whether a batch may hold a heavy body on a light one (an OR over the batches:
@@ -237,7 +239,7 @@ impl ConstraintGraph {
             // point's lie in two lines, four points' in four).
             // (Not a batch that will be refreshed in place: it reads no contact.)
             let in_place = |i: usize, lanes: usize| {
-                reuse
+                same[i]
                     && flags[i] & REFRESHABLE != 0
                     && lane_recycled[i * W..i * W + lanes].iter().all(|&r| r)
             };
@@ -250,16 +252,27 @@ impl ConstraintGraph {
             let chunk = chunk(c);
             let ids: [u32; W] =
                 std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
-            let ids = &ids[..chunk.len()];
-            // The lanes whose contacts' impulses the narrow phase left in them (a batch
-            // laid out as the last step's holds each such contact in the same lane).
-            let kept = || {
-                if !reuse {
-                    return 0;
+            for (l, &id) in ids.iter().enumerate() {
+                *lane_ids.get_mut((i * W + l) as u32) = id;
+                // A contact whose impulses are still in a lane is in that lane.
+                #[cfg(feature = "validate")]
+                if let Some(p) = pending.filter(|_| id != NULL) {
+                    let at = p[id as usize];
+                    assert!(
+                        at == NULL || at == (i * W + l) as u32,
+                        "validate: contact {id} in lane {} has its impulses in lane {at}",
+                        i * W + l
+                    );
                 }
-                (ids.iter().enumerate()).fold(0u32, |k, (l, &id)| {
+            }
+            let ids = &ids[..chunk.len()];
+            // The lanes whose contacts' impulses the narrow phase left in them (each in the
+            // lane it had: `World::take_deferred` took the others').
+            let kept = || match pending {
+                Some(pending) => (ids.iter().enumerate()).fold(0u32, |k, (l, &id)| {
                     k | u32::from(pending[id as usize] == (i * W + l) as u32) << l
-                })
+                }),
+                None => 0,
             };
             let seeds = if in_place(i, chunk.len()) {
                 #[cfg(feature = "validate")]
@@ -287,15 +300,13 @@ impl ConstraintGraph {
             } else {
                 let kept = kept();
                 let seeds = out.prepare_keeping(contacts, tangents, ids, sb, ctx, kept);
-                if stable {
-                    let refreshable = out.isotropic()
-                        && ids.iter().all(|&id| {
-                            let c = &contacts[id as usize];
-                            c.friction.to_bits() == c.static_friction.to_bits()
-                        });
-                    *next_flags.get_mut(i as u32) =
-                        (u8::from(seeds) * SEEDED) | (u8::from(refreshable) * REFRESHABLE);
-                }
+                let refreshable = out.isotropic()
+                    && ids.iter().all(|&id| {
+                        let c = &contacts[id as usize];
+                        c.friction.to_bits() == c.static_friction.to_bits()
+                    });
+                *next_flags.get_mut(i as u32) =
+                    (u8::from(seeds) * SEEDED) | (u8::from(refreshable) * REFRESHABLE);
                 seeds
             };
             if seeds {
@@ -366,9 +377,11 @@ impl ConstraintGraph {
             .count();
         // What this step's batches were made from; a lane a stack took out leaves its batch
         // as no prepare makes it.
+        let light_heavy = self.light_heavy(sb, bodies);
         let last = &mut self.kept;
         std::mem::swap(&mut last.flags, &mut last.next_flags);
-        last.valid = stable && self.stacks.scalar.is_empty();
+        last.valid = settled && self.stacks.scalar.is_empty();
+        last.defer = last.valid && !light_heavy;
         (last.mass_epoch, last.gravity) = (bodies.mass_epoch, ctx.gravity);
         // The next narrow phase notes every lane of these batches (each of them a touching
         // contact's, which it updates).
@@ -379,6 +392,11 @@ impl ConstraintGraph {
         self.overflow
             .extend(self.coloring.overflow.iter().map(|&k| {
                 let id = touching[k as usize];
+                #[cfg(feature = "validate")]
+                assert!(
+                    pending.is_none_or(|p| p[id as usize] == NULL),
+                    "validate: overflow contact {id} has its impulses in a lane"
+                );
                 let c = &contacts[id as usize];
                 let tangent = if c.flags & crate::contact::TANGENT != 0 {
                     tangents[id as usize]

@@ -158,9 +158,9 @@ impl World {
         // prepare to refresh the lane in place (see `ConstraintGraph::lanes_kept`): asked
         // for only where the last step's touching contacts and solver bodies were those of
         // the step before (a scene at rest).
-        let (stored, lanes) = self.graph.lanes_kept();
+        let (stored, lanes, defer) = self.graph.lanes_kept();
         #[cfg(feature = "validate")]
-        let deferring = lanes.is_some();
+        let deferring = defer;
         let bounds = &shapes.bounds;
         // An idle contact whose shapes' bounds are still apart would come out of the update
         // as it is: skip it without loading it.
@@ -229,7 +229,7 @@ impl World {
                     // first of them brings the batch's impulse rows for the others.
                     // (Not in a scene at rest, where they mostly stay in their lanes.)
                     let lane = pending[ahead];
-                    if lane != NULL && lane as usize % W == 0 && lanes.is_none() {
+                    if lane != NULL && lane as usize % W == 0 && !defer {
                         stored[lane as usize / W].prefetch_impulses();
                     }
                     // What the update reads besides the contact, found from the dense
@@ -256,7 +256,7 @@ impl World {
                 // and never reads them from the manifold. The copy is made only before a
                 // full update, which carries them over (or by prepare, where it makes the
                 // batch again: `World::take_deferred`).
-                let defer = lanes.is_some() && c.flags & (MODIFY | TANGENT) == 0;
+                let defer = defer && c.flags & (MODIFY | TANGENT) == 0;
                 if !defer {
                     take_pending(&mut pending[j], stored, &mut c.manifold);
                 }

@@ -103,51 +103,74 @@ impl World {
 
     /// Colours the touching contacts and prepares their constraints into batches.
     pub(crate) fn build_graph(&mut self, ctx: &StepContext, parallel: bool) {
-        let lonely = self.take_deferred(ctx);
+        let touching = &self.touching;
+        self.graph.match_batches(
+            &touching.contacts,
+            touching.changed,
+            &self.solver,
+            &self.bodies,
+            ctx,
+        );
+        let lonely = self.take_deferred();
+        // Nearly every touching manifold recycled (a scene at rest, or mostly so): the next
+        // narrow phase notes the lanes for refreshes (`profile.recycled`: this step's).
+        let settled = 10 * self.profile.recycled >= 9 * self.touching.contacts.len();
+        let pending = self.contacts.deferred.then_some(&self.contacts.pending[..]);
         self.graph.build(
             &self.touching.contacts,
             &self.touching.pairs,
             &self.contacts.contacts,
             &self.contacts.of_body,
             &self.contacts.tangent,
-            self.touching.changed,
             &self.solver,
             &self.bodies,
             &self.joints.of_body,
             ctx,
-            &self.contacts.pending,
+            pending,
             lonely,
+            settled,
             parallel,
         );
+        self.contacts.deferred = false;
     }
 
     /// Where the narrow phase left recycled contacts' impulses in their lanes (a scene at
-    /// rest, `World::collide`), takes them into their manifolds unless this step's batches
-    /// are laid out as the last step's and nothing reads the manifolds' impulses before the
-    /// store: the refreshed batches keep them where they are, and a batch made again over
-    /// the last step's takes them from it (`ContactConstraintW::prepare_keeping`). The
-    /// stack search reads them, so its first question is asked here; its answer, if asked.
-    fn take_deferred(&mut self, ctx: &StepContext) -> Option<bool> {
-        if !std::mem::take(&mut self.contacts.deferred) {
+    /// rest, `World::collide`), takes into its manifold each contact's whose lane this
+    /// step's batches do not give it: the batch that holds it again, refreshed or made
+    /// again over the last step's (`ContactConstraintW::prepare_keeping`), keeps the rest
+    /// where they are. The stack search reads the manifolds' loads, so where it will run
+    /// every contact's are taken; its first question is asked here, and its answer is
+    /// returned (if asked).
+    fn take_deferred(&mut self) -> Option<bool> {
+        if !self.contacts.deferred {
             return None;
         }
         let graph = &mut self.graph;
         let mut lonely = None;
-        let keep = graph.reuses_batches(self.touching.changed, &self.solver, &self.bodies, ctx)
-            && !graph.kept_seeded()
-            && !*lonely.insert(graph.lonely_stack(
+        let search = graph.kept_seeded()
+            || *lonely.insert(graph.lonely_stack(
                 &self.touching.pairs,
                 &self.contacts.of_body,
                 &self.solver,
             ));
-        if !keep {
-            let batches = graph.stored_batches();
-            let store = &mut self.contacts;
+        let batches = graph.stored_batches();
+        let store = &mut self.contacts;
+        if search {
             for (c, pending) in store.contacts.iter_mut().zip(&mut store.pending) {
                 if *pending != NULL {
                     take_pending(pending, batches, &mut c.manifold);
                 }
             }
+            store.deferred = false;
+        } else {
+            let touching = &self.touching.contacts;
+            graph.each_moved(|k, lane| {
+                let id = touching[k] as usize;
+                let pending = &mut store.pending[id];
+                if *pending != NULL && *pending != lane {
+                    take_pending(pending, batches, &mut store.contacts[id].manifold);
+                }
+            });
         }
         lonely
     }
