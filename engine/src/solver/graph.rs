@@ -211,8 +211,10 @@ impl ConstraintGraph {
         let last = &mut self.kept;
         last.next_flags.clear();
         last.next_flags.resize(total, 0);
-        // (Read by `match_batches` before; this step's from here on.)
+        // (Read by `match_batches` before; this step's from here on. A step laid out as the
+        // last has them already.)
         last.lane_ids.resize(total * W, NULL);
+        let note_ids = !last.all_same;
         let (same, flags, next_flags, lane_separations, lane_recycled) = (
             &last.same,
             &last.flags,
@@ -253,7 +255,9 @@ impl ConstraintGraph {
             let ids: [u32; W] =
                 std::array::from_fn(|i| chunk.get(i).map_or(NULL, |&k| touching[k as usize]));
             for (l, &id) in ids.iter().enumerate() {
-                *lane_ids.get_mut((i * W + l) as u32) = id;
+                if note_ids {
+                    *lane_ids.get_mut((i * W + l) as u32) = id;
+                }
                 // A contact whose impulses are still in a lane is in that lane.
                 #[cfg(feature = "validate")]
                 if let Some(p) = pending.filter(|_| id != NULL) {
