@@ -156,8 +156,8 @@ impl World {
         let pending = &mut self.contacts.pending;
         // The last step's batches, and where each of their lanes' manifolds is noted for
         // prepare to refresh the lane in place (see `ConstraintGraph::lanes_kept`): asked
-        // for only where the last step's touching contacts and solver bodies were those of
-        // the step before (a scene at rest).
+        // for only where the last step recycled nearly every touching manifold (a scene at
+        // rest, or mostly so).
         let (stored, lanes, defer) = self.graph.lanes_kept();
         #[cfg(feature = "validate")]
         let deferring = defer;

@@ -49,7 +49,8 @@ pub(super) struct Kept {
     pub all_same: bool,
     /// Per lane of the last step's batches, its contact ([`NULL`] for an empty lane): what
     /// [`ConstraintGraph::match_batches`] compares, one dense column rather than a line of
-    /// each batch.
+    /// each batch. Written by every step's prepare (4 bytes a lane) but one laid out as the
+    /// last.
     pub lane_ids: Vec<u32>,
     /// Per lane of the last step's batches (`batch * W + lane`), its manifold's
     /// separations (zero past its count) and whether it was recycled as it was, with no
