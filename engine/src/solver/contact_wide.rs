@@ -24,6 +24,8 @@ use crate::id::NULL;
 use crate::math::perpendicular;
 use glam::Vec3;
 
+#[cfg(feature = "validate")]
+mod check;
 mod gather;
 use gather::{lane_columns, row_columns};
 pub(crate) use gather::{BodiesW, MassW, StatesPtr};
@@ -359,59 +361,32 @@ impl ContactConstraintW {
             let point = count.simd_gt(FloatW::splat(j as f32));
             *l = keep.select(point.select(old, zero), *l);
         }
-        // The friction impulse through the world vector, as in `refresh`.
-        let (t1, t2) = tangents(self.normal);
-        let fi = friction[0] * t1 + friction[1] * t2;
-        let [f1, f2] = &mut self.friction_impulse;
-        (*f1, *f2) = (keep.select(fi.dot(t1), *f1), keep.select(fi.dot(t2), *f2));
+        let [f1, f2] = self.round_trip(friction);
+        let [g1, g2] = &mut self.friction_impulse;
+        (*g1, *g2) = (keep.select(f1, *g1), keep.select(f2, *g2));
         self.twist_impulse = keep.select(twist, self.twist_impulse);
         #[cfg(feature = "validate")]
-        {
-            let (fresh, fresh_seeds) =
-                old.prepared_through_manifolds(kept, contacts, tangent_velocities, ids, sb, ctx);
-            assert!(
-                self.same_bits(&fresh) && seeds == fresh_seeds,
-                "validate: a batch made with its kept impulses differs from one made through the manifolds"
-            );
-        }
+        self.check_through_manifolds(
+            &old,
+            kept,
+            seeds,
+            contacts,
+            tangent_velocities,
+            ids,
+            sb,
+            ctx,
+        );
         seeds
     }
 
-    /// What [`Self::prepare`] makes of `ids` once the impulses of the lanes in `kept` (a
-    /// bit a lane) have been copied from `self` (last step's batch) into copies of their
-    /// manifolds: what a batch made with impulses left in their lanes must equal.
-    #[cfg(feature = "validate")]
-    pub fn prepared_through_manifolds(
-        &self,
-        kept: u32,
-        contacts: &[Contact],
-        tangent_velocities: &[Vec3],
-        ids: &[u32],
-        sb: &SolverBodies,
-        ctx: &StepContext,
-    ) -> (Self, bool) {
-        let local: Vec<Contact> = (ids.iter().enumerate())
-            .map(|(l, &id)| {
-                let mut c = contacts[id as usize].clone();
-                if kept >> l & 1 != 0 {
-                    self.store_lane(l, &mut c.manifold);
-                }
-                c
-            })
-            .collect();
-        let tangents: Vec<Vec3> = (ids.iter())
-            .map(|&id| {
-                tangent_velocities
-                    .get(id as usize)
-                    .copied()
-                    .unwrap_or(Vec3::ZERO)
-            })
-            .collect();
-        let local_ids: Vec<u32> = (0..ids.len() as u32).collect();
-        let mut fresh = Self::default();
-        let seeds = fresh.prepare(&local, &tangents, &local_ids, sb, ctx);
-        fresh.source = std::array::from_fn(|l| ids.get(l).copied().unwrap_or(NULL));
-        (fresh, seeds)
+    /// The friction impulse `f` (along this batch's tangents) turned into a world vector
+    /// and back, as [`Self::store_lane`] writes it (`t1 f1 + t2 f2`) and [`Self::prepare`]
+    /// reads it (`F · t1`, `F · t2`).
+    #[inline]
+    fn round_trip(&self, f: [FloatW; 2]) -> [FloatW; 2] {
+        let (t1, t2) = tangents(self.normal);
+        let fi = f[0] * t1 + f[1] * t2;
+        [fi.dot(t1), fi.dot(t2)]
     }
 
     /// Brings a batch that [`Self::prepare`] made last step, and the passes then solved,
@@ -429,7 +404,6 @@ impl ContactConstraintW {
     pub fn refresh(&mut self, separations: &[[f32; MAX_POINTS]; W]) {
         let zero = FloatW::ZERO;
         let n = self.normal;
-        let (t1, t2) = tangents(n);
         let count = FloatW::new(self.counts.map(f32::from));
         let rows = self.points.iter_mut().zip(&mut self.normal_impulse);
         for (j, ((p, l), max)) in rows.zip(&mut self.max_normal_impulse).enumerate() {
@@ -442,50 +416,11 @@ impl ContactConstraintW {
             *l = point.select(*l, zero);
             *max = zero;
         }
-        // As `store_lane` writes the friction impulse (`t1 f1 + t2 f2`) and `prepare`
-        // reads it (`F · t1`, `F · t2`); an empty lane's is zero.
+        // Through the world vector, as the store and prepare turn it; an empty lane's is zero.
         let live = count.simd_gt(zero);
-        let [f1, f2] = self.friction_impulse;
-        let fi = f1 * t1 + f2 * t2;
-        self.friction_impulse = [live.select(fi.dot(t1), zero), live.select(fi.dot(t2), zero)];
+        let [f1, f2] = self.round_trip(self.friction_impulse);
+        self.friction_impulse = [live.select(f1, zero), live.select(f2, zero)];
         self.twist_impulse = live.select(self.twist_impulse, zero);
-    }
-
-    /// Whether `self` holds the same bits as `other` in every field the passes and the
-    /// store read (with the `validate` feature, a refreshed batch against a fresh one).
-    #[cfg(feature = "validate")]
-    pub fn same_bits(&self, other: &Self) -> bool {
-        let f = |a: &FloatW, b: &FloatW| {
-            a.to_array().map(f32::to_bits) == b.to_array().map(f32::to_bits)
-        };
-        let v = |a: &Vec3W, b: &Vec3W| f(&a.x, &b.x) && f(&a.y, &b.y) && f(&a.z, &b.z);
-        let points = self.points.iter().zip(&other.points).all(|(p, q)| {
-            v(&p.r_a, &q.r_a)
-                && v(&p.r_b, &q.r_b)
-                && f(&p.base_separation, &q.base_separation)
-                && f(&p.normal_mass, &q.normal_mass)
-                && f(&p.lever, &q.lever)
-        });
-        let rows = |a: &[FloatW], b: &[FloatW]| a.iter().zip(b).all(|(x, y)| f(x, y));
-        points
-            && v(&self.normal, &other.normal)
-            && rows(&self.friction_impulse, &other.friction_impulse)
-            && f(&self.twist_impulse, &other.twist_impulse)
-            && rows(&self.normal_impulse, &other.normal_impulse)
-            && rows(&self.max_normal_impulse, &other.max_normal_impulse)
-            && (self.a, self.b, self.write_a, self.write_b, self.source)
-                == (other.a, other.b, other.write_a, other.write_b, other.source)
-            && (self.points_used, self.lone, self.isotropic, self.counts)
-                == (other.points_used, other.lone, other.isotropic, other.counts)
-            && f(&self.friction, &other.friction)
-            && v(&self.center_a, &other.center_a)
-            && v(&self.center_b, &other.center_b)
-            && rows(
-                &[self.k11, self.k12, self.k22],
-                &[other.k11, other.k12, other.k22],
-            )
-            && rows(&self.tangent_speed, &other.tangent_speed)
-            && f(&self.twist_mass, &other.twist_mass)
     }
 
     /// Whether every lane's bodies have isotropic inverse inertias (see the field).

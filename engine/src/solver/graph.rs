@@ -292,14 +292,7 @@ impl ConstraintGraph {
                 *next_flags.get_mut(i as u32) = flags[i] | REFRESHED;
                 let seeds = flags[i] & SEEDED != 0;
                 #[cfg(feature = "validate")]
-                {
-                    let (fresh, fresh_seeds) =
-                        before.prepared_through_manifolds(kept, contacts, tangents, ids, sb, ctx);
-                    assert!(
-                        out.same_bits(&fresh) && seeds == fresh_seeds,
-                        "validate: batch {i} refreshed in place differs from a fresh prepare"
-                    );
-                }
+                out.check_through_manifolds(&before, kept, seeds, contacts, tangents, ids, sb, ctx);
                 seeds
             } else {
                 let kept = kept();
