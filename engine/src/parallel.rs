@@ -143,6 +143,17 @@ pub(crate) fn for_each_index_maybe_par(
     for_each_chunk_maybe_par(&mut units, 1, parallel, min_len, |k, _| f(k));
 }
 
+/// Runs `f` on every thread of the region the caller walks when `parallel` and inside one
+/// (each thread once, returning when all have), else once on the calling thread: for a
+/// loop whose threads take their items from a shared cursor, so that one call alone does
+/// all the work (see `solver::graph::wave`).
+pub(crate) fn on_each_thread(parallel: bool, f: impl Fn() + Sync) {
+    if parallel && region::with_current(|r| r.map(|r| r.on_each_thread(&f)).is_some()) {
+        return;
+    }
+    f();
+}
+
 /// Raw access to a slice whose items are each written by at most one worker: contacts when
 /// impulses are stored (one touching contact each), joint slots when joint results are (one
 /// lane of one batch each), the contact batches' side rows when prepared (one batch each), a

@@ -67,6 +67,9 @@ pub struct Profile {
     /// to the step in place, rather than making them again from their contacts: in a scene
     /// at rest, those whose every manifold was recycled.
     pub refreshed: usize,
+    /// Contact batches passed in runs of small colours, each run one stage of the workers
+    /// rather than one a colour (at two threads or more; see `solver::graph::wave`).
+    pub wave_batches: usize,
     /// Manifold points in the touching contacts.
     pub points: usize,
     /// Contact constraints solved.

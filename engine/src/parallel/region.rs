@@ -303,6 +303,13 @@ impl Region {
         }
     }
 
+    /// Runs `f` once on each thread of the region, this one included, and returns when all
+    /// have returned: for loops whose threads hand their items out among themselves (see
+    /// `parallel::on_each_thread`).
+    pub(crate) fn on_each_thread(&self, f: &(dyn Fn() + Sync)) {
+        self.run(self.threads.min(MAX_BLOCKS), &|_| f(), None);
+    }
+
     /// Calls `f(k, item)` for every item, in blocks of at least `min_len` items, with work
     /// beside it (see [`Self::for_each_chunk_beside`]).
     pub(crate) fn for_each_beside<T: Send>(

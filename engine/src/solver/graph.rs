@@ -7,13 +7,17 @@
 //! joints are solved directly ([`Tree`]), and so are the manifolds that hold heavy bodies
 //! on much lighter ones ([`Stacks`], taken out of their batches for the step). Every pass
 //! runs the overflow serially first, then the colours one after another, each colour's
-//! batches spread over the workers when `parallel` (the caller runs inside the pool),
-//! then the trees and the stacks.
+//! batches spread over the workers when `parallel` (the caller runs inside the pool; a
+//! run of small colours as one stage, each batch after those before it that move its
+//! bodies, see [`wave`]), then the trees and the stacks.
 
 mod ahead;
+#[cfg(feature = "validate")]
+mod check;
 mod kept;
 mod pending;
 mod store;
+mod wave;
 
 use super::articulation::{Tree, TreeTopology};
 use super::ball_wide::{BallJointW, BallLanes, Broken};
@@ -159,6 +163,8 @@ pub(crate) struct ConstraintGraph {
     ahead: BodiesAhead,
     /// What the last step's contact batches were prepared from (see [`Kept`]).
     kept: Kept,
+    /// The runs of small colours passed as one stage (see [`wave`]).
+    waves: wave::Waves,
     /// The contact batches this step's [`build`](Self::build) refreshed in place.
     pub refreshed: usize,
 }
@@ -327,14 +333,21 @@ impl ConstraintGraph {
         // most of the batches it then solves, and the passes' first reads of them find
         // them in its own cache (`docs/decisions.md`).
         // The stack search's first question (is there a lone stack's top?) is asked on the
-        // walking thread beside the first stage: it reads only the pairs and the bodies.
-        // (Unless the caller asked it already.)
+        // walking thread beside the first stage (unless the caller asked it already), and
+        // the passes' runs of small colours are planned there: both read only the lists,
+        // the pairs and the bodies.
         let mut lonely = lonely;
         {
             let stacks = &mut self.stacks;
             let asked = lonely.is_some();
-            let mut ask = || lonely = Some(stacks.lonely(pairs, of_body, sb));
-            let mut beside: Option<&mut dyn FnMut()> = (!asked).then_some(&mut ask);
+            let (waves, lists) = (&mut self.waves, &self.coloring.colors);
+            let mut side = || {
+                if !asked {
+                    lonely = Some(stacks.lonely(pairs, of_body, sb));
+                }
+                waves.plan(parallel, ranges, lists, pairs, sb.states.len());
+            };
+            let mut beside: Option<&mut dyn FnMut()> = Some(&mut side);
             let mut rest = &mut self.contact_batches[..];
             let mut start = 0;
             for (c, r) in ranges.iter().enumerate() {
@@ -594,62 +607,11 @@ impl ConstraintGraph {
         }
     }
 
-    /// Checks that within each colour the joints write no dynamic body that another joint
-    /// or a contact of that colour (`pairs`, as in [`build`](Self::build)) writes. The
-    /// `validate` feature runs it every step. Returns the first offending (colour, body).
-    #[cfg(feature = "validate")]
-    pub fn find_joint_conflict(
-        &self,
-        pairs: &[[u32; 2]],
-        body_count: usize,
-    ) -> Option<(usize, u32)> {
-        let mut seen = vec![usize::MAX; body_count];
-        let mut mark = |color: usize, body: u32| {
-            if body == NULL {
-                return None;
-            }
-            let k = body as usize;
-            if seen[k] == color {
-                return Some((color, body));
-            }
-            seen[k] = color;
-            None
-        };
-        for (color, list) in self.coloring.colors.iter().enumerate() {
-            for &k in list {
-                for body in pairs[k as usize] {
-                    mark(color, body)?;
-                }
-            }
-            for batch in self
-                .joint_ranges
-                .get(color)
-                .map_or(&[][..], |r| &self.joint_batches[r.clone()])
-            {
-                for (body, w) in batch.written() {
-                    if w {
-                        mark(color, body)?;
-                    }
-                }
-            }
-            for batch in self
-                .ball_ranges
-                .get(color)
-                .map_or(&[][..], |r| &self.ball_batches[r.clone()])
-            {
-                for (body, w) in batch.written() {
-                    if w {
-                        mark(color, body)?;
-                    }
-                }
-            }
-        }
-        None
-    }
-
     /// Runs `overflow_joint` on every overflow joint, serially first, then colour by
     /// colour `joint_batch`, `ball_batch` and `contact_batch` on that colour's batches
-    /// (which share no dynamic body, so neither order nor split matters).
+    /// (which share no dynamic body, so neither order nor split matters); the contact
+    /// batches of a run of small colours without joints in one go, each after the batches
+    /// before it that move its bodies (the same results, see [`wave`]).
     #[allow(clippy::too_many_arguments)]
     fn each_color(
         &mut self,
@@ -676,14 +638,32 @@ impl ConstraintGraph {
             }
         };
         self.joint_overflow.iter_mut().for_each(joint);
-        for (k, range) in self.contact_ranges.iter().enumerate() {
-            if let Some(range) = self.joint_ranges.get(k) {
+        let mut k = 0;
+        while k < self.contact_ranges.len() {
+            // A run of small colours (no joint batches among them): one stage.
+            if let Some((colors, run)) = self.waves.run_at(k) {
+                let (coloring, ranges) = (&self.coloring, &self.contact_ranges);
+                let bytes = |i: usize| {
+                    let color = ranges.partition_point(|r| r.end <= i);
+                    let c = i - ranges[color].start;
+                    ContactConstraintW::read_bytes(coloring.batch_points(color, c * W))
+                };
+                let batches = &mut self.contact_batches;
+                let f = |c: &mut ContactConstraintW| contact_batch(c, ptr);
+                let state = |k: u32| ptr.prefetch_for_write(k);
+                self.waves.pass(run, batches, parallel, bytes, state, f);
+                k = colors.end;
+                continue;
+            }
+            let (color, range) = (k, self.contact_ranges[k].clone());
+            k += 1;
+            if let Some(range) = self.joint_ranges.get(color) {
                 let batches = &mut self.joint_batches[range.clone()];
                 let par = parallel && batches.len() > 8;
                 let whole = |_| size_of::<JointW>();
                 for_each_prefetched::<_, false>(batches, par, 4, whole, |_, b| joint_batch(b, ptr));
             }
-            if let Some(range) = self.ball_ranges.get(k) {
+            if let Some(range) = self.ball_ranges.get(color) {
                 let batches = &mut self.ball_batches[range.clone()];
                 let par = parallel && batches.len() > 8;
                 let whole = |_| size_of::<BallJointW>();
@@ -693,8 +673,9 @@ impl ConstraintGraph {
             let par = parallel && batches.len() > 1;
             // A pass reads a batch up to its fullest lane's last point.
             let coloring = &self.coloring;
-            let bytes = |c: usize| ContactConstraintW::read_bytes(coloring.batch_points(k, c * W));
-            match self.ahead.rows(k, range.clone(), par) {
+            let bytes =
+                |c: usize| ContactConstraintW::read_bytes(coloring.batch_points(color, c * W));
+            match self.ahead.rows(color, range.clone(), par) {
                 Some(rows) => for_each_prefetched::<_, false>(batches, par, 4, bytes, |i, c| {
                     rows.ask(i, ptr);
                     contact_batch(c, ptr)

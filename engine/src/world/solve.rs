@@ -215,6 +215,7 @@ impl World {
         p.colors = self.graph.coloring.used();
         p.overflow = self.graph.overflow.len();
         p.refreshed = self.graph.refreshed;
+        p.wave_batches = self.graph.wave_batches();
         plot!("colors used", p.colors);
         plot!("overflow constraints", p.overflow);
         stage!(
@@ -302,6 +303,7 @@ impl World {
         } else if !self.rolling.is_empty() {
             self.rolling = Default::default();
         }
+        self.graph.runs_without_joints();
         if !keep_lists {
             self.joints.lists_dirty = false;
             self.joints.lists_awake.clone_from(&self.solver.slot);
