@@ -343,7 +343,7 @@ impl ConstraintGraph {
             let (waves, lists) = (&mut self.waves, &self.coloring.colors);
             let mut side = || {
                 if !asked {
-                    lonely = Some(stacks.lonely(pairs, of_body, sb));
+                    lonely = Some(stacks.lonely(pairs, of_body, &sb.slot));
                 }
                 waves.plan(parallel, ranges, lists, pairs, sb.states.len());
             };

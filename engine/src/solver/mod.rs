@@ -351,16 +351,17 @@ impl SolverBodies {
     /// serial pass, and the forcing a second one: figures in `docs/decisions.md`, "The
     /// lead".)
     ///
-    /// `beside(index)` runs once the dense index is made, beside the loop over the bodies
-    /// (on the walking thread while the workers start on the bodies, inside a region): work
-    /// that reads the index and nothing the loop writes.
+    /// `beside(index, slot, slots_changed)` runs once the dense index (and its inverse, the
+    /// slots, and whether they changed) is made, beside the loop over the bodies (on the
+    /// walking thread while the workers start on the bodies, inside a region): work that
+    /// reads those and nothing the loop writes.
     pub fn gather(
         &mut self,
         bodies: &BodyStore,
         alive: impl Fn(usize) -> bool,
         ctx: &StepContext,
         parallel: bool,
-        mut beside: impl FnMut(&[u32]) + Send,
+        mut beside: impl FnMut(&[u32], &[u32], bool) + Send,
     ) {
         let n = bodies.body_type.len();
         self.index.clear();
@@ -437,9 +438,9 @@ impl SolverBodies {
                 );
             }
         };
-        let index = &self.index;
+        let (index, changed) = (&self.index, self.slots_changed);
         for_each_chunk_maybe_par_beside(&mut self.states, GATHER_CHUNK, parallel, 1, chunk, || {
-            beside(index)
+            beside(index, slots, changed)
         });
     }
 }

@@ -211,7 +211,7 @@ impl Stacks {
         // of whose contacts touch; without one, and without a heavy body on a light one,
         // there is no tree.
         // (`lonely`: the answer, if the caller asked already; a seeded step needs none.)
-        if !seeded && !lonely.unwrap_or_else(|| self.lonely(pairs, of_body, sb)) {
+        if !seeded && !lonely.unwrap_or_else(|| self.lonely(pairs, of_body, &sb.slot)) {
             return;
         }
         locate(&mut self.slots);
@@ -417,15 +417,15 @@ impl Stacks {
     /// Whether some awake dynamic body has exactly one contact (touching or not), and that
     /// a touching one with another dynamic body all of whose contacts touch: the top of a
     /// stack standing alone, on the body under it (every contact of a tree standing alone
-    /// is one of its edges, and edges touch).
-    pub fn lonely(&mut self, pairs: &[[u32; 2]], of_body: &[u32], sb: &SolverBodies) -> bool {
+    /// is one of its edges, and edges touch). `slot`: the solver's body slots, by dense
+    /// index.
+    pub fn lonely(&mut self, pairs: &[[u32; 2]], of_body: &[u32], slot: &[u32]) -> bool {
         // Each dense body's live contacts, read once in slot order (the dense bodies are
         // listed in it) rather than through two scattered loads for each end of each pair.
         let counts = &mut self.contacts_dense;
         counts.clear();
         counts.extend(
-            sb.slot
-                .iter()
+            slot.iter()
                 .map(|&s| of_body.get(s as usize).copied().unwrap_or(0)),
         );
         // Most worlds have no top at all (a pyramid's boxes rest on two): no body with one
@@ -442,7 +442,7 @@ impl Stacks {
         }
         let touching = &mut self.touching_of;
         touching.clear();
-        touching.resize(sb.states.len(), 0);
+        touching.resize(slot.len(), 0);
         for &[a, b] in pairs {
             for x in [a, b] {
                 if x != NULL {

@@ -21,8 +21,8 @@ impl World {
     pub fn bench_prepare_contacts(&mut self, dt: f32) -> usize {
         let ctx = self.step_context(dt);
         self.collide(dt);
-        self.gather(&ctx, false);
-        self.build_graph(&ctx, false);
+        let lonely = self.gather(&ctx, false);
+        self.build_graph(&ctx, lonely, false);
         self.touching.contacts.len()
     }
 

@@ -5,11 +5,12 @@
 use super::step::KeepAwake;
 use super::World;
 use crate::body::BodyType;
+use crate::contact::ContactStore;
 use crate::id::NULL;
 use crate::parallel::DisjointPtr;
 use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
-use crate::solver::graph::take_pending;
+use crate::solver::graph::{take_pending, ConstraintGraph};
 use crate::solver::{self, Softness, StepContext, WarmStart};
 use impetus_profiling::plot;
 
@@ -51,6 +52,47 @@ fn color_contacts(
     coloring.list(&touching.colors, &touching.points);
 }
 
+/// Where the narrow phase left recycled contacts' impulses in their lanes (a scene at
+/// rest, `World::collide`), takes into its manifold each contact's whose lane this step's
+/// batches do not give it (after `ConstraintGraph::match_batches`): the batch that holds it
+/// again, refreshed or made again over the last step's
+/// (`ContactConstraintW::prepare_keeping`), keeps the rest where they are. The stack search
+/// reads the manifolds' loads, so where it will run every contact's are taken; its first
+/// question is asked here (`slot`: the solver's body slots), and its answer is returned (if
+/// asked).
+fn take_deferred(
+    graph: &mut ConstraintGraph,
+    touching: &super::Touching,
+    store: &mut ContactStore,
+    slot: &[u32],
+) -> Option<bool> {
+    if !store.deferred {
+        return None;
+    }
+    let mut lonely = None;
+    let search = graph.kept_seeded()
+        || *lonely.insert(graph.lonely_stack(&touching.pairs, &store.of_body, slot));
+    let batches = graph.stored_batches();
+    if search {
+        for (c, pending) in store.contacts.iter_mut().zip(&mut store.pending) {
+            if *pending != NULL {
+                take_pending(pending, batches, &mut c.manifold);
+            }
+        }
+        store.deferred = false;
+    } else {
+        let touching = &touching.contacts;
+        graph.each_moved(|k, lane| {
+            let id = touching[k] as usize;
+            let pending = &mut store.pending[id];
+            if *pending != NULL && *pending != lane {
+                take_pending(pending, batches, &mut store.contacts[id].manifold);
+            }
+        });
+    }
+    lonely
+}
+
 impl World {
     /// The step-wide constants of the solver for a step of `dt`.
     pub(crate) fn step_context(&self, dt: f32) -> StepContext {
@@ -84,34 +126,49 @@ impl World {
 
     /// Gathers the movable bodies into the solver's dense arrays (`SolverBodies::gather`)
     /// and, beside that loop, updates the touching contacts' colours and maps their bodies
-    /// to dense indices ([`color_contacts`]): the two share nothing but the dense index,
-    /// which the gather makes first, so inside the solve region the walking thread colours
-    /// while the worker starts on the bodies (`parallel::for_each_chunk_maybe_par_beside`).
-    /// Runs once per step, after `collide`.
-    pub(crate) fn gather(&mut self, ctx: &StepContext, parallel: bool) {
+    /// to dense indices ([`color_contacts`]), lays the batches out and finds which hold
+    /// the last step's (`ConstraintGraph::match_batches`), and takes the impulses the
+    /// narrow phase left in lanes they will not keep ([`take_deferred`]): none of that
+    /// reads what the gather's loop writes (the dense index and slots are made first), so
+    /// inside the solve region the walking thread does it while the worker starts on the
+    /// bodies (`parallel::for_each_chunk_maybe_par_beside`). Runs once per step, after
+    /// `collide`; returns the stack search's first answer, if [`take_deferred`] asked it.
+    pub(crate) fn gather(&mut self, ctx: &StepContext, parallel: bool) -> Option<bool> {
         let (pool, awake) = (&self.body_pool, &self.bodies.awake);
-        let (coloring, contacts) = (&mut self.graph.coloring, &mut self.contacts.contacts);
-        let (touching, inv_mass) = (&mut self.touching, &self.bodies.inv_mass);
+        let (graph, store) = (&mut self.graph, &mut self.contacts);
+        let (touching, bodies) = (&mut self.touching, &self.bodies);
+        let mut lonely = None;
         self.solver.gather(
-            &self.bodies,
+            bodies,
             |i| pool.is_alive(i) && awake[i],
             ctx,
             parallel,
-            |index| color_contacts(coloring, contacts, touching, index, inv_mass),
+            |index, slot, slots_changed| {
+                let contacts = &mut store.contacts;
+                color_contacts(
+                    &mut graph.coloring,
+                    contacts,
+                    touching,
+                    index,
+                    &bodies.inv_mass,
+                );
+                let changed = touching.changed;
+                graph.match_batches(
+                    &touching.contacts,
+                    changed,
+                    slots_changed,
+                    bodies,
+                    ctx.gravity,
+                );
+                lonely = take_deferred(graph, touching, store, slot);
+            },
         );
+        lonely
     }
 
-    /// Colours the touching contacts and prepares their constraints into batches.
-    pub(crate) fn build_graph(&mut self, ctx: &StepContext, parallel: bool) {
-        let touching = &self.touching;
-        self.graph.match_batches(
-            &touching.contacts,
-            touching.changed,
-            &self.solver,
-            &self.bodies,
-            ctx,
-        );
-        let lonely = self.take_deferred();
+    /// Prepares the contacts' constraints into batches (after [`Self::gather`], whose
+    /// return is `lonely`).
+    pub(crate) fn build_graph(&mut self, ctx: &StepContext, lonely: Option<bool>, parallel: bool) {
         // Nearly every touching manifold recycled (a scene at rest, or mostly so): the next
         // narrow phase notes the lanes for refreshes (`profile.recycled`: this step's).
         let settled = 10 * self.profile.recycled >= 9 * self.touching.contacts.len();
@@ -132,47 +189,6 @@ impl World {
             parallel,
         );
         self.contacts.deferred = false;
-    }
-
-    /// Where the narrow phase left recycled contacts' impulses in their lanes (a scene at
-    /// rest, `World::collide`), takes into its manifold each contact's whose lane this
-    /// step's batches do not give it: the batch that holds it again, refreshed or made
-    /// again over the last step's (`ContactConstraintW::prepare_keeping`), keeps the rest
-    /// where they are. The stack search reads the manifolds' loads, so where it will run
-    /// every contact's are taken; its first question is asked here, and its answer is
-    /// returned (if asked).
-    fn take_deferred(&mut self) -> Option<bool> {
-        if !self.contacts.deferred {
-            return None;
-        }
-        let graph = &mut self.graph;
-        let mut lonely = None;
-        let search = graph.kept_seeded()
-            || *lonely.insert(graph.lonely_stack(
-                &self.touching.pairs,
-                &self.contacts.of_body,
-                &self.solver,
-            ));
-        let batches = graph.stored_batches();
-        let store = &mut self.contacts;
-        if search {
-            for (c, pending) in store.contacts.iter_mut().zip(&mut store.pending) {
-                if *pending != NULL {
-                    take_pending(pending, batches, &mut c.manifold);
-                }
-            }
-            store.deferred = false;
-        } else {
-            let touching = &self.touching.contacts;
-            graph.each_moved(|k, lane| {
-                let id = touching[k] as usize;
-                let pending = &mut store.pending[id];
-                if *pending != NULL && *pending != lane {
-                    take_pending(pending, batches, &mut store.contacts[id].manifold);
-                }
-            });
-        }
-        lonely
     }
 
     /// Runs `stages` (the solve) with the other workers in a spinning region when
@@ -257,8 +273,8 @@ impl World {
     /// (and their trees when they changed), rolling-resistance rows.
     fn prepare(&mut self, ctx: &StepContext, parallel: bool) {
         let h = ctx.h;
-        self.gather(ctx, parallel);
-        self.build_graph(ctx, parallel);
+        let lonely = self.gather(ctx, parallel);
+        self.build_graph(ctx, lonely, parallel);
         let pool = &self.joints.pool;
         if self.joints.trees_dirty {
             let (joints, bodies) = (&self.joints.slots, &self.bodies);

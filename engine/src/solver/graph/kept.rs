@@ -4,7 +4,7 @@
 use super::super::contact_wide::ContactConstraintW;
 use super::super::stack::MASS_RATIO;
 use super::super::wide::W;
-use super::super::{SolverBodies, StepContext};
+use super::super::SolverBodies;
 use super::ConstraintGraph;
 use crate::body::BodyStore;
 use crate::collision::MAX_POINTS;
@@ -93,14 +93,15 @@ impl ConstraintGraph {
     /// lists to contacts), with the solver bodies, their masses and the gravity as they
     /// were: [`Self::build`] refreshes those whose lanes were all recycled (see [`Kept`]).
     /// A step laid out as the last (`changed`: the touching contacts are not) needs no
-    /// comparison.
+    /// comparison. `slots_changed`: the solver's bodies are not the last step's
+    /// ([`SolverBodies::slots_changed`]).
     pub fn match_batches(
         &mut self,
         touching: &[u32],
         changed: bool,
-        sb: &SolverBodies,
+        slots_changed: bool,
         bodies: &BodyStore,
-        ctx: &StepContext,
+        gravity: Vec3,
     ) {
         let total = self.lay_out();
         let last = &mut self.kept;
@@ -108,9 +109,9 @@ impl ConstraintGraph {
         last.same.clear();
         last.all_same = false;
         let usable = last.valid
-            && !sb.slots_changed
+            && !slots_changed
             && last.mass_epoch == bodies.mass_epoch
-            && last.gravity == ctx.gravity
+            && last.gravity == gravity
             && last.separations.len() == old * W
             && last.lane_ids.len() == old * W;
         if !usable {
@@ -168,8 +169,8 @@ impl ConstraintGraph {
     /// The stack search's first question (see
     /// [`Stacks::lonely`](super::super::stack::Stacks::lonely)), asked ahead of
     /// [`Self::build`].
-    pub fn lonely_stack(&mut self, pairs: &[[u32; 2]], of_body: &[u32], sb: &SolverBodies) -> bool {
-        self.stacks.lonely(pairs, of_body, sb)
+    pub fn lonely_stack(&mut self, pairs: &[[u32; 2]], of_body: &[u32], slot: &[u32]) -> bool {
+        self.stacks.lonely(pairs, of_body, slot)
     }
 
     /// Whether some two of the awake dynamic bodies are [`MASS_RATIO`] apart in mass (so
