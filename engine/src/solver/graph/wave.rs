@@ -68,11 +68,11 @@ pub(crate) struct Waves {
 
 impl Waves {
     /// Plans the step's runs: consecutive colours of at most [`SMALL`] batches, where at
-    /// least [`MIN_STAGES`] of them would be a stage of its own (`ranges`: each colour's contact
-    /// batches, made `W` to a batch from its list in `lists`; `pairs`: each touching
-    /// contact's solver bodies, [`NULL`] for a static or kinematic one; `bodies`: the
-    /// solver's count). Nothing is planned when the passes run on one thread (`parallel`
-    /// unset). Reads no batch: it runs beside prepare's first stage.
+    /// least [`MIN_STAGES`] of them would be a stage of its own (`ranges`: each colour's
+    /// contact batches, made `W` to a batch from its list in `lists`; `pairs`: each
+    /// touching contact's solver bodies, [`NULL`] for a static or kinematic one; `bodies`:
+    /// the solver's count). Nothing is planned when the passes run on one thread
+    /// (`parallel` unset). Reads no batch: it runs beside prepare's first stage.
     pub fn plan(
         &mut self,
         parallel: bool,
