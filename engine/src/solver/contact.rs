@@ -304,6 +304,9 @@ pub(crate) fn solve(
         let n_dp = n.dot(sb.dp - sa.dp);
         let (n_a, n_b) = (sa.dq.conjugate() * n, sb.dq.conjugate() * n);
         let (mut total_normal, mut twist_limit) = (0.0, 0.0);
+        let (mut u_a, mut u_b, mut pushed) = (n.dot(p.va), n.dot(p.vb), 0.0);
+        let nn = n.dot(n);
+        let (along_a, along_b) = (p.m_a * nn, p.m_b * nn);
         for cp in c.points[..c.count].iter_mut() {
             let s = n_dp + n_b.dot(cp.r_b) - n_a.dot(cp.r_a) + cp.base_separation;
             let (bias, mass_scale, impulse_scale) = if s > 0.0 {
@@ -317,7 +320,10 @@ pub(crate) fn solve(
             } else {
                 (0.0, 1.0, 0.0)
             };
-            let vn = n.dot(p.relative_velocity(cp.r_a, cp.r_b));
+            // As the lane kernel: the row's angular Jacobians `r × n`, the speeds along
+            // `n` carried from row to row, the linear impulses applied once after them.
+            let (ja, jb) = (cp.r_a.cross(n), cp.r_b.cross(n));
+            let vn = (u_b - u_a) + (p.wb.dot(jb) - p.wa.dot(ja));
             let impulse =
                 -cp.normal_mass * mass_scale * (vn + bias) - impulse_scale * cp.normal_impulse;
             let total = (cp.normal_impulse + impulse).max(0.0);
@@ -326,8 +332,14 @@ pub(crate) fn solve(
             cp.max_normal_impulse = cp.max_normal_impulse.max(total);
             total_normal += total;
             twist_limit += total * cp.lever;
-            p.apply(cp.r_a, cp.r_b, impulse * n);
+            pushed += impulse;
+            u_a -= along_a * impulse;
+            u_b += along_b * impulse;
+            p.wa -= p.i_a * (impulse * ja);
+            p.wb += p.i_b * (impulse * jb);
         }
+        p.va -= (p.m_a * pushed) * n;
+        p.vb += (p.m_b * pushed) * n;
 
         // Friction at the manifold centre, both tangents at once, then twist. Solved in both
         // passes: with friction in the relax pass only (Rapier's default), a tall flat

@@ -622,6 +622,12 @@ impl ContactConstraintW {
         // then two dot products a point instead of two rotations.
         let n_dp = n.dot(b.dp);
         let (n_a, n_b) = (b.dqa.conjugate().rotate(n), b.dqb.conjugate().rotate(n));
+        // The speeds along `n`, carried from row to row: an impulse `λ n` changes them by
+        // `m λ (n · n)`.
+        let (mut u_a, mut u_b) = (n.dot(b.va), n.dot(b.vb));
+        let nn = n.dot(n);
+        let (along_a, along_b) = (m.m_a * nn, m.m_b * nn);
+        let mut pushed = zero;
         for j in 0..self.points_used {
             let cp = self.points[j];
             let lever = cp.lever;
@@ -637,7 +643,12 @@ impl ContactConstraintW {
             } else {
                 (speculative.select(spec_bias, zero), one, zero)
             };
-            let vn = n.dot(Self::relative_velocity(&b, cp.r_a, cp.r_b));
+            // The row's angular Jacobians, `r × n`: with them the relative normal speed
+            // is two dot products and the impulse turns each body by one scaled vector
+            // (two cross products a point, where the speed at the anchors and the
+            // impulse's torques took four).
+            let (ja, jb) = (cp.r_a.cross(n), cp.r_b.cross(n));
+            let vn = (u_b - u_a) + (b.wb.dot(jb) - b.wa.dot(ja));
             let (l, max) = (&mut self.normal_impulse[j], &mut self.max_normal_impulse[j]);
             let impulse = -cp.normal_mass * mass_scale * (vn + bias) - impulse_scale * *l;
             let total = (*l + impulse).fast_max(zero);
@@ -646,8 +657,16 @@ impl ContactConstraintW {
             *max = max.fast_max(total);
             total_normal += total;
             twist_limit += total * lever;
-            Self::apply::<ISO>(&m, &mut b, cp.r_a, cp.r_b, impulse * n);
+            pushed += impulse;
+            u_a = u_a - along_a * impulse;
+            u_b = u_b + along_b * impulse;
+            b.wa = b.wa - m.i_a.mul_by::<ISO>(impulse * ja);
+            b.wb = b.wb + m.i_b.mul_by::<ISO>(impulse * jb);
         }
+        // The normal rows' linear impulses, all along `n`, applied once: each row saw the
+        // speeds along `n` that the rows before it left (`u_a`, `u_b`).
+        b.va = b.va - (m.m_a * pushed) * n;
+        b.vb = b.vb + (m.m_b * pushed) * n;
 
         let dv = Self::relative_velocity(&b, self.center_a, self.center_b);
         let (vt1, vt2) = (
