@@ -658,8 +658,8 @@ impl ContactConstraintW {
             total_normal += total;
             twist_limit += total * lever;
             pushed += impulse;
-            u_a = u_a - along_a * impulse;
-            u_b = u_b + along_b * impulse;
+            u_a -= along_a * impulse;
+            u_b += along_b * impulse;
             b.wa = b.wa - m.i_a.mul_by::<ISO>(impulse * ja);
             b.wb = b.wb + m.i_b.mul_by::<ISO>(impulse * jb);
         }
