@@ -31,26 +31,19 @@ impl ConstraintGraph {
                     mark(color, body)?;
                 }
             }
-            for batch in self
-                .joint_ranges
-                .get(color)
-                .map_or(&[][..], |r| &self.joint_batches[r.clone()])
-            {
-                for (body, w) in batch.written() {
-                    if w {
-                        mark(color, body)?;
-                    }
-                }
-            }
-            for batch in self
-                .ball_ranges
-                .get(color)
-                .map_or(&[][..], |r| &self.ball_batches[r.clone()])
-            {
-                for (body, w) in batch.written() {
-                    if w {
-                        mark(color, body)?;
-                    }
+            // The colour's joint batches of both kinds: the bodies each writes.
+            let of_color = |ranges: &[std::ops::Range<usize>]| ranges.get(color).cloned();
+            let joints = of_color(&self.joint_ranges)
+                .map_or(&[][..], |r| &self.joint_batches[r])
+                .iter()
+                .flat_map(|b| b.written());
+            let balls = of_color(&self.ball_ranges)
+                .map_or(&[][..], |r| &self.ball_batches[r])
+                .iter()
+                .flat_map(|b| b.written());
+            for (body, w) in joints.chain(balls) {
+                if w {
+                    mark(color, body)?;
                 }
             }
         }
