@@ -72,6 +72,11 @@ pub(crate) struct ContactConstraintW {
     points_used: usize,
     /// Whether a lane has a one-point manifold (whose twist row is left out: see `solve`).
     lone: bool,
+    /// The lanes (a bit each) with four points between bodies of different masses (a
+    /// static or kinematic side counts as massless): they drop their null impulses in every
+    /// relax pass, the others in the step's last only (see [`StepContext::drop_null`]).
+    /// By lane, not by batch, so that the results do not depend on the lane width.
+    uneven: u32,
     /// Whether every lane's bodies have isotropic inverse inertias (`k I`, a cube's or a
     /// sphere's, static sides and empty lanes included): the passes then multiply by `k`
     /// alone ([`SymMat3W::mul_by`](super::wide::SymMat3W::mul_by)).
@@ -321,6 +326,8 @@ impl ContactConstraintW {
         let b_on_a = rise.simd_ge(cos) & m_b.simd_gt(zero) & m_a.simd_ge(ratio * m_b);
         let a_on_b = (-rise).simd_ge(cos) & m_a.simd_gt(zero) & m_b.simd_ge(ratio * m_a);
         let plane = count.simd_ge(FloatW::splat(3.0));
+        let four = count.simd_ge(FloatW::splat(MAX_POINTS as f32));
+        self.uneven = (four & m_a.simd_ne(m_b)).to_bitmask();
         ((b_on_a | a_on_b) & plane).any()
     }
 
@@ -713,8 +720,8 @@ impl ContactConstraintW {
             }
         }
 
-        if !use_bias && self.points_used == MAX_POINTS {
-            self.drop_null_impulses(t1, t2);
+        if !use_bias && (ctx.drop_null || self.uneven != 0) && self.points_used == MAX_POINTS {
+            self.drop_null_impulses(t1, t2, ctx.drop_null);
         }
         self.scatter(states, &b);
     }
@@ -725,15 +732,21 @@ impl ContactConstraintW {
     ///
     /// The null vector (see [`super::contact::null_impulses`]) and `1 / |null|²` are
     /// computed here, from the arms in the tangent plane, rather than kept in the batch.
+    ///
+    /// In `every` four-point lane, or only in the lanes of `uneven`.
     #[inline(always)]
-    fn drop_null_impulses(&mut self, t1: Vec3W, t2: Vec3W) {
+    fn drop_null_impulses(&mut self, t1: Vec3W, t2: Vec3W, every: bool) {
         let zero = FloatW::ZERO;
         let anchors = self.points.map(|p| (p.r_a.dot(t1), p.r_a.dot(t2)));
         let v = null_impulses(anchors);
         let nn = v.iter().fold(zero, |acc, &v| acc + v * v);
         let tiny = FloatW::splat(NULL_TINY);
         let counts = FloatW::new(self.counts.map(f32::from));
-        let four = counts.simd_ge(FloatW::splat(MAX_POINTS as f32)) & nn.simd_gt(tiny);
+        let mut four = counts.simd_ge(FloatW::splat(MAX_POINTS as f32)) & nn.simd_gt(tiny);
+        if !every {
+            let bit = std::array::from_fn(|l| (self.uneven >> l & 1) as f32);
+            four &= FloatW::new(bit).simd_gt(zero);
+        }
         let null_scale = four.select(FloatW::splat(1.0) / nn.fast_max(tiny), zero);
         let l = self.normal_impulse;
         let along = (0..MAX_POINTS).fold(zero, |acc, j| acc + l[j] * v[j]);

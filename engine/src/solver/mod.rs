@@ -38,10 +38,13 @@
 //! (`docs/decisions.md`, "Stiffness under load"): every way of making contacts stiffer
 //! also makes stacks rock unless the velocity passes converge through the stack (a
 //! column of N boxes needs about N relax sweeps a substep), so the step keeps 30 Hz
-//! with one biased and one relax sweep. What was kept is the removal, after each relax
+//! with one biased and one relax sweep. What was kept is the removal, after a relax
 //! pass, of the corner loads of a four-point manifold that move no body
 //! ([`contact::null_impulses`]): left as the rows solved one after another leave them,
-//! a corner at zero lets a box stand on a diagonal and rock. A load remembered per
+//! a corner at zero lets a box stand on a diagonal and rock. Between bodies of different
+//! masses (the ground included) it is done after every relax pass; between like bodies
+//! after the step's last, before the impulses are stored for the next step's warm start
+//! (see [`StepContext::drop_null`]). A load remembered per
 //! contact point (the spring leaking only the load above it) was measured too
 //! (`docs/decisions.md`, "Stiffness under load, part two"): the leak is also what damps
 //! one sweep's error through a stack, and without it stacks rock at any memory shorter
@@ -303,6 +306,16 @@ pub(crate) struct StepContext {
     pub static_friction_speed: f32,
     pub max_linear_speed: f32,
     pub max_rotation: f32,
+    /// Whether this relax pass takes the null impulses ([`contact::null_impulses`]) out of
+    /// every four-point manifold: in the step's last relax, before the store. The other
+    /// relax passes take them out only where a lane's two bodies differ in mass (the
+    /// ground included), which is where leaving them for the rest of the step let bodies
+    /// sink or fly off (a 1:1000 stack, the mixed-mass piles of `tests/stiffness.rs`);
+    /// between like bodies (a pyramid's or a pile's boxes) those three drops a step changed
+    /// no stability figure and cost a tenth of the pass (`docs/decisions.md`, "The null
+    /// impulses dropped once a step between like bodies"). The scalar kernels (the
+    /// overflow, the stacks' soft passes) drop them in every relax pass.
+    pub drop_null: bool,
 }
 
 #[cfg(test)]
@@ -324,6 +337,7 @@ impl StepContext {
             static_friction_speed: 0.01,
             max_linear_speed: 100.0,
             max_rotation: 0.8,
+            drop_null: true,
         }
     }
 }

@@ -121,6 +121,7 @@ impl World {
             static_friction_speed: def.static_friction_speed,
             max_linear_speed: def.max_linear_speed,
             max_rotation: 0.25 * std::f32::consts::PI,
+            drop_null: true,
         }
     }
 
@@ -258,7 +259,7 @@ impl World {
                 (true, 0) => WarmStart::First,
                 (true, _) => WarmStart::Carried,
             };
-            self.substep(ctx, warm, carry, parallel);
+            self.substep(ctx, warm, carry, parallel, substep + 1 == self.def.substeps);
         }
         stage!(
             self,
@@ -350,8 +351,20 @@ impl World {
     }
 
     /// One substep: velocities, warm start, solve, positions, relax (each summed over the
-    /// substeps in its profile field).
-    fn substep(&mut self, ctx: &StepContext, warm: WarmStart, carry: bool, parallel: bool) {
+    /// substeps in its profile field). The step's `last` substep's relax takes the null
+    /// impulses out of every four-point manifold (see [`StepContext::drop_null`]).
+    fn substep(
+        &mut self,
+        ctx: &StepContext,
+        warm: WarmStart,
+        carry: bool,
+        parallel: bool,
+        last: bool,
+    ) {
+        let relax_ctx = StepContext {
+            drop_null: last,
+            ..*ctx
+        };
         stage_sum!(
             self,
             integrate_velocities,
@@ -386,7 +399,7 @@ impl World {
         stage_sum!(self, relax, "Relax", SOLVE, {
             let sb = &mut self.solver;
             self.graph
-                .solve(&mut sb.states, &sb.mass_rows, ctx, false, parallel);
+                .solve(&mut sb.states, &sb.mass_rows, &relax_ctx, false, parallel);
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
         stage_sum!(
