@@ -23,8 +23,9 @@
 //!   among other bodies (a pile's columns) stays in the colours: it would be solved exactly
 //!   in some steps and not in others, and the weld's impulses, warm-started by the soft
 //!   contacts, kick it (`docs/decisions.md`, "Stiffness under load, part six"). A world
-//!   with no heavy body on a light one and no body whose only contact is with another
-//!   dynamic body (the top of a column) skips the search after one scan of the contacts.
+//!   with no heavy body on a light one and no body whose only contact is a possible
+//!   support on another dynamic body (the top of a column) skips the search after one
+//!   scan of the contacts.
 //! - **The rows of an edge.** A manifold of the tree is a weld at its centre: a push, two
 //!   friction rows and a twist, and two tilts (the torques four corners can carry). The
 //!   push is biased by the separation of the centre of the plane through the points'
@@ -54,6 +55,7 @@ use super::contact_wide::ContactConstraintW;
 use super::graph::Slot;
 use super::{BodyState, SolverBodies, StepContext};
 use crate::body::BodyStore;
+use crate::collision::Manifold;
 use crate::contact::{Contact, TANGENT};
 use crate::id::NULL;
 use edge::Edge;
@@ -164,6 +166,29 @@ pub(crate) struct Stacks {
     scratch: active::Scratch,
 }
 
+/// Which body of manifold `m` it could hold up, by its normal: `Some(true)` for B (the
+/// normal within 45° of `up`), `Some(false)` for A (within 45° of down), `None` for neither.
+fn above(m: &Manifold, up: Vec3) -> Option<bool> {
+    let rise = m.normal.dot(up);
+    if rise >= SUPPORT_COS {
+        Some(true)
+    } else if -rise >= SUPPORT_COS {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Whether contact `c` is shaped to be a support: three or four points, none apart by more
+/// than [`TOUCH`], no surface velocity and no rolling resistance.
+fn flat_support(c: &Contact) -> bool {
+    let points = c.manifold.points();
+    !(points.len() < 3
+        || c.flags & TANGENT != 0
+        || c.rolling_resistance > 0.0
+        || points.iter().any(|p| p.separation > TOUCH))
+}
+
 /// The live contacts (touching or not) of dense body `x`, from the contact store's count
 /// per body slot (a body that never had one is past its end).
 fn contacts_of(of_body: &[u32], sb: &SolverBodies, x: u32) -> u32 {
@@ -211,7 +236,10 @@ impl Stacks {
         // of whose contacts touch; without one, and without a heavy body on a light one,
         // there is no tree.
         // (`lonely`: the answer, if the caller asked already; a seeded step needs none.)
-        if !seeded && !lonely.unwrap_or_else(|| self.lonely(pairs, of_body, &sb.slot)) {
+        if !seeded
+            && !lonely
+                .unwrap_or_else(|| self.lonely(pairs, touching, contacts, of_body, &sb.slot, up))
+        {
             return;
         }
         locate(&mut self.slots);
@@ -227,25 +255,17 @@ impl Stacks {
             let c = &contacts[id as usize];
             let m = &c.manifold;
             let [a, b] = pairs[k];
-            let rise = m.normal.dot(up);
-            let child = if rise >= SUPPORT_COS && b != NULL {
-                b
-            } else if -rise >= SUPPORT_COS && a != NULL {
-                a
-            } else {
-                continue;
+            let child = match above(m, up) {
+                Some(true) if b != NULL => b,
+                Some(false) if a != NULL => a,
+                _ => continue,
             };
             let points = m.points();
             let load: f32 = points.iter().map(|p| p.normal_impulse).sum();
             if load > 0.0 {
                 self.supports[child as usize] += 1;
             }
-            if points.len() < 3
-                || !matches!(self.slots[k], Slot::Wide(..))
-                || c.flags & TANGENT != 0
-                || c.rolling_resistance > 0.0
-                || points.iter().any(|p| p.separation > TOUCH)
-            {
+            if !flat_support(c) || !matches!(self.slots[k], Slot::Wide(..)) {
                 continue;
             }
             let state = |k: u32| {
@@ -415,11 +435,24 @@ impl Stacks {
     }
 
     /// Whether some awake dynamic body has exactly one contact (touching or not), and that
-    /// a touching one with another dynamic body all of whose contacts touch: the top of a
-    /// stack standing alone, on the body under it (every contact of a tree standing alone
-    /// is one of its edges, and edges touch). `slot`: the solver's body slots, by dense
-    /// index.
-    pub fn lonely(&mut self, pairs: &[[u32; 2]], of_body: &[u32], slot: &[u32]) -> bool {
+    /// a touching one with another dynamic body all of whose contacts touch, which could
+    /// be the top's support in [`Self::build`]: the top of a stack standing alone, on the
+    /// body under it (every contact of a tree standing alone is one of its edges, and edges
+    /// touch; a leaf's one contact is its support). `pairs` and `touching`: the touching
+    /// contacts' dense bodies and contact ids; `slot`: the solver's body slots, by dense
+    /// index; `up`: against gravity.
+    pub fn lonely(
+        &mut self,
+        pairs: &[[u32; 2]],
+        touching: &[u32],
+        contacts: &[Contact],
+        of_body: &[u32],
+        slot: &[u32],
+        up: Vec3,
+    ) -> bool {
+        if up == Vec3::ZERO {
+            return false;
+        }
         // Each dense body's live contacts, read once in slot order (the dense bodies are
         // listed in it) rather than through two scattered loads for each end of each pair.
         let counts = &mut self.contacts_dense;
@@ -435,27 +468,38 @@ impl Stacks {
             return false;
         }
         let counts = &self.contacts_dense;
-        let contacts = |x: u32| counts[x as usize];
-        let top = |a: u32, b: u32| a != NULL && b != NULL && (contacts(a) == 1 || contacts(b) == 1);
+        let live = |x: u32| counts[x as usize];
+        let top = |a: u32, b: u32| a != NULL && b != NULL && (live(a) == 1 || live(b) == 1);
         if !pairs.iter().any(|&[a, b]| top(a, b)) {
             return false;
         }
-        let touching = &mut self.touching_of;
-        touching.clear();
-        touching.resize(slot.len(), 0);
+        let touching_of = &mut self.touching_of;
+        touching_of.clear();
+        touching_of.resize(slot.len(), 0);
         for &[a, b] in pairs {
             for x in [a, b] {
                 if x != NULL {
-                    touching[x as usize] += 1;
+                    touching_of[x as usize] += 1;
                 }
             }
         }
-        let on = |top: u32, under: u32| {
-            contacts(top) == 1 && contacts(under) == touching[under as usize]
+        let touching_of = &self.touching_of;
+        let on =
+            |top: u32, under: u32| live(top) == 1 && live(under) == touching_of[under as usize];
+        // The top's one contact must be able to hold it up (read only for the pairs whose
+        // counts fit: rain's falling bodies meet one another, and without this the whole
+        // search ran for trees of bodies on spheres and capsules).
+        let support = |id: u32, [a, b]: [u32; 2]| {
+            let c = &contacts[id as usize];
+            match above(&c.manifold, up) {
+                Some(true) => flat_support(c) && on(b, a),
+                Some(false) => flat_support(c) && on(a, b),
+                None => false,
+            }
         };
-        pairs
-            .iter()
-            .any(|&[a, b]| a != NULL && b != NULL && (on(a, b) || on(b, a)))
+        pairs.iter().zip(touching).any(|(&[a, b], &id)| {
+            a != NULL && b != NULL && (on(a, b) || on(b, a)) && support(id, [a, b])
+        })
     }
 
     /// Adds the tree of root body `r` (dense index); false when one of its bodies cannot

@@ -12,6 +12,7 @@ use crate::solver::articulation::TreeTopology;
 use crate::solver::color::NO_COLOR;
 use crate::solver::graph::{take_pending, ConstraintGraph};
 use crate::solver::{self, Softness, StepContext, WarmStart};
+use glam::Vec3;
 use impetus_profiling::plot;
 
 /// The touching contacts' colours and dense bodies, updated once per step (beside the
@@ -65,13 +66,21 @@ fn take_deferred(
     touching: &super::Touching,
     store: &mut ContactStore,
     slot: &[u32],
+    up: Vec3,
 ) -> Option<bool> {
     if !store.deferred {
         return None;
     }
     let mut lonely = None;
     let search = graph.kept_seeded()
-        || *lonely.insert(graph.lonely_stack(&touching.pairs, &store.of_body, slot));
+        || *lonely.insert(graph.lonely_stack(
+            &touching.pairs,
+            &touching.contacts,
+            &store.contacts,
+            &store.of_body,
+            slot,
+            up,
+        ));
     let batches = graph.stored_batches();
     if search {
         for (c, pending) in store.contacts.iter_mut().zip(&mut store.pending) {
@@ -161,7 +170,8 @@ impl World {
                     bodies,
                     ctx.gravity,
                 );
-                lonely = take_deferred(graph, touching, store, slot);
+                let up = -ctx.gravity.normalize_or_zero();
+                lonely = take_deferred(graph, touching, store, slot, up);
             },
         );
         lonely

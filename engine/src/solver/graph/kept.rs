@@ -8,6 +8,7 @@ use super::super::SolverBodies;
 use super::ConstraintGraph;
 use crate::body::BodyStore;
 use crate::collision::MAX_POINTS;
+use crate::contact::Contact;
 use crate::id::NULL;
 use crate::parallel::DisjointPtr;
 use glam::Vec3;
@@ -169,8 +170,17 @@ impl ConstraintGraph {
     /// The stack search's first question (see
     /// [`Stacks::lonely`](super::super::stack::Stacks::lonely)), asked ahead of
     /// [`Self::build`].
-    pub fn lonely_stack(&mut self, pairs: &[[u32; 2]], of_body: &[u32], slot: &[u32]) -> bool {
-        self.stacks.lonely(pairs, of_body, slot)
+    pub fn lonely_stack(
+        &mut self,
+        pairs: &[[u32; 2]],
+        touching: &[u32],
+        contacts: &[Contact],
+        of_body: &[u32],
+        slot: &[u32],
+        up: Vec3,
+    ) -> bool {
+        self.stacks
+            .lonely(pairs, touching, contacts, of_body, slot, up)
     }
 
     /// Whether some two of the awake dynamic bodies are [`MASS_RATIO`] apart in mass (so
