@@ -842,3 +842,96 @@ impl Stacks {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collision::box_box::NO_AXIS;
+    use crate::contact::NO_COLOR;
+
+    /// A contact between bodies 0 and 1 whose manifold has `normal` and a point at each
+    /// of `separations` (`TOUCH` is 5 mm).
+    fn contact(normal: Vec3, separations: &[f32]) -> Contact {
+        let mut manifold = Manifold {
+            normal,
+            ..Default::default()
+        };
+        for (k, &s) in separations.iter().enumerate() {
+            manifold.push(Vec3::new(k as f32, 0.0, 0.0), s, k as u32);
+        }
+        Contact {
+            body_a: 0,
+            body_b: 1,
+            alive: true,
+            touching: true,
+            touch_changed: false,
+            recycled: false,
+            color: NO_COLOR,
+            color_sides: 0,
+            flags: 0,
+            separating: NO_AXIS,
+            friction: 0.5,
+            static_friction: 0.5,
+            manifold,
+            restitution: 0.0,
+            rolling_resistance: 0.0,
+            shape_a: 0,
+            shape_b: 1,
+            child: NULL,
+            link: NULL,
+            cache: Default::default(),
+        }
+    }
+
+    /// The gate for two dynamic bodies (dense 0 and 1, one live contact each) touching
+    /// through `c`: body 1 is the top where the normal (from A to B) points up.
+    fn lonely(c: Contact) -> bool {
+        Stacks::default().lonely(&[[0, 1]], &[0], &[c], &[1, 1], &[0, 1], Vec3::Y)
+    }
+
+    #[test]
+    fn the_search_opens_only_for_a_top_its_contact_can_hold_up() {
+        let flat = [0.0, -0.001, 0.0, 0.002];
+        // A box on a box, either way up.
+        assert!(lonely(contact(Vec3::Y, &flat)));
+        assert!(lonely(contact(-Vec3::Y, &flat)));
+        // Three points span a face too; 40° off vertical still supports.
+        assert!(lonely(contact(Vec3::Y, &flat[..3])));
+        let tilted = Vec3::new(40f32.to_radians().sin(), 40f32.to_radians().cos(), 0.0);
+        assert!(lonely(contact(tilted, &flat)));
+        // A sphere or a capsule on a box, two bodies side by side, a face not yet flat,
+        // a rolling or conveyor contact: no support, so no stack to look for.
+        assert!(!lonely(contact(Vec3::Y, &flat[..1])));
+        assert!(!lonely(contact(Vec3::Y, &flat[..2])));
+        assert!(!lonely(contact(Vec3::X, &flat)));
+        let steep = Vec3::new(50f32.to_radians().sin(), 50f32.to_radians().cos(), 0.0);
+        assert!(!lonely(contact(steep, &flat)));
+        assert!(!lonely(contact(Vec3::Y, &[0.0, 0.0, 0.0, 0.006])));
+        let mut rolling = contact(Vec3::Y, &flat);
+        rolling.rolling_resistance = 0.01;
+        assert!(!lonely(rolling));
+        let mut conveyor = contact(Vec3::Y, &flat);
+        conveyor.flags = TANGENT;
+        assert!(!lonely(conveyor));
+        // No gravity: nothing stands on anything.
+        let c = contact(Vec3::Y, &flat);
+        assert!(!Stacks::default().lonely(&[[0, 1]], &[0], &[c], &[1, 1], &[0, 1], Vec3::ZERO));
+    }
+
+    #[test]
+    fn the_search_needs_the_body_under_the_top_to_touch_all_it_meets() {
+        // Body 1 on body 0, and body 0 also near body 2 without touching it (a contact
+        // that is live but not in the touching pairs): not a stack standing alone.
+        let c = contact(Vec3::Y, &[0.0, 0.0, 0.0, 0.0]);
+        let mut stacks = Stacks::default();
+        assert!(!stacks.lonely(
+            &[[0, 1]],
+            &[0],
+            &[c.clone()],
+            &[2, 1, 1],
+            &[0, 1, 2],
+            Vec3::Y
+        ));
+        assert!(stacks.lonely(&[[0, 1]], &[0], &[c], &[1, 1, 0], &[0, 1, 2], Vec3::Y));
+    }
+}
