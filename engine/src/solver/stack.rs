@@ -927,7 +927,7 @@ mod tests {
         assert!(!stacks.lonely(
             &[[0, 1]],
             &[0],
-            &[c.clone()],
+            std::slice::from_ref(&c),
             &[2, 1, 1],
             &[0, 1, 2],
             Vec3::Y
