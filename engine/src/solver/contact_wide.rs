@@ -320,7 +320,7 @@ impl ContactConstraintW {
         self.twist_impulse = fl(2);
         self.counts = f[3].map(|c| c as u8);
         self.lone = self.counts.contains(&1);
-        let up = -ctx.gravity.normalize_or_zero();
+        let up = ctx.up();
         let rise = n.dot(Vec3W::gather(&[up; W]));
         let (cos, ratio) = (FloatW::splat(SUPPORT_COS), FloatW::splat(MASS_RATIO));
         let b_on_a = rise.simd_ge(cos) & m_b.simd_gt(zero) & m_a.simd_ge(ratio * m_b);

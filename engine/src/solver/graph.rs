@@ -343,8 +343,8 @@ impl ConstraintGraph {
             let (waves, lists) = (&mut self.waves, &self.coloring.colors);
             let mut side = || {
                 if !asked {
-                    let up = -ctx.gravity.normalize_or_zero();
-                    lonely = Some(stacks.lonely(pairs, touching, contacts, of_body, &sb.slot, up));
+                    lonely =
+                        Some(stacks.lonely(pairs, touching, contacts, of_body, &sb.slot, ctx.up()));
                 }
                 waves.plan(parallel, ranges, lists, pairs, sb.states.len());
             };

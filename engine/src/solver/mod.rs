@@ -318,6 +318,15 @@ pub(crate) struct StepContext {
     pub drop_null: bool,
 }
 
+impl StepContext {
+    /// The unit direction against gravity (zero without gravity): "up" for the stack
+    /// search and the seeded batches.
+    #[inline]
+    pub fn up(&self) -> Vec3 {
+        -self.gravity.normalize_or_zero()
+    }
+}
+
 #[cfg(test)]
 impl StepContext {
     /// A 60 Hz step of 4 substeps, no gravity, the default softness: what the kernels'

@@ -206,7 +206,7 @@ impl Stacks {
         self.nodes.clear();
         self.factored = false;
         let count = sb.states.len();
-        let up = -ctx.gravity.normalize_or_zero();
+        let up = ctx.up();
         if up == Vec3::ZERO || touching.is_empty() {
             return;
         }

@@ -170,8 +170,7 @@ impl World {
                     bodies,
                     ctx.gravity,
                 );
-                let up = -ctx.gravity.normalize_or_zero();
-                lonely = take_deferred(graph, touching, store, slot, up);
+                lonely = take_deferred(graph, touching, store, slot, ctx.up());
             },
         );
         lonely
