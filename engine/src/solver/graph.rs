@@ -157,8 +157,9 @@ pub(crate) struct ConstraintGraph {
     tree_ok: Vec<bool>,
     /// Scratch: which trees prepared this step (compared with `tree_ok`).
     tree_now: Vec<bool>,
-    /// Heavy bodies on light ones, solved directly this step.
-    stacks: Stacks,
+    /// Heavy bodies on light ones, solved directly this step (its gate,
+    /// [`Stacks::lonely`], is also asked ahead of [`Self::build`]).
+    pub stacks: Stacks,
     /// Which colours' passes ask for their bodies ahead (see [`ahead`]).
     ahead: BodiesAhead,
     /// What the last step's contact batches were prepared from (see [`Kept`]).

@@ -73,7 +73,7 @@ fn take_deferred(
     }
     let mut lonely = None;
     let search = graph.kept_seeded()
-        || *lonely.insert(graph.lonely_stack(
+        || *lonely.insert(graph.stacks.lonely(
             &touching.pairs,
             &touching.contacts,
             &store.contacts,

@@ -8,7 +8,6 @@ use super::super::SolverBodies;
 use super::ConstraintGraph;
 use crate::body::BodyStore;
 use crate::collision::MAX_POINTS;
-use crate::contact::Contact;
 use crate::id::NULL;
 use crate::parallel::DisjointPtr;
 use glam::Vec3;
@@ -165,22 +164,6 @@ impl ConstraintGraph {
     /// stack search then runs whatever else it finds).
     pub fn kept_seeded(&self) -> bool {
         self.kept.flags.iter().any(|&f| f & SEEDED != 0)
-    }
-
-    /// The stack search's first question (see
-    /// [`Stacks::lonely`](super::super::stack::Stacks::lonely)), asked ahead of
-    /// [`Self::build`].
-    pub fn lonely_stack(
-        &mut self,
-        pairs: &[[u32; 2]],
-        touching: &[u32],
-        contacts: &[Contact],
-        of_body: &[u32],
-        slot: &[u32],
-        up: Vec3,
-    ) -> bool {
-        self.stacks
-            .lonely(pairs, touching, contacts, of_body, slot, up)
     }
 
     /// Whether some two of the awake dynamic bodies are [`MASS_RATIO`] apart in mass (so
