@@ -209,6 +209,9 @@ pub(crate) struct BodyStore {
     /// Largest distance from the body origin to its shapes' surfaces, in m: turns angular
     /// speed into the speed of the body's farthest point for the sleep test.
     pub extent: Vec<f32>,
+    /// How far the body's shapes' surfaces move per radian it turns, at most (m): the
+    /// largest of its shapes' `ShapeData::swing` (under `extent`; zero for a ball).
+    pub swing: Vec<f32>,
     pub user_data: Vec<u64>,
     pub shapes: Vec<Vec<ShapeId>>,
     /// The mass frame (centre of mass and principal axes) in the body's own frame: the
@@ -216,6 +219,13 @@ pub(crate) struct BodyStore {
     /// `rotation` are the mass frame's world pose (what the solver moves); the body's
     /// pose as the user sees it is `transform · frame⁻¹` (see [`BodyStore::origin`]).
     pub frame: Vec<Transform>,
+    /// How far the body has moved since it was made, at most: the sums of its centre of
+    /// mass's displacements (m) and of its turns (rad), each move's bounded from above with
+    /// the rounding of the pose's write (see [`Self::move_to`] and [`travel_of`]). Never
+    /// decreases. The narrow phase keeps, for a pair it found apart, how far the two may
+    /// yet move before an update could find them near (`contact::Lead`), and skips the pair
+    /// while their travels stay within it.
+    pub travel: Vec<[f64; 2]>,
     /// Counts the writes of a body or of its mass ([`Self::put`], [`Self::set_mass`]): the
     /// solver keeps a contact batch's masses from the last step only while it is unchanged.
     pub mass_epoch: u64,
@@ -277,9 +287,23 @@ impl BodyStore {
         set!(sleep_time, 0.0);
         set!(island, crate::id::NULL);
         set!(extent, 0.0);
+        set!(swing, 0.0);
         set!(user_data, def.user_data);
         set!(shapes, Vec::new());
         set!(frame, Transform::IDENTITY);
+        set!(travel, [0.0; 2]);
+    }
+
+    /// Moves body `i`'s mass frame to `(p, q)` (`q` a unit quaternion) outside the solver,
+    /// its [`Self::travel`] advanced by the move.
+    pub fn move_to(&mut self, i: usize, p: Vec3, q: Quat) {
+        let (old_p, old_q) = (self.position[i], self.rotation[i]);
+        let turn = q * old_q.conjugate();
+        let t = &mut self.travel[i];
+        t[0] += travel_of(p - old_p, p);
+        t[1] += turn_of(turn);
+        self.position[i] = p;
+        self.rotation[i] = q;
     }
 
     #[inline]
@@ -325,8 +349,7 @@ impl BodyStore {
         } else {
             xf.mul(f)
         };
-        self.position[i] = sim.p;
-        self.rotation[i] = sim.q;
+        self.move_to(i, sim.p, sim.q);
     }
 
     /// World inverse inertia `R I⁻¹ Rᵀ` of body `i`.
@@ -368,4 +391,33 @@ pub(crate) fn origin_of(frame: &Transform, position: Vec3, rotation: Quat) -> Tr
         let q = rotation * frame.q.conjugate();
         Transform::new(position - q * frame.p, q)
     }
+}
+
+/// An upper bound of how far a centre of mass moved (m) when `delta` was added to it,
+/// giving `p`: `|delta|` with the rounding of its length and of the write of `p` (half a
+/// unit in the last place of each coordinate, `2⁻²⁴ |x|` at most).
+#[inline]
+pub(crate) fn travel_of(delta: Vec3, p: Vec3) -> f64 {
+    if delta == Vec3::ZERO {
+        return 0.0; // `p + 0` is `p`, to the bit
+    }
+    let rounding = 1.2e-7 * (p.abs().element_sum() as f64);
+    delta.length() as f64 * (1.0 + 1.0e-6) + rounding + 1.0e-30
+}
+
+/// An upper bound of the angle (rad) of the rotation `turn` (near a unit quaternion):
+/// `2 atan(|v| / |w|) ≤ 2 |v| / |w|` for turns under 90°, π otherwise, with room for the
+/// rounding of the pose's write and normalisation.
+#[inline]
+pub(crate) fn turn_of(turn: Quat) -> f64 {
+    let (v, w) = (
+        Vec3::new(turn.x, turn.y, turn.z).length() as f64,
+        turn.w.abs() as f64,
+    );
+    let angle = if w >= v && w > 0.0 {
+        2.0 * v / w
+    } else {
+        std::f64::consts::PI
+    };
+    angle * (1.0 + 1.0e-5) + 3.0e-7
 }

@@ -2,13 +2,13 @@
 //! manifold and the impulses carried from step to step.
 
 use crate::body::{BodyStore, BodyType};
-use crate::collision::box_box::{still_apart, NO_AXIS};
+use crate::collision::box_box::{axis_separation, NO_AXIS};
 use crate::collision::{collide_into, gap, triangle::collide_triangle, Manifold, MAX_POINTS};
 use crate::id::NULL;
 use crate::math::Transform;
 use crate::shape::store::{ShapeData, ShapeStore};
 use crate::shape::ShapeKind;
-use glam::{Mat3A, Vec3};
+use glam::Vec3;
 use wide::f32x4;
 
 /// The colour of a contact that has none (not touching): see `solver::color`.
@@ -101,7 +101,7 @@ pub(crate) struct Contact {
     /// Two boxes' separating axis of the last update, which found them apart by it with
     /// nothing else changed since, or [`APART_BY_GAP`] for other pairs found apart by a
     /// known gap ([`NO_AXIS`] otherwise): the next update tests it first (see
-    /// [`still_apart`]). A cache with no part in the results, not kept in images.
+    /// [`axis_separation`]). A cache with no part in the results, not kept in images.
     pub separating: u8,
     /// Mixed kinetic friction coefficient: sqrt(μa μb).
     pub friction: f32,
@@ -184,11 +184,6 @@ pub(crate) struct NarrowParams {
     pub recycling: bool,
 }
 
-/// A manifold is recomputed when the relative rotation changed by more than ~10° (0.17
-/// rad), even if its points moved little: `|q · q0| < cos(0.17 / 2)`. (A dot product, not
-/// `angle_between`, which costs an `acos` per contact per step.)
-const RECYCLE_MIN_QUAT_DOT: f32 = 0.996_39;
-
 /// Contacts in a slot array with a free list; iteration is in index order, so whatever
 /// depends on contact order is reproducible.
 #[derive(Default)]
@@ -209,6 +204,10 @@ pub(crate) struct ContactStore {
     /// bounds alone (joint_grid: 20k contacts of diagonal neighbours whose fat boxes touch
     /// at a corner, never their shapes).
     pub idle: Vec<bool>,
+    /// For an idle contact an update found apart with a bound to spare: how far its bodies
+    /// may yet move before an update could find points ([`Lead`]). The narrowphase skips
+    /// the contact from these columns and the bodies' travels while they stay within it.
+    pub lead: Vec<Lead>,
     /// Where the contact's impulses of the last step still are: `batch * W + lane` of the
     /// last step's wide contact batches, which the store leaves them in (the next step's
     /// narrowphase copies them into the manifold, when it has the contact in cache), or
@@ -236,6 +235,7 @@ impl ContactStore {
             self.tangent[i as usize] = Vec3::ZERO;
             self.shapes[i as usize] = shapes;
             self.idle[i as usize] = false;
+            self.lead[i as usize] = Lead::NONE;
             self.pending[i as usize] = crate::id::NULL;
             i
         } else {
@@ -245,6 +245,7 @@ impl ContactStore {
             self.tangent.push(Vec3::ZERO);
             self.shapes.push(shapes);
             self.idle.push(false);
+            self.lead.push(Lead::NONE);
             self.pending.push(crate::id::NULL);
             (self.contacts.len() - 1) as u32
         }
@@ -267,6 +268,7 @@ impl ContactStore {
         self.count(self.ends[i as usize], false);
         self.ends[i as usize] = [crate::id::NULL; 2];
         self.idle[i as usize] = false;
+        self.lead[i as usize] = Lead::NONE;
         self.pending[i as usize] = crate::id::NULL;
         let c = &mut self.contacts[i as usize];
         debug_assert!(c.alive);
@@ -293,6 +295,7 @@ impl ContactStore {
                 self.tangent.pop();
                 self.shapes.pop();
                 self.idle.pop();
+                self.lead.pop();
                 self.pending.pop();
             }
             let hole = self.free[h] as usize;
@@ -309,6 +312,7 @@ impl ContactStore {
             self.tangent[hole] = self.tangent.pop().expect("tangents match the contacts");
             self.shapes[hole] = self.shapes.pop().expect("shapes match the contacts");
             self.idle[hole] = self.idle.pop().expect("idle flags match the contacts");
+            self.lead[hole] = self.lead.pop().expect("leads match the contacts");
             self.pending[hole] = self
                 .pending
                 .pop()
@@ -389,23 +393,28 @@ fn is_cleared(m: &Manifold) -> bool {
 /// `take` is called with the manifold just before a full update makes it again, and only
 /// then: it brings in the impulses the last step left elsewhere (see
 /// [`crate::solver::graph::take_pending`]), which the update carries over.
+///
+/// Returns what the update knows of how much closer the pair may come before an update
+/// could find points, when it found the pair apart with a bound to spare.
 pub(crate) fn update_contact(
     c: &mut Contact,
     shapes: &ShapeStore,
     bodies: &BodyStore,
     params: &NarrowParams,
     take: impl FnOnce(&mut Manifold),
-) {
+) -> Option<Apart> {
     let before = c.touching;
-    update_manifold(c, shapes, bodies, params, take);
+    let apart = update_manifold(c, shapes, bodies, params, take);
     c.touch_changed = c.touching != before;
+    apart
 }
 
 /// Whether a pair whose bounds overlap can come within the speculative margin this step:
 /// `Within(motion)`, how far the surfaces can approach each other this step (m), or not.
 enum Reach {
     Within(f32),
-    Apart,
+    /// Apart: the bounding spheres' gap (m).
+    Apart(f32),
 }
 
 /// The reach test of shapes `sa` (of body `ba`) and `sb` (of `bb`), whose bounds overlap.
@@ -434,7 +443,7 @@ fn reach(
         |s: &ShapeData| !s.shape.kind().is_triangles() && s.shape.kind() != ShapeKind::Plane;
     let gap = (bodies.position[bb] - bodies.position[ba]).length() - (reach_a + reach_b);
     if bounded(sa) && bounded(sb) && gap > params.speculative + motion {
-        Reach::Apart
+        Reach::Apart(gap)
     } else {
         Reach::Within(motion)
     }
@@ -446,7 +455,7 @@ fn update_manifold(
     bodies: &BodyStore,
     params: &NarrowParams,
     take: impl FnOnce(&mut Manifold),
-) {
+) -> Option<Apart> {
     // Apart: the state a pair out of reach is left in (see `is_idle`).
     let apart = |c: &mut Contact| {
         c.separating = NO_AXIS;
@@ -461,15 +470,26 @@ fn update_manifold(
         c.touching = false;
     };
     if !shapes.bounds[c.shape_a as usize].overlaps(&shapes.bounds[c.shape_b as usize]) {
-        return apart(c);
+        apart(c);
+        return None;
     }
     let sa = &shapes.data[c.shape_a as usize];
     let sb = &shapes.data[c.shape_b as usize];
     let (ba, bb) = (c.body_a as usize, c.body_b as usize);
-    let Reach::Within(motion) = reach(sa, sb, bodies, ba, bb, params) else {
-        return apart(c);
-    };
     let (ca, cb) = (bodies.position[ba], bodies.position[bb]);
+    let motion = match reach(sa, sb, bodies, ba, bb, params) {
+        Reach::Within(motion) => motion,
+        Reach::Apart(gap) => {
+            apart(c);
+            // The centres may close by the margin with the spheres still apart.
+            let scale = ca.length() + cb.length() + gap;
+            return apart_by(gap - params.speculative - rounding(scale), 0.0);
+        }
+    };
+    // The lever of a lead: a turn of A by φ moves B's points in A's frame by at most φ
+    // times their distance from A's centre (under `|cb − ca|` plus B's extent), and a turn
+    // of B moves them by at most φ times B's extent; the same with A and B swapped.
+    let lever = || (cb - ca).length() + bodies.extent[ba] + bodies.extent[bb];
     let xa = sa.pose(&bodies.transform(ba));
     let xb = sb.pose(&bodies.transform(bb));
     c.recycled = params.recycling
@@ -479,7 +499,7 @@ fn update_manifold(
         && recycle(c, &xa, &xb);
     if c.recycled {
         c.separating = NO_AXIS;
-        return;
+        return None;
     }
     // The manifold is computed in A's frame from the relative pose, then brought to world
     // space: coordinates stay small however far from the origin the pair is (at 1 km an
@@ -502,7 +522,12 @@ fn update_manifold(
         if c.cache.tolerance - moved > tol.speculative + slack {
             debug_assert!(c.manifold.count == 0 && !c.cache.valid && !c.touching);
             c.manifold.normal = xa.transform_vector(Vec3::ZERO);
-            return;
+            // The shapes are at least `tolerance − moved` apart, a distance (see
+            // `gap::lower_bound`): the pair function finds no points while it stays over the
+            // speculative distance, whatever the test above would say by then.
+            let scale = relative.p.length() + c.cache.tolerance;
+            let margin = c.cache.tolerance - moved - params.speculative - rounding(scale);
+            return apart_by_distance(margin);
         }
         c.separating = NO_AXIS;
     }
@@ -511,17 +536,17 @@ fn update_manifold(
     // its cache invalid: `separating` is cleared on every other way out), but for the
     // normal it turns to world space (zero, but for the signs of the zeros).
     if c.separating != NO_AXIS {
-        if still_apart(
+        let separation = axis_separation(
             &sa.shape,
             &Transform::IDENTITY,
             &sb.shape,
             &relative,
             c.separating,
-            tol.speculative,
-        ) {
+        );
+        if separation.is_some_and(|s| s >= tol.speculative) {
             debug_assert!(c.manifold.count == 0 && !c.cache.valid && !c.touching);
             c.manifold.normal = xa.transform_vector(Vec3::ZERO);
-            return;
+            return axis_lead(separation, c.separating, &relative, params, lever());
         }
         c.separating = NO_AXIS;
     }
@@ -566,15 +591,32 @@ fn update_manifold(
     carry_impulses(&old, m, params.match_distance);
     fill_cache(&mut c.cache, m, &xa, &xb, params.slop);
     c.touching = m.count > 0;
+    if c.touching {
+        return None;
+    }
+    if c.separating != NO_AXIS {
+        // Two boxes apart on an axis, which the next update tests first.
+        let separation = axis_separation(
+            &sa.shape,
+            &Transform::IDENTITY,
+            &sb.shape,
+            &relative,
+            c.separating,
+        );
+        return axis_lead(separation, c.separating, &relative, params, lever());
+    }
     // Found apart with no axis kept: keep how far apart, while the cache is unused.
-    if !c.touching && c.separating == NO_AXIS && c.child == NULL {
+    if c.child == NULL {
         if let Some(gap) = gap::lower_bound(&sa.shape, &sb.shape, &relative) {
             if gap > tol.speculative {
                 c.separating = APART_BY_GAP;
                 (c.cache.relative, c.cache.tolerance) = (relative, gap);
+                let scale = relative.p.length() + gap;
+                return apart_by_distance(gap - params.speculative - rounding(scale));
             }
         }
     }
+    None
 }
 
 /// [`Contact::separating`] of a pair whose last full update found no points and a lower
@@ -611,70 +653,6 @@ fn keep_frozen_arms(old: &Manifold, new: &mut Manifold, tolerance: f32) {
             }
         }
     }
-}
-
-/// Refreshes the manifold from its anchors if B stayed close to where it was relative to A
-/// when the manifold was computed; returns false (and changes nothing) otherwise.
-fn recycle(c: &mut Contact, xa: &Transform, xb: &Transform) -> bool {
-    let cache = &c.cache;
-    let relative = xa.inv_mul(xb);
-    if relative.q.dot(cache.relative.q).abs() < RECYCLE_MIN_QUAT_DOT {
-        return false;
-    }
-    // The points side by side, one a lane, each with the operations glam's `Mat3A *
-    // Vec3A`, `+` and `dot` do for one point, in their order: the same bits as a loop over
-    // the points, in a quarter of the instructions (`docs/decisions.md`).
-    let m = &mut c.manifold;
-    let count = m.count;
-    let b = cache.anchor_b.lanes();
-    // B's anchors in A's frame now and when the manifold was computed, with the two
-    // relative rotations as matrices, built once for all the points.
-    let now = rotate_translate(&Mat3A::from_quat(relative.q), relative.p, b);
-    let then = rotate_translate(&Mat3A::from_quat(cache.relative.q), cache.relative.p, b);
-    let d = [now[0] - then[0], now[1] - then[1], now[2] - then[2]];
-    let drift = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-    let tolerance = f32x4::splat(cache.tolerance * cache.tolerance);
-    let far = drift.simd_gt(tolerance).to_bitmask() as usize;
-    if far & ((1 << count) - 1) != 0 {
-        return false;
-    }
-    // Anchor freezing: the world normal and the lever arms stay as the full update left
-    // them; only separations and the reported points move. Both come from the anchors in
-    // A's frame, where coordinates stay small however far from the origin the pair is.
-    let n = xa.inv_transform_vector(m.normal);
-    let a = cache.anchor_a.lanes();
-    let d = [now[0] - a[0], now[1] - a[1], now[2] - a[2]];
-    let separation =
-        (d[0] * f32x4::splat(n.x) + d[1] * f32x4::splat(n.y) + d[2] * f32x4::splat(n.z)).to_array();
-    let half = f32x4::splat(0.5);
-    let mid = [
-        half * (a[0] + now[0]),
-        half * (a[1] + now[1]),
-        half * (a[2] + now[2]),
-    ];
-    let world = rotate_translate(&Mat3A::from_quat(xa.q), xa.p, mid).map(f32x4::to_array);
-    for (k, point) in m.points[..count].iter_mut().enumerate() {
-        point.separation = separation[k];
-        point.point = Vec3::new(world[0][k], world[1][k], world[2][k]);
-    }
-    true
-}
-
-/// `r * v + t` for each lane's point, as glam's `Mat3A * Vec3A + Vec3A` computes it for one
-/// (`(x_axis vₓ + y_axis v_y) + z_axis v_z`, then `+ t`).
-#[inline(always)]
-fn rotate_translate(r: &Mat3A, t: Vec3, v: [f32x4; 3]) -> [f32x4; 3] {
-    let (x, y, z) = (
-        Vec3::from(r.x_axis),
-        Vec3::from(r.y_axis),
-        Vec3::from(r.z_axis),
-    );
-    std::array::from_fn(|i| {
-        f32x4::splat(x[i]) * v[0]
-            + f32x4::splat(y[i]) * v[1]
-            + f32x4::splat(z[i]) * v[2]
-            + f32x4::splat(t[i])
-    })
 }
 
 /// Fills `cache` with the recycling cache of a freshly computed manifold (in place, as
@@ -759,4 +737,10 @@ pub(crate) fn needs_solving(a: BodyType, b: BodyType) -> bool {
     a == BodyType::Dynamic || b == BodyType::Dynamic
 }
 
+mod lead;
+mod recycle;
 mod state;
+
+use lead::{apart_by, apart_by_distance, axis_lead, rounding};
+pub(crate) use lead::{Apart, Lead};
+use recycle::recycle;

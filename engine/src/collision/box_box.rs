@@ -201,7 +201,7 @@ pub(crate) fn box_box(
 /// [`box_box`], returning the axis it found separating the boxes by the speculative
 /// distance or more, when it found no points for that reason: face axis `i` of A as `i`,
 /// of B as `3 + i`, A's edge `i` across B's edge `j` as `6 + 3i + j`; [`NO_AXIS`]
-/// otherwise. A contact keeps it for the next step's [`still_apart`].
+/// otherwise. A contact keeps it for the next step's [`axis_separation`].
 pub(crate) fn box_box_axis(
     a: &Shape,
     xf_a: &Transform,
@@ -320,7 +320,9 @@ pub(crate) fn box_box_axis(
 /// far, and this axis's separation is computed with its operations on the same relative
 /// poses, so to the same bits. The pair's manifold is then left as it is, with no search
 /// of the other fourteen axes (temporal coherence of the separating axis, as Box3D and
-/// Bullet keep it for resting neighbours that do not touch).
+/// Bullet keep it for resting neighbours that do not touch). The narrowphase makes the
+/// same comparison from [`axis_separation`], whose value it also keeps.
+#[cfg(test)]
 pub(crate) fn still_apart(
     a: &Shape,
     xf_a: &Transform,
@@ -329,8 +331,22 @@ pub(crate) fn still_apart(
     axis: u8,
     speculative: f32,
 ) -> bool {
+    axis_separation(a, xf_a, b, xf_b, axis).is_some_and(|s| s >= speculative)
+}
+
+/// The separation of boxes `a` and `b` on `axis` (as [`box_box_axis`] numbers them), as
+/// [`box_box`] computes it. When it is `speculative` or more, `box_box` finds no points
+/// either (the test `still_apart` makes; see there). `None` when either shape is not
+/// a box, for [`NO_AXIS`], or for an edge pair whose edges are parallel.
+pub(crate) fn axis_separation(
+    a: &Shape,
+    xf_a: &Transform,
+    b: &Shape,
+    xf_b: &Transform,
+    axis: u8,
+) -> Option<f32> {
     let (&Shape::Box { half_extents: ha }, &Shape::Box { half_extents: hb }) = (a, b) else {
-        return false;
+        return None;
     };
     let separation = match axis {
         0..3 => {
@@ -345,14 +361,11 @@ pub(crate) fn still_apart(
         6..15 => {
             let rel_ab = xf_a.inv_mul(xf_b);
             let k = axis as usize - 6;
-            match edge_separation(ha, hb, &Mat3::from_quat(rel_ab.q), rel_ab.p, k / 3, k % 3) {
-                Some(s) => s,
-                None => return false,
-            }
+            edge_separation(ha, hb, &Mat3::from_quat(rel_ab.q), rel_ab.p, k / 3, k % 3)?
         }
-        _ => return false,
+        _ => return None,
     };
-    separation >= speculative
+    Some(separation)
 }
 
 /// The incident box's vertex deepest below the reference face on `axis` (+ side if

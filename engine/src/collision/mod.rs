@@ -238,7 +238,7 @@ pub fn collide(
 /// forward, and the copy waits for them (`docs/decisions.md`).
 ///
 /// Returns the axis that kept two boxes apart when it found them so
-/// ([`box_box::box_box_axis`], for the contact's next [`box_box::still_apart`]), and
+/// ([`box_box::box_box_axis`], for the contact's next [`box_box::axis_separation`]), and
 /// [`box_box::NO_AXIS`] for every other outcome and pair of kinds.
 pub(crate) fn collide_into(
     a: &Shape,

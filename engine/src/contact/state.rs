@@ -272,6 +272,7 @@ impl ContactStore {
             store.shapes.push([c.shape_a, c.shape_b]);
             store.tangent.push(tangent);
             store.idle.push(head & H_IDLE != 0);
+            store.lead.push(super::Lead::NONE);
             store.pending.push(NULL);
             crate::huge::reserve(&mut store.contacts, 1);
             store.contacts.push(c);

@@ -394,6 +394,18 @@ impl ShapeData {
         self.reach
     }
 
+    /// How far the shape's surface can move per radian its body turns, at most (m): its
+    /// [`Self::reach`], but for a sphere, which turns onto itself about its centre, the
+    /// distance of that centre from the body's centre of mass (zero for a ball alone).
+    #[inline]
+    pub fn swing(&self) -> f32 {
+        match self.shape {
+            Shape::Sphere { .. } if self.offset => self.relative.p.length(),
+            Shape::Sphere { .. } => 0.0,
+            _ => self.reach(),
+        }
+    }
+
     /// The farthest `shape`, at pose `relative` in its body's mass frame (`offset`: not
     /// the identity), reaches from the body's centre of mass, in m.
     pub fn reach_of(shape: &Shape, offset: bool, relative: &Transform) -> f32 {

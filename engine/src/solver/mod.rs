@@ -718,6 +718,7 @@ pub(crate) fn finalize(
     let q = DisjointPtr::new(&mut bodies.rotation);
     let f = DisjointPtr::new(&mut bodies.force);
     let t = DisjointPtr::new(&mut bodies.torque);
+    let travel = DisjointPtr::new(&mut bodies.travel);
     sb.frozen.clear();
     sb.frozen.resize(sb.states.len(), false);
     let work = |k: usize, s: &BodyState, i: u32, frozen: &mut bool| -> usize {
@@ -740,6 +741,9 @@ pub(crate) fn finalize(
         }
         *v.get_mut(i) = s.v;
         *w.get_mut(i) = s.w;
+        let went = travel.get_mut(i);
+        went[0] += crate::body::travel_of(s.dp, position);
+        went[1] += crate::body::turn_of(s.dq);
         *p.get_mut(i) = position;
         *q.get_mut(i) = rotation;
         moved(k, i, origin_of(&frame[i as usize], position, rotation));

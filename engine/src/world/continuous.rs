@@ -117,8 +117,7 @@ impl World {
                 let pose =
                     Sweep::from_delta(self.bodies.position[i], self.bodies.rotation[i], s.dp, s.dq)
                         .at(t);
-                self.bodies.position[i] = pose.p;
-                self.bodies.rotation[i] = pose.q;
+                self.bodies.move_to(i, pose.p, pose.q);
                 // The move event (written with the step's pose) follows.
                 if let Some(m) = self.events.moves.get_mut(k as usize) {
                     m.transform = self.bodies.origin(i);

@@ -127,8 +127,7 @@ impl World {
         for &(slot, generation, target) in &list {
             if let Some(i) = self.kinematic_slot(slot, generation) {
                 let b = &mut self.bodies;
-                b.position[i] = target.p;
-                b.rotation[i] = target.q;
+                b.move_to(i, target.p, target.q);
                 b.linear_velocity[i] = Vec3::ZERO;
                 b.angular_velocity[i] = Vec3::ZERO;
                 self.refit_body(i);

@@ -111,6 +111,10 @@ pub struct World {
     pub(crate) last_dt: f32,
     /// Buffers the stages reuse from step to step (no per-step allocation).
     pub(crate) scratch: Scratch,
+    /// Tests only: the narrow phase updates every idle contact whose bounds overlap,
+    /// leads or not (what the leads must not change; see `contact::Lead`).
+    #[cfg(test)]
+    pub(crate) leads_off: bool,
     /// Counts the calls that changed what a saved state does not hold (see `snapshot`);
     /// only calls that succeed count, so one that returns `Err` leaves the deep hash as it was.
     pub(crate) structure: u64,
@@ -195,6 +199,9 @@ pub(crate) struct Scratch {
     pub ended: Vec<u32>,
     /// The narrow phase's per-body flag: its contacts are updated.
     pub active: Vec<bool>,
+    /// The narrow phase's per-body travel with the most the body can move in the step
+    /// added (see `contact::Lead`).
+    pub ahead: Vec<[f64; 3]>,
     /// Per-chunk outputs of the narrow phase.
     pub narrow_chunks: Vec<narrow::NarrowChunk>,
     /// The bouncy touching contacts of the step (see `solver::impact::resolve`).
@@ -252,6 +259,8 @@ impl World {
             profile: Profile::default(),
             last_dt: 1.0 / 60.0,
             scratch: Scratch::default(),
+            #[cfg(test)]
+            leads_off: false,
             structure: 0,
             steps: 0,
         })

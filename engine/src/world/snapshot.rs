@@ -501,6 +501,7 @@ impl World {
             d.contacts.tangent.len(),
             d.contacts.shapes.len(),
             d.contacts.idle.len(),
+            d.contacts.lead.len(),
             d.contacts.pending.len(),
         ];
         if columns.iter().any(|&n| n != contacts) {
