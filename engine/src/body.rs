@@ -209,9 +209,6 @@ pub(crate) struct BodyStore {
     /// Largest distance from the body origin to its shapes' surfaces, in m: turns angular
     /// speed into the speed of the body's farthest point for the sleep test.
     pub extent: Vec<f32>,
-    /// How far the body's shapes' surfaces move per radian it turns, at most (m): the
-    /// largest of its shapes' `ShapeData::swing` (under `extent`; zero for a ball).
-    pub swing: Vec<f32>,
     pub user_data: Vec<u64>,
     pub shapes: Vec<Vec<ShapeId>>,
     /// The mass frame (centre of mass and principal axes) in the body's own frame: the
@@ -287,7 +284,6 @@ impl BodyStore {
         set!(sleep_time, 0.0);
         set!(island, crate::id::NULL);
         set!(extent, 0.0);
-        set!(swing, 0.0);
         set!(user_data, def.user_data);
         set!(shapes, Vec::new());
         set!(frame, Transform::IDENTITY);

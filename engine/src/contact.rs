@@ -483,13 +483,12 @@ fn update_manifold(
             apart(c);
             // The centres may close by the margin with the spheres still apart.
             let scale = ca.length() + cb.length() + gap;
-            return apart_by(gap - params.speculative - rounding(scale), 0.0);
+            return apart_by(gap - params.speculative - rounding(scale), [0.0; 2]);
         }
     };
-    // The lever of a lead: a turn of A by φ moves B's points in A's frame by at most φ
-    // times their distance from A's centre (under `|cb − ca|` plus B's extent), and a turn
-    // of B moves them by at most φ times B's extent; the same with A and B swapped.
-    let lever = || (cb - ca).length() + bodies.extent[ba] + bodies.extent[bb];
+    // What a lead of the shapes' distance counts for each body's turns (see `Apart`).
+    let swings = || [sa.swing(), sb.swing()];
+    let distance = || (cb - ca).length();
     let xa = sa.pose(&bodies.transform(ba));
     let xb = sb.pose(&bodies.transform(bb));
     c.recycled = params.recycling
@@ -527,7 +526,7 @@ fn update_manifold(
             // speculative distance, whatever the test above would say by then.
             let scale = relative.p.length() + c.cache.tolerance;
             let margin = c.cache.tolerance - moved - params.speculative - rounding(scale);
-            return apart_by_distance(margin);
+            return apart_by(margin, swings());
         }
         c.separating = NO_AXIS;
     }
@@ -546,7 +545,14 @@ fn update_manifold(
         if separation.is_some_and(|s| s >= tol.speculative) {
             debug_assert!(c.manifold.count == 0 && !c.cache.valid && !c.touching);
             c.manifold.normal = xa.transform_vector(Vec3::ZERO);
-            return axis_lead(separation, c.separating, &relative, params, lever());
+            return axis_lead(
+                separation,
+                c.separating,
+                &relative,
+                params,
+                distance(),
+                [sa.reach(), sb.reach()],
+            );
         }
         c.separating = NO_AXIS;
     }
@@ -603,7 +609,14 @@ fn update_manifold(
             &relative,
             c.separating,
         );
-        return axis_lead(separation, c.separating, &relative, params, lever());
+        return axis_lead(
+            separation,
+            c.separating,
+            &relative,
+            params,
+            distance(),
+            [sa.reach(), sb.reach()],
+        );
     }
     // Found apart with no axis kept: keep how far apart, while the cache is unused.
     if c.child == NULL {
@@ -612,7 +625,7 @@ fn update_manifold(
                 c.separating = APART_BY_GAP;
                 (c.cache.relative, c.cache.tolerance) = (relative, gap);
                 let scale = relative.p.length() + gap;
-                return apart_by_distance(gap - params.speculative - rounding(scale));
+                return apart_by(gap - params.speculative - rounding(scale), swings());
             }
         }
     }
@@ -741,6 +754,6 @@ mod lead;
 mod recycle;
 mod state;
 
-use lead::{apart_by, apart_by_distance, axis_lead, rounding};
+use lead::{apart_by, axis_lead, rounding};
 pub(crate) use lead::{Apart, Lead};
 use recycle::recycle;

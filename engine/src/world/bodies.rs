@@ -471,14 +471,6 @@ impl World {
         (extra.mass == 0.0 || ok(&extra)) && combined.is_none_or(|(mp, _)| ok(&mp))
     }
 
-    /// Body `b`'s [`swing`](crate::body::BodyStore::swing), from its shapes.
-    pub(super) fn swing_of(&self, b: usize) -> f32 {
-        self.bodies.shapes[b]
-            .iter()
-            .map(|s| self.shapes.data[s.index as usize].swing())
-            .fold(0.0, f32::max)
-    }
-
     /// Recomputes body `b`'s mass, inertia and mass frame from its shapes (unless the
     /// user set the mass), and the shapes' poses in that frame.
     pub(super) fn update_mass(&mut self, b: usize) {
@@ -505,7 +497,6 @@ impl World {
             .iter()
             .map(|s| self.shapes.data[s.index as usize].reach())
             .fold(0.0, f32::max);
-        self.bodies.swing[b] = self.swing_of(b);
         self.contacts.forget_leads_of(b as u32);
         self.update_min_extent(b);
         if !dynamic || self.bodies.mass_override[b] {

@@ -236,9 +236,6 @@ impl World {
         world.body_pool = body_pool;
         world.bodies = bodies;
         world.shapes = shapes;
-        for b in 0..world.bodies.swing.len() {
-            world.bodies.swing[b] = world.swing_of(b);
-        }
         world.joints = joints;
         world.fluids = fluids;
         world.particles = particles;
@@ -361,9 +358,8 @@ fn get_bodies(r: &mut Reader<'_>) -> Result<BodyStore, Error> {
     b.sleep_time = vec![0.0; n];
     b.island = vec![NULL; n];
     // Not in images: a body's travel starts again (no contact keeps a lead across an
-    // image), and its swing is worked out from its shapes once they are read.
+    // image).
     b.travel = vec![[0.0; 2]; n];
-    b.swing = vec![0.0; n];
     Ok(b)
 }
 

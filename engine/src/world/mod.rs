@@ -201,7 +201,7 @@ pub(crate) struct Scratch {
     pub active: Vec<bool>,
     /// The narrow phase's per-body travel with the most the body can move in the step
     /// added (see `contact::Lead`).
-    pub ahead: Vec<[f64; 3]>,
+    pub ahead: Vec<[f64; 2]>,
     /// Per-chunk outputs of the narrow phase.
     pub narrow_chunks: Vec<narrow::NarrowChunk>,
     /// The bouncy touching contacts of the step (see `solver::impact::resolve`).

@@ -154,11 +154,10 @@ impl World {
             let speed = bodies.linear_velocity[b].length()
                 + bodies.angular_velocity[b].length() * bodies.extent[b];
             let [distance, turn] = bodies.travel[b];
-            let step = speed as f64 * dt as f64 * (1.0 + 1.0e-5);
-            [distance + step, turn, turn * bodies.swing[b] as f64]
+            [distance + speed as f64 * dt as f64 * (1.0 + 1.0e-5), turn]
         }));
         let ahead = &*ahead;
-        let (travel, swing) = (&bodies.travel, &bodies.swing);
+        let travel = &bodies.travel;
         let asleep =
             |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && !bodies.awake[b as usize];
         let updated =
@@ -190,7 +189,7 @@ impl World {
         let leads_off = false;
         let within = |lead: &Lead, [a, b]: [u32; 2]| {
             let (a, b) = (ahead[a as usize], ahead[b as usize]);
-            let turns = lead.lever as f64 * (a[1] + b[1]) + lead.free as f64 * (a[2] + b[2]);
+            let turns = lead.levers[0] as f64 * a[1] + lead.levers[1] as f64 * b[1];
             let within = a[0] + b[0] + turns < lead.reserve && !leads_off;
             #[cfg(test)]
             if within {
@@ -201,17 +200,11 @@ impl World {
         // The lead an update leaves (see `contact::Lead`), from the travels it was found at.
         let lead_of = |apart: Option<Apart>, [a, b]: [u32; 2]| match apart {
             Some(apart) => {
-                let (swing_a, swing_b) = (swing[a as usize] as f64, swing[b as usize] as f64);
                 let (a, b) = (travel[a as usize], travel[b as usize]);
-                let turns = if apart.free {
-                    a[1] * swing_a + b[1] * swing_b
-                } else {
-                    apart.lever as f64 * (a[1] + b[1])
-                };
+                let turns = apart.levers[0] as f64 * a[1] + apart.levers[1] as f64 * b[1];
                 Lead {
                     reserve: apart.margin as f64 + a[0] + b[0] + turns,
-                    lever: apart.lever,
-                    free: if apart.free { 1.0 } else { 0.0 },
+                    levers: apart.levers,
                 }
             }
             None => Lead::NONE,

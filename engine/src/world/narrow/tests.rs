@@ -209,3 +209,64 @@ fn skipping_on_leads_changes_nothing() {
     );
     let _ = Transform::IDENTITY;
 }
+
+/// A plank turned in place under a box that hovers over its far end: the end rises by the
+/// turn times the plank's half length, much more than the box's own size times the turn,
+/// and the pair (whichever box is A) must be updated and pushed apart, as without leads.
+#[test]
+fn a_plank_turned_under_a_box_reaches_it() {
+    for plank_first in [true, false] {
+        let run = |leads_off: bool| {
+            let mut world = World::new(WorldDef {
+                worker_count: 1,
+                gravity: Vec3::ZERO,
+                ..WorldDef::default()
+            })
+            .unwrap();
+            world.leads_off = leads_off;
+            let plank_def = BodyDef {
+                body_type: BodyType::Static,
+                ..BodyDef::default()
+            };
+            // Turned 45° about z, a vertical edge down: the plank's top face is the one that
+            // separates them.
+            let box_def = BodyDef {
+                position: Vec3::new(2.8, 0.16, 0.0),
+                rotation: Quat::from_rotation_z(std::f32::consts::FRAC_PI_4),
+                can_sleep: false,
+                ..BodyDef::default()
+            };
+            let make = |world: &mut World, def: &BodyDef, half: Vec3| {
+                let body = world.create_body(def).unwrap();
+                world.add_shape(body, &ShapeDef::cuboid(half)).unwrap();
+                body
+            };
+            let (plank_half, box_half) = (Vec3::new(3.0, 0.05, 0.5), Vec3::splat(0.05));
+            let (plank, cube) = if plank_first {
+                let p = make(&mut world, &plank_def, plank_half);
+                (p, make(&mut world, &box_def, box_half))
+            } else {
+                let c = make(&mut world, &box_def, box_half);
+                (make(&mut world, &plank_def, plank_half), c)
+            };
+            for _ in 0..30 {
+                world.step(1.0 / 60.0).unwrap();
+            }
+            // The end under the box rises by some 2.8 m × 0.04 = 11 cm: through the 4 cm gap.
+            world
+                .set_body_transform(plank, Vec3::ZERO, Quat::from_rotation_z(0.04))
+                .unwrap();
+            for _ in 0..5 {
+                world.step(1.0 / 60.0).unwrap();
+            }
+            (
+                world.state_hash(),
+                world.body_linear_velocity(cube).unwrap(),
+            )
+        };
+        let (with, pushed) = run(false);
+        let (without, _) = run(true);
+        assert_eq!(with, without, "plank first: {plank_first}");
+        assert!(pushed.y > 0.02, "the box was not pushed: {pushed}");
+    }
+}
