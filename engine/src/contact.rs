@@ -511,8 +511,7 @@ fn update_manifold(
     // A pair that an update found apart by a gap (see `APART_BY_GAP`), whose relative pose
     // has since moved by less than the gap's lead over the speculative distance: the update
     // would find no points, and leave the contact as the last one did (its manifold empty,
-    // its cache invalid), but for the normal it turns to world space (zero, but for the
-    // signs of the zeros).
+    // its normal a positive zero, its cache invalid).
     if c.separating == APART_BY_GAP {
         let moved = gap::shift(&c.cache.relative, &relative, sb.shape.bounding_radius());
         // Rounding: the bound and the pair function's separation are worked out in other
@@ -520,7 +519,6 @@ fn update_manifold(
         let slack = GAP_SLACK + 1.0e-5 * relative.p.length();
         if c.cache.tolerance - moved > tol.speculative + slack {
             debug_assert!(c.manifold.count == 0 && !c.cache.valid && !c.touching);
-            c.manifold.normal = xa.transform_vector(Vec3::ZERO);
             // The shapes are at least `tolerance − moved` apart, a distance (see
             // `gap::lower_bound`): the pair function finds no points while it stays over the
             // speculative distance, whatever the test above would say by then.
@@ -532,8 +530,8 @@ fn update_manifold(
     }
     // Two boxes that the last update found apart on an axis, still apart on it: the update
     // would find no points, and leave the contact as the last one did (its manifold empty,
-    // its cache invalid: `separating` is cleared on every other way out), but for the
-    // normal it turns to world space (zero, but for the signs of the zeros).
+    // its normal a positive zero, its cache invalid: `separating` is cleared on every other
+    // way out).
     if c.separating != NO_AXIS {
         let separation = axis_separation(
             &sa.shape,
@@ -544,7 +542,6 @@ fn update_manifold(
         );
         if separation.is_some_and(|s| s >= tol.speculative) {
             debug_assert!(c.manifold.count == 0 && !c.cache.valid && !c.touching);
-            c.manifold.normal = xa.transform_vector(Vec3::ZERO);
             return axis_lead(
                 separation,
                 c.separating,
@@ -586,6 +583,12 @@ fn update_manifold(
         }
     }
     m.normal = xa.transform_vector(m.normal);
+    if m.normal == Vec3::ZERO {
+        // No points: a positive zero, whatever the signs the turn gave it, so that a pair
+        // left apart reads the same however many updates it skipped (see `Lead`; the
+        // state writes the normal's bits).
+        m.normal = Vec3::ZERO;
+    }
     for p in m.points[..m.count].iter_mut() {
         p.point = xa.transform_point(p.point);
         p.anchor_a = p.point - ca;

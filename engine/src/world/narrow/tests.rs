@@ -131,8 +131,8 @@ fn heap(leads_off: bool) -> (World, Vec<BodyId>, BodyId) {
 }
 
 /// The same heap stepped with the leads and without, through teleports, velocities set
-/// by hand, shapes added and the paddle set on a new course: the same state hash after
-/// every step, and skips to show for the leads.
+/// by hand, shapes added and the paddle set on a new course: the same state hash and the
+/// same saved state after every step, and skips to show for the leads.
 #[test]
 fn skipping_on_leads_changes_nothing() {
     let (mut with, bodies, paddle) = heap(false);
@@ -196,9 +196,12 @@ fn skipping_on_leads_changes_nothing() {
         }
         with.step(1.0 / 60.0).unwrap();
         without.step(1.0 / 60.0).unwrap();
+        // The saved state too (manifolds, caches, colours): a skipped contact reads as an
+        // updated one, so a world restored from a state (which keeps no leads) steps on as
+        // the one that saved it.
         assert_eq!(
-            with.state_hash(),
-            without.state_hash(),
+            (with.state_hash(), with.deep_hash()),
+            (without.state_hash(), without.deep_hash()),
             "step {step}: the leads changed the results"
         );
     }
