@@ -488,7 +488,6 @@ fn update_manifold(
     };
     // What a lead of the shapes' distance counts for each body's turns (see `Apart`).
     let swings = || [sa.swing(), sb.swing()];
-    let distance = || (cb - ca).length();
     let xa = sa.pose(&bodies.transform(ba));
     let xb = sb.pose(&bodies.transform(bb));
     c.recycled = params.recycling
@@ -504,6 +503,20 @@ fn update_manifold(
     // space: coordinates stay small however far from the origin the pair is (at 1 km an
     // f32 world coordinate resolves only 0.06 mm, which clipping and SAT would amplify).
     let relative = xa.inv_mul(&xb);
+    // Two boxes' separation on `axis` (see `axis_separation`), and the lead it leaves.
+    let on_axis =
+        |axis: u8| axis_separation(&sa.shape, &Transform::IDENTITY, &sb.shape, &relative, axis);
+    let lead_on_axis = |separation: Option<f32>, axis: u8| {
+        let distance = (cb - ca).length();
+        axis_lead(
+            separation,
+            axis,
+            &relative,
+            params,
+            distance,
+            [sa.reach(), sb.reach()],
+        )
+    };
     let tol = crate::collision::Tolerance {
         speculative: params.speculative + motion,
         linear_slop: params.slop,
@@ -533,23 +546,10 @@ fn update_manifold(
     // its normal a positive zero, its cache invalid: `separating` is cleared on every other
     // way out).
     if c.separating != NO_AXIS {
-        let separation = axis_separation(
-            &sa.shape,
-            &Transform::IDENTITY,
-            &sb.shape,
-            &relative,
-            c.separating,
-        );
+        let separation = on_axis(c.separating);
         if separation.is_some_and(|s| s >= tol.speculative) {
             debug_assert!(c.manifold.count == 0 && !c.cache.valid && !c.touching);
-            return axis_lead(
-                separation,
-                c.separating,
-                &relative,
-                params,
-                distance(),
-                [sa.reach(), sb.reach()],
-            );
+            return lead_on_axis(separation, c.separating);
         }
         c.separating = NO_AXIS;
     }
@@ -605,21 +605,7 @@ fn update_manifold(
     }
     if c.separating != NO_AXIS {
         // Two boxes apart on an axis, which the next update tests first.
-        let separation = axis_separation(
-            &sa.shape,
-            &Transform::IDENTITY,
-            &sb.shape,
-            &relative,
-            c.separating,
-        );
-        return axis_lead(
-            separation,
-            c.separating,
-            &relative,
-            params,
-            distance(),
-            [sa.reach(), sb.reach()],
-        );
+        return lead_on_axis(on_axis(c.separating), c.separating);
     }
     // Found apart with no axis kept: keep how far apart, while the cache is unused.
     if c.child == NULL {
