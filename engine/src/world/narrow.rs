@@ -160,8 +160,6 @@ impl World {
         let travel = &bodies.travel;
         let asleep =
             |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && !bodies.awake[b as usize];
-        let updated =
-            |[a, b]: [u32; 2]| a != NULL && (!sleep || active[a as usize] || active[b as usize]);
         let modifier = self.contact_modifier.as_ref();
         let contacts = &mut self.contacts.contacts;
         let ends = &self.contacts.ends;
@@ -178,9 +176,12 @@ impl World {
         let deferring = defer;
         let bounds = &shapes.bounds;
         // An idle contact whose shapes' bounds are still apart would come out of the update
-        // as it is: skip it without loading it.
-        let stays_idle =
-            |[a, b]: [u32; 2]| !bounds[a as usize].overlaps_unbranched(&bounds[b as usize]);
+        // as it is: skip it without loading it. (`get`: a dead contact's shapes may be
+        // gone.)
+        let overlap = |[a, b]: [u32; 2]| match (bounds.get(a as usize), bounds.get(b as usize)) {
+            (Some(a), Some(b)) => a.overlaps_unbranched(b),
+            _ => false,
+        };
         // An idle contact whose bodies have moved less than its lead since an update found
         // it apart would come out of the update as it is, without points: skip it too.
         #[cfg(test)]
@@ -190,7 +191,7 @@ impl World {
         let within = |lead: &Lead, [a, b]: [u32; 2]| {
             let (a, b) = (ahead[a as usize], ahead[b as usize]);
             let turns = lead.levers[0] as f64 * a[1] + lead.levers[1] as f64 * b[1];
-            let within = a[0] + b[0] + turns < lead.reserve && !leads_off;
+            let within = (a[0] + b[0] + turns < lead.reserve) & !leads_off;
             #[cfg(test)]
             if within {
                 tests::SKIPPED.with(|n| n.set(n.get() + 1));
@@ -249,20 +250,36 @@ impl World {
             // Dead contacts and, with sleep on, contacts without an awake body are
             // skipped from `ends` alone, without loading the contact. (Sleeping contacts
             // gave their colours back when their island fell asleep.)
+            //
+            // Whether an idle contact is updated is close to a coin toss in a busy scene,
+            // so the filter does not branch on it: a first pass marks the live contacts
+            // that are not idle and lists the idle ones whose bounds overlap (every
+            // contact's bounds are tested: fewer mispredicted branches pay for the loads),
+            // a second marks the listed ones that are past their leads, and a third lists
+            // the marked ones in contact order (`docs/decisions.md`, "The narrow phase's
+            // filter in three passes").
+            let mut update = [false; NARROW_CHUNK];
             let mut list = [0u16; NARROW_CHUNK];
             let mut n = 0;
             for (j, &e) in ends.iter().enumerate() {
+                let live =
+                    e[0] != NULL && (!sleep || active[e[0] as usize] | active[e[1] as usize]);
+                let near = overlap(pair_shapes[j]);
+                update[j] = live & !idle[j];
                 list[n] = j as u16;
-                // Whether a contact is updated is close to a coin toss in a busy scene:
-                // the tests are joined with `&` where they need no load, so that only
-                // the idle ones branch (to load their bounds).
-                let live = updated(e);
-                let update = live
-                    & !(live & idle[j] && (stays_idle(pair_shapes[j]) || within(&leads[j], e)));
+                n += (live & idle[j] & near) as usize;
+            }
+            for &j in &list[..n] {
+                let j = j as usize;
+                update[j] = !within(&leads[j], ends[j]);
+            }
+            n = 0;
+            for (j, &update) in update[..ends.len()].iter().enumerate() {
+                list[n] = j as u16;
                 n += update as usize;
                 if !update & (pending[j] != NULL) {
-                    // Not updated (its island fell asleep): its impulses go into the
-                    // manifold now, before the batches are rebuilt.
+                    // Not updated (its island fell asleep, or idle): its impulses go into
+                    // the manifold now, before the batches are rebuilt.
                     take_pending(&mut pending[j], stored, &mut chunk[j].manifold);
                 }
             }
