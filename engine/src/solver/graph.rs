@@ -51,7 +51,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// asks for them as far ahead on every machine.
 const BATCH_AHEAD: usize = 2;
 
-/// [`for_each_maybe_par`] over batches, each worker asking for the first `bytes(k)`
+/// [`for_each_maybe_par`](crate::parallel::for_each_maybe_par) over batches, each worker asking for the first `bytes(k)`
 /// bytes of the batch [`BATCH_AHEAD`] places on while it works on one (the same index
 /// order on every worker's block; for reads, only where [`prefetch_batches`] says it
 /// pays), in the state a store needs when `WRITE` (prepare, which

@@ -611,7 +611,7 @@ fn clamp_length(v: Vec3, v2: f32, max: f32) -> Vec3 {
 ///
 /// A body with equal principal moments (sphere, cube) turns at its constant angular
 /// velocity: `dq ← normalize(dq + ½ h (ω, 0) ⊗ dq)`. Any other dynamic body moves as a
-/// torque-free rigid body over the substep ([`free_rotation`]): its angular momentum
+/// torque-free rigid body over the substep ([`free_rotation()`]): its angular momentum
 /// `L = R I Rᵀ ω` is kept exactly, the rotation and the angular velocity turn together
 /// (this is the gyroscopic term), and the kinetic energy stays within a bounded error
 /// instead of drifting. The constraints act on ω between these updates, so a body in
