@@ -8,10 +8,10 @@
 //!
 //! Body velocities are gathered from the dense `BodyState` array (64 bytes a body: one
 //! cache line per lane) and scattered back to dynamic bodies only; their masses are
-//! gathered from the packed [`MassRow`](super::MassRow)s. A batch keeps only what cannot be recomputed
-//! cheaply from those and its normal: the passes stream every batch from memory, so its
-//! size sets their cost on large scenes (`docs/decisions.md`, "The lead"). The points'
-//! twist levers are the exception: since the passes prefetch their batches, their
+//! gathered from the packed [`MassRow`](super::MassRow)s. A batch keeps only what cannot be
+//! recomputed cheaply from those and its normal: the passes stream every batch from memory,
+//! so its size sets their cost on large scenes (`docs/decisions.md`, "The lead"). The
+//! points' twist levers are the exception: since the passes prefetch their batches, their
 //! instructions cost more than those bytes.
 
 use super::contact::{null_impulses, NULL_TINY};

@@ -51,13 +51,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// asks for them as far ahead on every machine.
 const BATCH_AHEAD: usize = 2;
 
-/// [`for_each_maybe_par`](crate::parallel::for_each_maybe_par) over batches, each worker asking for the first `bytes(k)`
-/// bytes of the batch [`BATCH_AHEAD`] places on while it works on one (the same index
-/// order on every worker's block; for reads, only where [`prefetch_batches`] says it
-/// pays), in the state a store needs when `WRITE` (prepare, which
-/// writes every batch whole). The batches' address is shared as an integer (the closure
-/// stays `Sync`), and the prefetch forms no reference to a batch another worker may be
-/// writing.
+/// [`for_each_maybe_par`](crate::parallel::for_each_maybe_par) over batches, each worker
+/// asking for the first `bytes(k)` bytes of the batch [`BATCH_AHEAD`] places on while it
+/// works on one (the same index order on every worker's block; for reads, only where
+/// [`prefetch_batches`] says it pays), in the state a store needs when `WRITE` (prepare,
+/// which writes every batch whole). The batches' address is shared as an integer (the
+/// closure stays `Sync`), and the prefetch forms no reference to a batch another worker may
+/// be writing.
 fn for_each_prefetched<T: Send, const WRITE: bool>(
     batches: &mut [T],
     parallel: bool,
