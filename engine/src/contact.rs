@@ -394,6 +394,8 @@ fn is_cleared(m: &Manifold) -> bool {
 /// then: it brings in the impulses the last step left elsewhere (see
 /// [`crate::solver::graph::take_pending`]), which the update carries over.
 ///
+/// `near`: whether the shapes' bounds overlap (the narrow phase's filter has tested it).
+///
 /// Returns what the update knows of how much closer the pair may come before an update
 /// could find points, when it found the pair apart with a bound to spare.
 pub(crate) fn update_contact(
@@ -401,10 +403,15 @@ pub(crate) fn update_contact(
     shapes: &ShapeStore,
     bodies: &BodyStore,
     params: &NarrowParams,
+    near: bool,
     take: impl FnOnce(&mut Manifold),
 ) -> Option<Apart> {
+    debug_assert_eq!(
+        near,
+        shapes.bounds[c.shape_a as usize].overlaps(&shapes.bounds[c.shape_b as usize])
+    );
     let before = c.touching;
-    let apart = update_manifold(c, shapes, bodies, params, take);
+    let apart = update_manifold(c, shapes, bodies, params, near, take);
     c.touch_changed = c.touching != before;
     apart
 }
@@ -454,6 +461,7 @@ fn update_manifold(
     shapes: &ShapeStore,
     bodies: &BodyStore,
     params: &NarrowParams,
+    near: bool,
     take: impl FnOnce(&mut Manifold),
 ) -> Option<Apart> {
     // Apart: the state a pair out of reach is left in (see `is_idle`).
@@ -469,7 +477,7 @@ fn update_manifold(
         c.cache.valid = false;
         c.touching = false;
     };
-    if !shapes.bounds[c.shape_a as usize].overlaps(&shapes.bounds[c.shape_b as usize]) {
+    if !near {
         apart(c);
         return None;
     }
