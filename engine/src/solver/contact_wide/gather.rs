@@ -109,22 +109,24 @@ impl StatesPtr {
         }
     }
 
-    /// The packed mass of body `i` (zeros for [`NULL`]).
+    /// The packed mass of body `i` (zeros for [`NULL`]), where `i` is [`NULL`] or below
+    /// `masses_len` (see [`all_below`]).
     #[inline(always)]
-    fn mass_row(&self, i: u32) -> &[f32; MASS_FLOATS] {
+    fn mass_row_in_bounds(&self, i: u32) -> &[f32; MASS_FLOATS] {
         if i == NULL {
             return &MassRow::ZERO.f;
         }
-        assert!((i as usize) < self.masses_len);
-        // SAFETY: in bounds (checked above); the rows are only read (see the type's
-        // comment).
+        debug_assert!((i as usize) < self.masses_len);
+        // SAFETY: in bounds (the caller has checked every lane with `all_below`); the rows
+        // are only read (see the type's comment).
         unsafe { &(*self.masses.add(i as usize)).f }
     }
 
     /// The masses of bodies `a` and `b` in lanes.
     #[inline(always)]
     pub fn masses(&self, a: &[u32; W], b: &[u32; W]) -> MassW {
-        MassW::gather(|i| self.mass_row(i), a, b)
+        assert!(all_below(a, self.masses_len) && all_below(b, self.masses_len));
+        MassW::gather(|i| self.mass_row_in_bounds(i), a, b)
     }
 
     /// The 16 floats of state `i` (v, 0, w, 0, dp, 0, dq), the identity for [`NULL`].
@@ -142,7 +144,17 @@ impl StatesPtr {
     /// of every lane's state. `W` states are transposed `W` floats at a time.
     #[inline(always)]
     fn columns(&self, idx: &[u32; W], count: usize) -> [FloatW; 16] {
-        lane_columns(std::array::from_fn(|i| self.floats(idx[i])), count)
+        assert!(all_below(idx, self.len));
+        let floats = |i: u32| -> &[f32; 16] {
+            if i == NULL {
+                return bytemuck::cast_ref(&BodyState::IDENTITY);
+            }
+            debug_assert!((i as usize) < self.len);
+            // SAFETY: in bounds (every lane was checked above); see the type's comment for
+            // aliasing.
+            bytemuck::cast_ref(unsafe { &*self.ptr.add(i as usize) })
+        };
+        lane_columns(std::array::from_fn(|i| floats(idx[i])), count)
     }
 
     /// Asks for state `i`'s line in the state a store needs (nothing for [`NULL`]): the
@@ -186,9 +198,12 @@ impl StatesPtr {
             off += W;
         }
         for i in 0..W {
-            if write[i] {
-                let k = idx[i] as usize;
-                assert!(k < self.len);
+            let k = idx[i] as usize;
+            // (A lane out of bounds is never written; none is, as `write` is set only for
+            // dynamic bodies. One test for both, where a separate bounds assertion cost a
+            // branch a lane.)
+            debug_assert!(!write[i] || k < self.len);
+            if write[i] & (k < self.len) {
                 // SAFETY: in bounds (checked above); only the lane that owns dynamic body
                 // `k` in this colour writes it (see the type's comment).
                 let s: &mut [f32; 16] = bytemuck::cast_mut(unsafe { &mut *self.ptr.add(k) });
@@ -196,6 +211,14 @@ impl StatesPtr {
             }
         }
     }
+}
+
+/// Whether every one of `idx` is [`NULL`] or below `len`: one reduction over the lanes
+/// (`NULL + 1` wraps to zero), where a bounds assertion a lane cost a compare and a branch
+/// each (`docs/decisions.md`, "The lanes' bounds checked once a batch").
+#[inline(always)]
+fn all_below(idx: &[u32; W], len: usize) -> bool {
+    idx.iter().fold(0, |m, &i| i.wrapping_add(1).max(m)) as usize <= len
 }
 
 /// Gathered body velocities and deltas of a batch (contacts and ball joints alike).
