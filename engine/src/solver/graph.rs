@@ -618,8 +618,8 @@ impl ConstraintGraph {
     fn each_color(
         &mut self,
         parallel: bool,
-        states: &mut [BodyState],
-        masses: &[MassRow],
+        states: &mut Vec<BodyState>,
+        masses: &mut Vec<MassRow>,
         overflow_joint: impl Fn(&mut JointConstraint, &BodyState, &BodyState) -> (Vec3, Vec3, Vec3, Vec3)
             + Send
             + Sync,
@@ -627,7 +627,7 @@ impl ConstraintGraph {
         ball_batch: impl Fn(&mut BallJointW, StatesPtr) + Send + Sync,
         contact_batch: impl Fn(&mut ContactConstraintW, StatesPtr) + Send + Sync,
     ) {
-        let ptr = StatesPtr::new(states, masses);
+        let ptr = StatesPtr::new(states, Some(masses));
         let joint = |c: &mut JointConstraint| {
             let (sa, sb) = (ptr.get(c.a), ptr.get(c.b));
             let (va, wa, vb, wb) = overflow_joint(c, &sa, &sb);
@@ -698,7 +698,12 @@ impl ConstraintGraph {
     }
 
     /// Applies the accumulated impulses again (start of every substep).
-    pub fn warm_start(&mut self, states: &mut [BodyState], masses: &[MassRow], parallel: bool) {
+    pub fn warm_start(
+        &mut self,
+        states: &mut Vec<BodyState>,
+        masses: &mut Vec<MassRow>,
+        parallel: bool,
+    ) {
         self.trees.iter().for_each(|t| t.warm_start(states));
         self.stacks.warm_start(states);
         cs::warm_start(&self.overflow, states);
@@ -716,8 +721,8 @@ impl ConstraintGraph {
     /// One solve (`use_bias`) or relax pass.
     pub fn solve(
         &mut self,
-        states: &mut [BodyState],
-        masses: &[MassRow],
+        states: &mut Vec<BodyState>,
+        masses: &mut Vec<MassRow>,
         ctx: &StepContext,
         use_bias: bool,
         parallel: bool,

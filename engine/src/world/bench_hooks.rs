@@ -32,6 +32,6 @@ impl World {
         let ctx = self.step_context(dt);
         let sb = &mut self.solver;
         self.graph
-            .solve(&mut sb.states, &sb.mass_rows, &ctx, use_bias, false);
+            .solve(&mut sb.states, &mut sb.mass_rows, &ctx, use_bias, false);
     }
 }

@@ -387,15 +387,18 @@ impl World {
                 warm_start,
                 "Warm Start",
                 SOLVE,
-                self.graph
-                    .warm_start(&mut self.solver.states, &self.solver.mass_rows, parallel)
+                self.graph.warm_start(
+                    &mut self.solver.states,
+                    &mut self.solver.mass_rows,
+                    parallel
+                )
             );
         }
         self.rolling.warm_start(&mut self.solver.states, warm);
         stage_sum!(self, solve, "Solve", SOLVE, {
             let sb = &mut self.solver;
             self.graph
-                .solve(&mut sb.states, &sb.mass_rows, ctx, true, parallel);
+                .solve(&mut sb.states, &mut sb.mass_rows, ctx, true, parallel);
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
         stage_sum!(
@@ -407,8 +410,13 @@ impl World {
         );
         stage_sum!(self, relax, "Relax", SOLVE, {
             let sb = &mut self.solver;
-            self.graph
-                .solve(&mut sb.states, &sb.mass_rows, &relax_ctx, false, parallel);
+            self.graph.solve(
+                &mut sb.states,
+                &mut sb.mass_rows,
+                &relax_ctx,
+                false,
+                parallel,
+            );
             self.rolling.solve(&mut self.solver.states, &self.graph);
         });
         stage_sum!(

@@ -25,6 +25,13 @@ pub(super) fn row_columns(rows: [&[f32; 8]; W]) -> [FloatW; 8] {
 
 /// Raw access to the body states shared by the workers of one colour, and to the bodies'
 /// packed masses (read only).
+///
+/// Past the last state and the last mass row, in their vectors' spare capacity, lies one
+/// more: the identity state and the zero row (see [`StatesPtr::new`]). A lane's gather
+/// reads index `min(i, len)`, so that a [`NULL`] lane (a static body or an empty lane)
+/// reads them without a branch: where a lane's side is static is as good as random, and
+/// the branch on it was mispredicted often (`docs/decisions.md`, "Where rain's median
+/// step goes, pair by pair").
 #[derive(Clone, Copy)]
 pub(crate) struct StatesPtr {
     ptr: *mut BodyState,
@@ -33,11 +40,14 @@ pub(crate) struct StatesPtr {
     masses_len: usize,
 }
 
+/// What a [`StatesPtr`] without masses reads for every body's mass row.
+static ZERO_ROW: MassRow = MassRow::ZERO;
+
 // SAFETY: the state pointer is only dereferenced by `gather` and `scatter`. Within one
 // colour every dynamic body is written by exactly one lane of one batch, and static or
 // kinematic bodies are only read, so concurrent batches never touch the same state
-// mutably. The masses are only read, and nothing writes them while a pass runs (the
-// caller lends them shared for the pass).
+// mutably; the identity state past the end is only read. The masses are only read, and
+// nothing writes them while a pass runs (the caller lends them for the pass).
 unsafe impl Send for StatesPtr {}
 unsafe impl Sync for StatesPtr {}
 
@@ -100,33 +110,45 @@ impl MassW {
 }
 
 impl StatesPtr {
-    pub fn new(states: &mut [BodyState], masses: &[MassRow]) -> Self {
+    /// The states and, where the passes read them, the masses (`None`: every row reads as
+    /// zero), each with its sentinel written past its end (see the type's comment). Neither
+    /// vector may grow or shrink while the pointer is used.
+    pub fn new(states: &mut Vec<BodyState>, masses: Option<&mut Vec<MassRow>>) -> Self {
+        states.reserve(1);
+        states.spare_capacity_mut()[0].write(BodyState::IDENTITY);
+        let (masses, masses_len) = match masses {
+            Some(m) => {
+                m.reserve(1);
+                m.spare_capacity_mut()[0].write(MassRow::ZERO);
+                (m.as_ptr(), m.len())
+            }
+            None => (&ZERO_ROW as *const MassRow, 0),
+        };
         Self {
             ptr: states.as_mut_ptr(),
             len: states.len(),
-            masses: masses.as_ptr(),
-            masses_len: masses.len(),
+            masses,
+            masses_len,
         }
     }
 
-    /// The packed mass of body `i` (zeros for [`NULL`]), where `i` is [`NULL`] or below
-    /// `masses_len` (see [`all_below`]).
+    /// The packed mass of body `i`: the zero row for [`NULL`] (and for any index past the
+    /// rows, which a valid batch does not hold).
     #[inline(always)]
-    fn mass_row_in_bounds(&self, i: u32) -> &[f32; MASS_FLOATS] {
-        if i == NULL {
-            return &MassRow::ZERO.f;
-        }
-        debug_assert!((i as usize) < self.masses_len);
-        // SAFETY: in bounds (the caller has checked every lane with `all_below`); the rows
-        // are only read (see the type's comment).
-        unsafe { &(*self.masses.add(i as usize)).f }
+    fn mass_row(&self, i: u32) -> &[f32; MASS_FLOATS] {
+        debug_assert!(i == NULL || (i as usize) < self.masses_len);
+        let k = (i as usize).min(self.masses_len);
+        // SAFETY: `k <= masses_len`, and the row at `masses_len` is the zero row `new` wrote
+        // in the vector's spare capacity (or, without masses, the static zero row the
+        // pointer names, `masses_len` being 0); the rows are only read (see the type's
+        // comment).
+        unsafe { &(*self.masses.add(k)).f }
     }
 
     /// The masses of bodies `a` and `b` in lanes.
     #[inline(always)]
     pub fn masses(&self, a: &[u32; W], b: &[u32; W]) -> MassW {
-        assert!(all_below(a, self.masses_len) && all_below(b, self.masses_len));
-        MassW::gather(|i| self.mass_row_in_bounds(i), a, b)
+        MassW::gather(|i| self.mass_row(i), a, b)
     }
 
     /// The 16 floats of state `i` (v, 0, w, 0, dp, 0, dq), the identity for [`NULL`].
@@ -144,15 +166,13 @@ impl StatesPtr {
     /// of every lane's state. `W` states are transposed `W` floats at a time.
     #[inline(always)]
     fn columns(&self, idx: &[u32; W], count: usize) -> [FloatW; 16] {
-        assert!(all_below(idx, self.len));
         let floats = |i: u32| -> &[f32; 16] {
-            if i == NULL {
-                return bytemuck::cast_ref(&BodyState::IDENTITY);
-            }
-            debug_assert!((i as usize) < self.len);
-            // SAFETY: in bounds (every lane was checked above); see the type's comment for
+            debug_assert!(i == NULL || (i as usize) < self.len);
+            let k = (i as usize).min(self.len);
+            // SAFETY: `k <= len`, and the state at `len` is the identity `new` wrote in the
+            // vector's spare capacity, which no lane writes; see the type's comment for
             // aliasing.
-            bytemuck::cast_ref(unsafe { &*self.ptr.add(i as usize) })
+            bytemuck::cast_ref(unsafe { &*self.ptr.add(k) })
         };
         lane_columns(std::array::from_fn(|i| floats(idx[i])), count)
     }
@@ -211,14 +231,6 @@ impl StatesPtr {
             }
         }
     }
-}
-
-/// Whether every one of `idx` is [`NULL`] or below `len`: one reduction over the lanes
-/// (`NULL + 1` wraps to zero), where a bounds assertion a lane cost a compare and a branch
-/// each (`docs/decisions.md`, "The lanes' bounds checked once a batch").
-#[inline(always)]
-fn all_below(idx: &[u32; W], len: usize) -> bool {
-    idx.iter().fold(0, |m, &i| i.wrapping_add(1).max(m)) as usize <= len
 }
 
 /// Gathered body velocities and deltas of a batch (contacts and ball joints alike).

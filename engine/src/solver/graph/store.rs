@@ -37,7 +37,7 @@ impl ConstraintGraph {
     pub fn store_joints(
         &mut self,
         joints: &mut [JointData],
-        states: &mut [BodyState],
+        states: &mut Vec<BodyState>,
         substeps: u32,
         h: f32,
         parallel: bool,
@@ -66,7 +66,7 @@ impl ConstraintGraph {
             }
         }
         // The joints' store reads velocities only, no masses.
-        let states = StatesPtr::new(states, &[]);
+        let states = StatesPtr::new(states, None);
         let ptr = DisjointPtr::new(joints);
         broken.extend(
             self.joint_batches

@@ -171,7 +171,7 @@ fn lanes_match_the_scalar_rows_for_every_kind() {
         let slots: Vec<u32> = (0..W as u32).collect();
         let mut lanes = JointW::prepare(&slots, &joints, &sb, &positions, &rotations, h);
         let mut got = sb.states.clone();
-        let ptr = StatesPtr::new(&mut got, &[]);
+        let ptr = StatesPtr::new(&mut got, None);
         lanes.warm_start(ptr);
         lanes.solve(ptr, &ctx, true);
         lanes.solve(ptr, &ctx, false);
