@@ -409,6 +409,13 @@ impl SolverBodies {
         }
         self.slots_changed = !same || len != self.slot.len();
         self.slot.truncate(len);
+        // Room for one more state and mass row than there are bodies: the sentinels the
+        // passes write past the ends (see `StatesPtr::new`), without a copy of either vector
+        // when the first pass asks for them.
+        self.states
+            .reserve((len + 1).saturating_sub(self.states.len()));
+        self.mass_rows
+            .reserve((len + 1).saturating_sub(self.mass_rows.len()));
         self.states.resize(len, BodyState::IDENTITY);
         self.mass.resize(len, SolverMass::ZERO);
         self.mass_rows.resize(len, MassRow::ZERO);
