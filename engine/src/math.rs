@@ -417,6 +417,60 @@ mod tests {
         assert!((back.p - b.p).length() < 1e-5);
         assert!(back.q.dot(b.q).abs() > 0.99999);
     }
+
+    /// glam's quaternion products on x86-64 (its SSE2 code) round as the unfused formulas
+    /// in their order: what this module's bit-identical results on every build rest on,
+    /// for `Transform`'s rotations. A glam release that fuses multiply-adds where the
+    /// build's target has FMA (0.33 fuses `Vec3A::cross`, and so `Quat * Vec3`;
+    /// `target-cpu=native` turns FMA on) would make one world's results depend on the
+    /// machine it was built for, and no test run on one machine would see it otherwise
+    /// (`docs/decisions.md`, "Recycled manifolds refreshed eight at a time").
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn quaternion_products_are_not_fused() {
+        // `v (w² − |q|²) + q (2 v · q) + (q × v) 2w`, dot products summed `(x + y) + z`.
+        let rotate = |q: Quat, v: Vec3| {
+            let b = Vec3::new(q.x, q.y, q.z);
+            let scale = q.w * q.w - (b.x * b.x + b.y * b.y + b.z * b.z);
+            let along = (v.x * b.x + v.y * b.y + v.z * b.z) * 2.0;
+            let cross = Vec3::new(
+                b.y * v.z - b.z * v.y,
+                b.z * v.x - b.x * v.z,
+                b.x * v.y - b.y * v.x,
+            );
+            let turn = q.w * 2.0;
+            Vec3::new(
+                (v.x * scale + b.x * along) + cross.x * turn,
+                (v.y * scale + b.y * along) + cross.y * turn,
+                (v.z * scale + b.z * along) + cross.z * turn,
+            )
+        };
+        // Each component the sum of two two-product sums (glam's SSE2 order).
+        let mul = |a: Quat, b: Quat| {
+            Quat::from_xyzw(
+                (a.w * b.x + a.x * b.w) + (a.y * b.z - a.z * b.y),
+                (a.w * b.y - a.x * b.z) + (a.y * b.w + a.z * b.x),
+                (a.w * b.z + a.x * b.y) + (a.z * b.w - a.y * b.x),
+                (a.w * b.w - a.x * b.x) - (a.y * b.y + a.z * b.z),
+            )
+        };
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut float = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ((seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        };
+        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+        let quat_bits = |q: Quat| q.to_array().map(f32::to_bits);
+        for _ in 0..10_000 {
+            let q = Quat::from_xyzw(float(), float(), float(), float()).normalize();
+            let r = Quat::from_xyzw(float(), float(), float(), float()).normalize();
+            let v = Vec3::new(float(), float(), float()) * 100.0;
+            assert_eq!(bits(q * v), bits(rotate(q, v)), "{q:?} * {v:?}");
+            assert_eq!(quat_bits(q * r), quat_bits(mul(q, r)), "{q:?} * {r:?}");
+        }
+    }
 }
 
 /// An axis-aligned bounding box in world space.
