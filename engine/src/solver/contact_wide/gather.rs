@@ -151,30 +151,24 @@ impl StatesPtr {
         MassW::gather(|i| self.mass_row(i), a, b)
     }
 
-    /// The 16 floats of state `i` (v, 0, w, 0, dp, 0, dq), the identity for [`NULL`].
+    /// The 16 floats of state `i` (v, 0, w, 0, dp, 0, dq): the identity for [`NULL`] (and
+    /// for any index past the states, which a valid batch does not hold), read from the
+    /// sentinel without a branch.
     #[inline(always)]
     fn floats(&self, i: u32) -> &[f32; 16] {
-        if i == NULL {
-            return bytemuck::cast_ref(&BodyState::IDENTITY);
-        }
-        assert!((i as usize) < self.len);
-        // SAFETY: in bounds (checked above); see the type's comment for aliasing.
-        bytemuck::cast_ref(unsafe { &*self.ptr.add(i as usize) })
+        debug_assert!(i == NULL || (i as usize) < self.len);
+        let k = (i as usize).min(self.len);
+        // SAFETY: `k <= len`, and the state at `len` is the identity `new` wrote in the
+        // vector's spare capacity, which no lane writes; see the type's comment for
+        // aliasing.
+        bytemuck::cast_ref(unsafe { &*self.ptr.add(k) })
     }
 
     /// The first `count` floats of the states `idx` in lanes: column `k` holds float `k`
     /// of every lane's state. `W` states are transposed `W` floats at a time.
     #[inline(always)]
     fn columns(&self, idx: &[u32; W], count: usize) -> [FloatW; 16] {
-        let floats = |i: u32| -> &[f32; 16] {
-            debug_assert!(i == NULL || (i as usize) < self.len);
-            let k = (i as usize).min(self.len);
-            // SAFETY: `k <= len`, and the state at `len` is the identity `new` wrote in the
-            // vector's spare capacity, which no lane writes; see the type's comment for
-            // aliasing.
-            bytemuck::cast_ref(unsafe { &*self.ptr.add(k) })
-        };
-        lane_columns(std::array::from_fn(|i| floats(idx[i])), count)
+        lane_columns(std::array::from_fn(|i| self.floats(idx[i])), count)
     }
 
     /// Asks for state `i`'s line in the state a store needs (nothing for [`NULL`]): the
@@ -187,6 +181,7 @@ impl StatesPtr {
     /// A copy of state `i` (the identity for [`NULL`]).
     #[inline(always)]
     pub fn get(&self, i: u32) -> BodyState {
+        assert!(i == NULL || (i as usize) < self.len);
         bytemuck::cast(*self.floats(i))
     }
 

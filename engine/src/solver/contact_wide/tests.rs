@@ -185,17 +185,11 @@ fn a_lone_point_solves_alike_alone_and_beside_four_point_lanes() {
         lanes.insert(1, lone);
         lanes.truncate(W);
         let mut mixed = batch(&lanes, &masses);
+        let mut rows = masses.to_vec();
+        let mut ptr = |states: &mut Vec<BodyState>| StatesPtr::new(states, Some(&mut rows));
         for use_bias in [true, false, true, false] {
-            alone.solve(
-                StatesPtr::new(&mut alone_states, Some(&mut masses.to_vec())),
-                &ctx,
-                use_bias,
-            );
-            mixed.solve(
-                StatesPtr::new(&mut mixed_states, Some(&mut masses.to_vec())),
-                &ctx,
-                use_bias,
-            );
+            alone.solve(ptr(&mut alone_states), &ctx, use_bias);
+            mixed.solve(ptr(&mut mixed_states), &ctx, use_bias);
         }
         let k = lone.a as usize;
         let bits = |s: &BodyState| [s.v.to_array(), s.w.to_array()].map(|v| v.map(f32::to_bits));
@@ -284,22 +278,13 @@ fn an_isotropic_lane_solves_alike_in_either_kind_of_batch() {
         let mut general_states = states.clone();
         let mut general = batch(&[face(2, NULL, 4), lone], &masses);
         assert!(iso.isotropic && !general.isotropic);
+        let mut rows = masses.to_vec();
+        let mut ptr = |states: &mut Vec<BodyState>| StatesPtr::new(states, Some(&mut rows));
         for use_bias in [true, false, true, false] {
-            iso.warm_start(StatesPtr::new(&mut iso_states, Some(&mut masses.to_vec())));
-            general.warm_start(StatesPtr::new(
-                &mut general_states,
-                Some(&mut masses.to_vec()),
-            ));
-            iso.solve(
-                StatesPtr::new(&mut iso_states, Some(&mut masses.to_vec())),
-                &ctx,
-                use_bias,
-            );
-            general.solve(
-                StatesPtr::new(&mut general_states, Some(&mut masses.to_vec())),
-                &ctx,
-                use_bias,
-            );
+            iso.warm_start(ptr(&mut iso_states));
+            general.warm_start(ptr(&mut general_states));
+            iso.solve(ptr(&mut iso_states), &ctx, use_bias);
+            general.solve(ptr(&mut general_states), &ctx, use_bias);
         }
         let bits = |s: &BodyState| [s.v.to_array(), s.w.to_array()].map(|v| v.map(f32::to_bits));
         for k in [lone.a, lone.b].into_iter().filter(|&k| k != NULL) {
