@@ -146,6 +146,9 @@ pub struct RunResult {
     pub tail: f64,
     /// Median ms of each stage, in step order.
     pub stages: Vec<(&'static str, f64)>,
+    /// Every step's ms, the warm-up's included (`run --json` writes them: where in a run an
+    /// engine spends its time, which the median alone does not say).
+    pub step_ms: Vec<f64>,
     /// Stability figures at the end.
     pub stability: Stability,
     /// Hash of every body's pose and velocity at the end.
@@ -325,10 +328,12 @@ pub fn run_world(
     let warmup = warmup_steps(steps);
     let mut times = Vec::with_capacity(steps);
     let mut stages: Vec<Vec<f64>> = Vec::new();
+    let mut step_ms = Vec::with_capacity(steps);
     for step in 0..steps {
         let t = Instant::now();
         world.step(DT)?;
         let ms = t.elapsed().as_secs_f64() * 1000.0;
+        step_ms.push(ms);
         if step >= warmup {
             times.push(ms);
             let profile = world.profile().stages();
@@ -366,6 +371,7 @@ pub fn run_world(
             .zip(stages.iter_mut())
             .map(|(n, v)| (*n, median(v)))
             .collect(),
+        step_ms,
         stability: Stability {
             column_compression: column_compression(world, column),
             ..stability(world, &start)
@@ -395,6 +401,7 @@ impl RunResult {
             "particle_contacts": self.particles[1],
             "particle_colors": self.particles[2],
             "ms_per_step": { "median": self.median, "mean": self.mean, "p95": self.p95, "last_tenth": self.tail },
+            "step_ms": self.step_ms,
             "stages": stages,
             "stability": {
                 "max_displacement": self.stability.max_displacement,
@@ -450,6 +457,15 @@ impl RunResult {
             p95: f(&["ms_per_step", "p95"])?,
             tail: f(&["ms_per_step", "last_tenth"])?,
             stages: Vec::new(),
+            // Optional: a result written before the field existed has none.
+            step_ms: match &v["step_ms"] {
+                Value::Null => Vec::new(),
+                Value::Array(a) => a
+                    .iter()
+                    .map(|x| x.as_f64().ok_or("run result: `step_ms` holds a non-number"))
+                    .collect::<Result<_, _>>()?,
+                _ => return Err("run result: `step_ms` is not an array".into()),
+            },
             stability: Stability {
                 max_displacement: st("max_displacement")?,
                 max_drift: st("max_drift")?,

@@ -295,11 +295,13 @@ pub fn run_peer(
     let warmup = warmup_steps(steps);
     let mut times = Vec::with_capacity(steps);
     let mut stages: Vec<Vec<f64>> = Vec::new();
+    let mut step_ms = Vec::with_capacity(steps);
     let mut names: Vec<&'static str> = Vec::new();
     for step in 0..steps {
         let t = Instant::now();
         world.step()?;
         let ms = t.elapsed().as_secs_f64() * 1000.0;
+        step_ms.push(ms);
         if step >= warmup {
             times.push(ms);
             let split = world.stages();
@@ -342,6 +344,7 @@ pub fn run_peer(
             .zip(stages.iter_mut())
             .map(|(n, v)| (*n, median(v)))
             .collect(),
+        step_ms,
         stability: figures.stability,
         state_hash: state_hash(&end),
     })

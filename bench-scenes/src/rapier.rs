@@ -415,10 +415,12 @@ pub fn run_rapier(
     let warmup = warmup_steps(steps);
     let mut times = Vec::with_capacity(steps);
     let mut stages: Vec<Vec<f64>> = Vec::new();
+    let mut step_ms = Vec::with_capacity(steps);
     for step in 0..steps {
         let t = Instant::now();
         rs.world.step();
         let ms = t.elapsed().as_secs_f64() * 1000.0;
+        step_ms.push(ms);
         if !rs.world.quarantine().bodies().is_empty() {
             return Err(format!(
                 "rapier disabled {} bodies of {} that went non-finite at step {}",
@@ -463,6 +465,7 @@ pub fn run_rapier(
             .zip(stages.iter_mut())
             .map(|(n, v)| (*n, crate::measure::median(v)))
             .collect(),
+        step_ms,
         stability: Stability {
             column_compression: rs.column_compression(&recipe.column),
             ..rs.stability(&start)
