@@ -49,9 +49,10 @@
 //! (`docs/decisions.md`, "Stiffness under load, part two"): the leak is also what damps
 //! one sweep's error through a stack, and without it stacks rock at any memory shorter
 //! than about 4 s, so it was not kept. Measured again with the trees below, it changes
-//! nothing where they act and still rocks where they do not: large_pyramid collapses
-//! within 30 s at every memory up to 16 s, and a memory that keeps only part of the load
-//! cuts the sink by no more than that part ("part twelve"). Support trees solved exactly (each body's most
+//! nothing where they act and still rocks where they do not: large_pyramid grows unstable
+//! at every memory from 1 to 16 s (with 4 s it collapses within 30 s; with 8 and 16 s it
+//! moves at 0.2-0.3 m/s by 40-50 s), and a memory that keeps only part of the load cuts
+//! the sink by no more than that part ("part twelve"). Support trees solved exactly (each body's most
 //! loaded support, the trees' normal, friction and twist rows solved as
 //! [`articulation`] solves ball-joint trees) were measured too (`docs/decisions.md`,
 //! "Stiffness under load, part three"): they hold aligned stacks at any mass ratio with
