@@ -48,11 +48,9 @@
 //! contact point (the spring leaking only the load above it) was measured too
 //! (`docs/decisions.md`, "Stiffness under load, part two"): the leak is also what damps
 //! one sweep's error through a stack, and without it stacks rock at any memory shorter
-//! than about 4 s, so it was not kept. Measured again with the trees below, it changes
-//! nothing where they act and still rocks where they do not: large_pyramid grows unstable
-//! at every memory from 1 to 16 s (with 4 s it collapses within 30 s; with 8 and 16 s it
-//! moves at 0.2-0.3 m/s by 40-50 s), and a memory that keeps only part of the load cuts
-//! the sink by no more than that part ("part twelve"). Support trees solved exactly (each body's most
+//! than about 4 s, so it was not kept; nor with the trees below ("part twelve": the
+//! pyramids grow unstable at every memory up to 16 s, a partial memory cuts the sink by
+//! no more than its part). Support trees solved exactly (each body's most
 //! loaded support, the trees' normal, friction and twist rows solved as
 //! [`articulation`] solves ball-joint trees) were measured too (`docs/decisions.md`,
 //! "Stiffness under load, part three"): they hold aligned stacks at any mass ratio with
@@ -666,8 +664,9 @@ pub(crate) fn integrate_positions(
             }
             s.dp += h * s.v;
             if forcing[k].flags & GYROSCOPIC != 0 {
+                // (A free body with ω exactly zero, as one dropped from rest, stays as it is.)
                 free[count] = j as u16;
-                count += 1;
+                count += usize::from(w2 != 0.0);
             } else {
                 let spin = Quat::from_xyzw(s.w.x, s.w.y, s.w.z, 0.0) * s.dq;
                 let q = s.dq + spin * (0.5 * h);
