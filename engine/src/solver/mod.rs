@@ -666,7 +666,7 @@ pub(crate) fn integrate_positions(
             if forcing[k].flags & GYROSCOPIC != 0 {
                 // (A free body with ω exactly zero, as one dropped from rest, stays as it is.)
                 free[count] = j as u16;
-                count += usize::from(w2 != 0.0);
+                count += usize::from(s.w != Vec3::ZERO);
             } else {
                 let spin = Quat::from_xyzw(s.w.x, s.w.y, s.w.z, 0.0) * s.dq;
                 let q = s.dq + spin * (0.5 * h);
