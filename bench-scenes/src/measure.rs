@@ -326,7 +326,6 @@ pub fn run_world(
 ) -> Result<RunResult, Error> {
     let start = dynamic_positions(world);
     let warmup = warmup_steps(steps);
-    let mut times = Vec::with_capacity(steps);
     let mut stages: Vec<Vec<f64>> = Vec::new();
     let mut step_ms = Vec::with_capacity(steps);
     for step in 0..steps {
@@ -335,7 +334,6 @@ pub fn run_world(
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         step_ms.push(ms);
         if step >= warmup {
-            times.push(ms);
             let profile = world.profile().stages();
             stages.resize(profile.len(), Vec::new());
             for (k, (_, v)) in profile.iter().enumerate() {
@@ -345,8 +343,8 @@ pub fn run_world(
         progress(step + 1, ms);
     }
     let names = world.profile().stages().map(|(n, _)| n);
-    let (median_ms, mean, p95) = step_stats(&times);
-    let tail = tail_median(&times);
+    let (median_ms, mean, p95) = step_stats(&step_ms[warmup..]);
+    let tail = tail_median(&step_ms[warmup..]);
     let profile = *world.profile();
     Ok(RunResult {
         engine: format!("impetus {}", env!("CARGO_PKG_VERSION")),

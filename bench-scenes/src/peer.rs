@@ -293,7 +293,6 @@ pub fn run_peer(
 ) -> Result<RunResult, String> {
     let start = world.states();
     let warmup = warmup_steps(steps);
-    let mut times = Vec::with_capacity(steps);
     let mut stages: Vec<Vec<f64>> = Vec::new();
     let mut step_ms = Vec::with_capacity(steps);
     let mut names: Vec<&'static str> = Vec::new();
@@ -303,7 +302,6 @@ pub fn run_peer(
         let ms = t.elapsed().as_secs_f64() * 1000.0;
         step_ms.push(ms);
         if step >= warmup {
-            times.push(ms);
             let split = world.stages();
             stages.resize(split.len(), Vec::new());
             names = split.iter().map(|(n, _)| *n).collect();
@@ -323,7 +321,7 @@ pub fn run_peer(
             world.engine()
         ));
     }
-    let (median_ms, mean, p95) = step_stats(&times);
+    let (median_ms, mean, p95) = step_stats(&step_ms[warmup..]);
     let figures = pose_stability(recipe, &start, &end);
     Ok(RunResult {
         engine: world.engine(),
@@ -338,7 +336,7 @@ pub fn run_peer(
         median: median_ms,
         mean,
         p95,
-        tail: tail_median(&times),
+        tail: tail_median(&step_ms[warmup..]),
         stages: names
             .iter()
             .zip(stages.iter_mut())

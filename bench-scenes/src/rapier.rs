@@ -413,7 +413,6 @@ pub fn run_rapier(
         .map(|(_, &h)| (h, rs.world.bodies[h].translation()))
         .collect();
     let warmup = warmup_steps(steps);
-    let mut times = Vec::with_capacity(steps);
     let mut stages: Vec<Vec<f64>> = Vec::new();
     let mut step_ms = Vec::with_capacity(steps);
     for step in 0..steps {
@@ -430,7 +429,6 @@ pub fn run_rapier(
             ));
         }
         if step >= warmup {
-            times.push(ms);
             // Without `profiler` rapier's timers read zero: no stage split.
             if cfg!(feature = "rapier-parallel") {
                 let split = rs.stages();
@@ -443,8 +441,8 @@ pub fn run_rapier(
         progress(step + 1, ms);
     }
     let names = rs.stages().map(|(n, _)| n);
-    let (median, mean, p95) = step_stats(&times);
-    let tail = tail_median(&times);
+    let (median, mean, p95) = step_stats(&step_ms[warmup..]);
+    let tail = tail_median(&step_ms[warmup..]);
     let (contacts, points) = rs.contacts();
     Ok(RunResult {
         engine: rapier_version(),
