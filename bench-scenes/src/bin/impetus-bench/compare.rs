@@ -20,6 +20,12 @@ pub struct Reps {
 }
 
 impl Reps {
+    /// The repetitions `runs` of one engine, with why they fell apart (`fell`).
+    #[cfg(test)]
+    pub fn of(runs: Vec<RunResult>, fell: Option<String>) -> Reps {
+        Reps { runs, fell }
+    }
+
     /// The run whose median is the median of the repetitions' medians.
     pub fn representative(&self) -> &RunResult {
         let mut order: Vec<usize> = (0..self.runs.len()).collect();
@@ -38,6 +44,17 @@ impl Reps {
         v["rep_medians"] = json!(self.runs.iter().map(|r| r.median).collect::<Vec<_>>());
         v["fell_apart"] = json!(self.fell);
         v
+    }
+
+    /// Each repetition's median ms/step, in the order they ran, with `decimals` decimals
+    /// and `sep` between them.
+    pub fn rep_medians(&self, decimals: usize, sep: &str) -> String {
+        let v: Vec<String> = self
+            .runs
+            .iter()
+            .map(|x| format!("{:.*}", decimals, x.median))
+            .collect();
+        v.join(sep)
     }
 
     /// Whether this is a peer's run (any engine but impetus).
@@ -253,13 +270,7 @@ fn comparison_table(reps: &[&Reps]) -> String {
         row(
             &mut s,
             "rep medians",
-            reps.iter()
-                .map(|r| {
-                    let v: Vec<String> =
-                        r.runs.iter().map(|x| format!("{:.2}", x.median)).collect();
-                    v.join(" ")
-                })
-                .collect(),
+            reps.iter().map(|r| r.rep_medians(2, " ")).collect(),
         );
     }
     s.push_str("  stage medians (ms)\n");

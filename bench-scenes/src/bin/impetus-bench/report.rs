@@ -290,7 +290,8 @@ fn report_markdown(
          built from its recipe (docs/SCENES.md) by every engine and stepped the number of \
          steps below; each figure is the median ms/step over the steps after the warm-up, \
          and the median of {reps} repetitions with the engines alternating (A B C A B C), on \
-         a shared machine. Ratios are an engine's time over the fastest standing peer's \
+         a shared machine; the tables by thread count list each repetition's median, so that \
+         a minute in which a core ran slow shows. Ratios are an engine's time over the fastest standing peer's \
          (impetus excluded; the rule is below): below 1 is faster than every such peer. \
          Each peer runs at its documented defaults, built without asserts (see its build \
          below) and on its own scheduler (Box3D's, PhysX's dispatcher, inline at one \
@@ -390,12 +391,12 @@ fn report_markdown(
         line(format!("## {t} thread(s)"));
         line(String::new());
         line(
-            "| scene | engine | ms/step | ratio to best standing peer | p95 ms | contacts \
-             | max displacement (m) | max drift (m) | max speed (m/s) | max penetration (m) | column \
-             compression (m) | max joint error (m) | max joint stretch | standing |"
+            "| scene | engine | ms/step | repetitions (ms) | ratio to best standing peer | p95 ms \
+             | contacts | max displacement (m) | max drift (m) | max speed (m/s) | max penetration \
+             (m) | column compression (m) | max joint error (m) | max joint stretch | standing |"
                 .into(),
         );
-        line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|".into());
+        line("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|".into());
         for m in measured {
             let row = &m.rows[ti];
             let ran: Vec<&Reps> = row.iter().filter_map(Outcome::ran).collect();
@@ -406,11 +407,12 @@ fn report_markdown(
                         let x = r.representative();
                         let st = &x.stability;
                         line(format!(
-                            "| {} | {} | {:.3} | {} | {:.3} | {} | {:.4} | {:.4} | {:.4} | {:.4} | {} \
-                             | {} | {} | {} |",
+                            "| {} | {} | {:.3} | {} | {} | {:.3} | {} | {:.4} | {:.4} | {:.4} | {:.4} \
+                             | {} | {} | {} | {} |",
                             m.scene.name,
                             x.engine,
                             r.median(),
+                            r.rep_medians(2, " / "),
                             cell(best.map(|b| r.median() / b), 2),
                             x.p95,
                             x.contacts,
@@ -436,12 +438,12 @@ fn report_markdown(
                         ))
                     }
                     Outcome::Skipped(why) => line(format!(
-                        "| {} | {} | skipped: {why} | | | | | | | | | | | |",
+                        "| {} | {} | skipped: {why} | | | | | | | | | | | | |",
                         m.scene.name,
                         e.name()
                     )),
                     Outcome::Failed(why) => line(format!(
-                        "| {} | {} | failed: {why} | | | | | | | | | | | |",
+                        "| {} | {} | failed: {why} | | | | | | | | | | | | |",
                         m.scene.name,
                         e.name()
                     )),
@@ -499,4 +501,90 @@ fn report_markdown(
         line(format!("![{0}]({0}.svg)", m.scene.name));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use impetus_scenes::measure::Stability;
+
+    /// A run of `engine` on the pyramid whose median is `median` ms.
+    fn run(engine: &str, median: f64) -> RunResult {
+        RunResult {
+            engine: engine.into(),
+            scene: "pyramid".into(),
+            threads: 1,
+            steps: 20,
+            bodies: 820,
+            contacts: 2380,
+            points: 9520,
+            joints: 0,
+            particles: [0; 3],
+            median,
+            mean: median,
+            p95: median,
+            tail: median,
+            stages: vec![("solve", 0.1)],
+            step_ms: vec![],
+            stability: Stability::default(),
+            state_hash: 0,
+        }
+    }
+
+    /// Every row of the report's tables has the cells of its header, whether its engine
+    /// ran (each repetition's median listed in the order they ran), was skipped or failed.
+    #[test]
+    fn every_table_row_has_its_headers_cells() {
+        let scene = impetus_scenes::scenes::find("pyramid").expect("the pyramid scene");
+        let rows = vec![vec![
+            Outcome::Ran(Reps::of(
+                vec![run("impetus 0.1.0", 1.2), run("impetus 0.1.0", 1.0)],
+                None,
+            )),
+            Outcome::Ran(Reps::of(vec![run("rapier3d", 3.0)], None)),
+            Outcome::Skipped("not built".into()),
+            Outcome::Failed("it stopped".into()),
+        ]];
+        let info = ReportInfo {
+            command: "impetus-bench report".into(),
+            machine: "a test".into(),
+            date: "today".into(),
+            reps: 2,
+            load: ("0 0 0".into(), "0 0 0".into()),
+            busy: false,
+            huge_pages: "never".into(),
+            builds: vec![],
+        };
+        let engines = [
+            Engine::Impetus,
+            Engine::Rapier,
+            Engine::Box3d,
+            Engine::Physx,
+        ];
+        let md = report_markdown(
+            &[SceneReport {
+                scene,
+                steps: 20,
+                rows,
+            }],
+            &engines,
+            &[1],
+            &info,
+        );
+        assert!(
+            md.contains("| impetus 0.1.0 | 1.200 | 1.20 / 1.00 |"),
+            "{md}"
+        );
+        let mut tables = 0;
+        for table in md.split("\n\n") {
+            let rows: Vec<&str> = table.lines().filter(|l| l.starts_with('|')).collect();
+            let Some(header) = rows.first() else { continue };
+            tables += 1;
+            let cells = header.matches('|').count();
+            for row in &rows {
+                assert_eq!(row.matches('|').count(), cells, "{row}\nunder {header}");
+            }
+        }
+        assert!(tables >= 2, "{md}");
+    }
 }
