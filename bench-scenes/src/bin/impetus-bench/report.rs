@@ -290,9 +290,10 @@ fn report_markdown(
          built from its recipe (docs/SCENES.md) by every engine and stepped the number of \
          steps below; each figure is the median ms/step over the steps after the warm-up, \
          and the median of {reps} repetitions with the engines alternating (A B C A B C), on \
-         a shared machine; the tables by thread count list each repetition's median, so that \
-         a minute in which a core ran slow shows. Ratios are an engine's time over the fastest standing peer's \
-         (impetus excluded; the rule is below): below 1 is faster than every such peer. \
+         a shared machine; the tables by thread count list each repetition's median, so \
+         that a minute in which a core ran slow shows. Ratios are an engine's time over the \
+         fastest standing peer's (impetus excluded; the rule is below): below 1 is faster \
+         than every such peer. \
          Each peer runs at its documented defaults, built without asserts (see its build \
          below) and on its own scheduler (Box3D's, PhysX's dispatcher, inline at one \
          thread, Jolt's job system, rapier's rayon pool); `PhysX ... TGS` and `Jolt ... tuned` \
