@@ -132,6 +132,11 @@ pub struct CompareArgs {
     /// Also write the results as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+    /// Before each run at two threads or more, wait (up to a minute) until the first two
+    /// CPUs share a cache: a cache line's round trip between them under 250 ns (see the
+    /// round trips the tables list). Every engine's run waits alike.
+    #[arg(long)]
+    pub near_cpus: bool,
     /// Also draw ms/step per engine as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<String>,
@@ -173,6 +178,11 @@ pub struct SweepArgs {
     /// Also write the results as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<String>,
+    /// Before each run at two threads or more, wait (up to a minute) until the first two
+    /// CPUs share a cache: a cache line's round trip between them under 250 ns (see the
+    /// round trips the tables list). Every engine's run waits alike.
+    #[arg(long)]
+    pub near_cpus: bool,
     /// Also draw ms/step against threads per engine as SVG.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<String>,
@@ -222,6 +232,11 @@ pub struct ReportArgs {
     /// report begins); the report then says so.
     #[arg(long)]
     pub force: bool,
+    /// Before each run at two threads or more, wait (up to a minute) until the first two
+    /// CPUs share a cache: a cache line's round trip between them under 250 ns (see the
+    /// round trips the tables list). Every engine's run waits alike.
+    #[arg(long)]
+    pub near_cpus: bool,
     /// Where README.md, results.json and one SVG per scene go.
     #[arg(long, value_name = "DIR", default_value = "docs/benchmarks")]
     pub out: String,

@@ -3,6 +3,7 @@
 //! and the comparison table.
 
 use crate::cli::{CompareArgs, SweepArgs};
+use crate::cores;
 use crate::engine::Engine;
 use crate::{write_file, write_json};
 use impetus_scenes::chart::{bar_chart, scaling_chart, Series};
@@ -14,6 +15,9 @@ use std::time::Instant;
 /// The repetitions of one engine at one thread count.
 pub struct Reps {
     runs: Vec<RunResult>,
+    /// For each run at two threads or more, the CPUs' round trip (ns) just before and just
+    /// after it ([`cores::round_trip_ns`]); empty at one thread.
+    round_trips: Vec<[Option<f64>; 2]>,
     /// Why the representative run fell apart ([`fell_apart`]), or `None` when it kept
     /// the scene standing.
     pub fell: Option<String>,
@@ -23,7 +27,11 @@ impl Reps {
     /// The repetitions `runs` of one engine, with why they fell apart (`fell`).
     #[cfg(test)]
     pub fn of(runs: Vec<RunResult>, fell: Option<String>) -> Reps {
-        Reps { runs, fell }
+        Reps {
+            runs,
+            round_trips: vec![],
+            fell,
+        }
     }
 
     /// The run whose median is the median of the repetitions' medians.
@@ -42,24 +50,71 @@ impl Reps {
     pub fn to_json(&self) -> Value {
         let mut v = self.representative().to_json();
         v["rep_medians"] = json!(self.runs.iter().map(|r| r.median).collect::<Vec<_>>());
+        if !self.round_trips.is_empty() {
+            v["rep_round_trip_ns"] = json!(self.round_trips);
+        }
         v["fell_apart"] = json!(self.fell);
         v
     }
 
     /// Each repetition's median ms/step, in the order they ran, with `decimals` decimals
-    /// and `sep` between them.
+    /// and `sep` between them; at two threads or more each followed by the larger of the
+    /// CPUs' round trips around it, `1.86 (390 ns)`.
     pub fn rep_medians(&self, decimals: usize, sep: &str) -> String {
         let v: Vec<String> = self
             .runs
             .iter()
-            .map(|x| format!("{:.*}", decimals, x.median))
+            .enumerate()
+            .map(|(k, x)| match self.round_trips.get(k) {
+                Some(&[before, after]) => {
+                    let ns = before.into_iter().chain(after).reduce(f64::max);
+                    format!("{:.*} ({})", decimals, x.median, cores::show(ns))
+                }
+                None => format!("{:.*}", decimals, x.median),
+            })
             .collect();
         v.join(sep)
+    }
+
+    /// How many runs had the CPUs apart (a round trip at or above
+    /// [`cores::SHARED_CACHE_NS`] before or after), of how many were measured.
+    pub fn runs_apart(&self) -> (usize, usize) {
+        let apart = self
+            .round_trips
+            .iter()
+            .filter(|r| r.iter().flatten().any(|&ns| ns >= cores::SHARED_CACHE_NS))
+            .count();
+        (apart, self.round_trips.len())
     }
 
     /// Whether this is a peer's run (any engine but impetus).
     pub fn is_peer(&self) -> bool {
         !self.representative().engine.starts_with("impetus")
+    }
+}
+
+/// A made-up run of `engine` on the pyramid whose median is `median` ms (for the tests of
+/// the tables).
+#[cfg(test)]
+pub fn sample_run(engine: &str, median: f64) -> RunResult {
+    RunResult {
+        engine: engine.into(),
+        scene: "pyramid".into(),
+        threads: 1,
+        steps: 20,
+        bodies: 820,
+        contacts: 2380,
+        points: 9520,
+        joints: 0,
+        particles: [0; 3],
+        median,
+        mean: median,
+        p95: median,
+        tail: median,
+        stages: vec![("solve", 0.1)],
+        step_ms: vec![],
+        stability: impetus_scenes::measure::Stability::default(),
+        state_hash: 0,
     }
 }
 
@@ -118,12 +173,17 @@ impl Tally {
 /// Runs `engines` at each thread count, `reps` times, alternating engines (A B C A B C).
 /// An engine that cannot build the scene is skipped with its reason; one whose run fails
 /// is reported as failed and not run again, and the others go on.
+///
+/// At two threads or more, each run is measured between two round trips of a cache line
+/// between the first two CPUs ([`cores::round_trip_ns`]); with `near_cpus`, a run first
+/// waits ([`cores::wait_near`]) until the CPUs share a cache.
 pub fn measure_all(
     scene: &Scene,
     engines: &[Engine],
     threads: &[usize],
     steps: usize,
     reps: usize,
+    near_cpus: bool,
     tally: &mut Tally,
 ) -> Vec<Vec<Outcome>> {
     let mut out = Vec::new();
@@ -137,6 +197,7 @@ pub fn measure_all(
                 }
                 None => Outcome::Ran(Reps {
                     runs: vec![],
+                    round_trips: vec![],
                     fell: None,
                 }),
             })
@@ -153,7 +214,12 @@ pub fn measure_all(
                     e.name(),
                     rep + 1
                 );
-                match e.run(scene, t, steps, &label, false) {
+                let before = (t != 1).then(|| cores::wait_near(near_cpus)).flatten();
+                let result = e.run(scene, t, steps, &label, false);
+                if t != 1 {
+                    r.round_trips.push([before, cores::round_trip_ns()]);
+                }
+                match result {
                     Ok(run) => r.runs.push(run),
                     Err(error) => {
                         eprintln!("{} t{t}: {} failed: {error}", scene.name, e.name());
@@ -363,9 +429,17 @@ pub fn compare(o: &CompareArgs) -> Result<(), String> {
     let engines = o.engines.clone().unwrap_or_else(Engine::defaults);
     check_builds(&engines)?;
     let mut tally = Tally::new(engines.len() * reps);
-    let row = measure_all(scene, &engines, &[threads], steps, reps, &mut tally)
-        .pop()
-        .unwrap_or_default();
+    let row = measure_all(
+        scene,
+        &engines,
+        &[threads],
+        steps,
+        reps,
+        o.near_cpus,
+        &mut tally,
+    )
+    .pop()
+    .unwrap_or_default();
     let ran: Vec<&Reps> = row.iter().filter_map(Outcome::ran).collect();
     if ran.is_empty() {
         return Err(format!("no engine ran {}", scene.name));
@@ -480,7 +554,15 @@ pub fn sweep(o: &SweepArgs) -> Result<(), String> {
     let steps = o.steps.unwrap_or(scene.default_steps).max(1);
     let reps = o.reps.max(1);
     let mut tally = Tally::new(engines.len() * reps * threads.len());
-    let measured = measure_all(scene, &engines, &threads, steps, reps, &mut tally);
+    let measured = measure_all(
+        scene,
+        &engines,
+        &threads,
+        steps,
+        reps,
+        o.near_cpus,
+        &mut tally,
+    );
     let all: Vec<Vec<&Reps>> = measured
         .iter()
         .map(|row| all_ran(row, &engines))
@@ -554,6 +636,32 @@ pub fn sweep(o: &SweepArgs) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each repetition is listed with the larger of the CPUs' round trips around it (none
+    /// at one thread), and a run counts as apart when either round trip reaches the
+    /// threshold.
+    #[test]
+    fn repetitions_are_listed_with_the_cpus_round_trips() {
+        let run = |median: f64| sample_run("impetus 0.1.0", median);
+        let mut reps = Reps::of(vec![run(1.0), run(2.0), run(1.5)], None);
+        assert_eq!(reps.rep_medians(2, " / "), "1.00 / 2.00 / 1.50");
+        assert_eq!(reps.runs_apart(), (0, 0));
+        reps.round_trips = vec![
+            [Some(100.0), Some(120.0)],
+            [Some(390.0), None],
+            [Some(90.0), Some(cores::SHARED_CACHE_NS)],
+        ];
+        assert_eq!(
+            reps.rep_medians(2, " / "),
+            "1.00 (120 ns) / 2.00 (390 ns) / 1.50 (250 ns)"
+        );
+        assert_eq!(reps.runs_apart(), (2, 3));
+        reps.round_trips[1] = [None, None];
+        assert_eq!(
+            reps.rep_medians(1, " "),
+            "1.0 (120 ns) 2.0 (–) 1.5 (250 ns)"
+        );
+    }
 
     /// A build whose engine checks its invariants every step (as the tests build it) is
     /// refused for timing impetus, and only for that.

@@ -27,6 +27,7 @@
 
 mod cli;
 mod compare;
+mod cores;
 mod counting;
 mod engine;
 mod progress;

@@ -4,6 +4,7 @@
 
 use crate::cli::ReportArgs;
 use crate::compare::{best_peer, check_builds, measure_all, Outcome, Peers, Reps, Tally};
+use crate::cores;
 use crate::engine::Engine;
 use crate::{write_file, write_json};
 use impetus_scenes::chart::{grouped_bar_chart, BarSeries};
@@ -109,6 +110,9 @@ struct ReportInfo {
     huge_pages: String,
     /// Each C or C++ peer's build (engine name, flags and asserts).
     builds: Vec<(String, String)>,
+    /// Whether each run at two threads or more waited for the CPUs to share a cache
+    /// (`--near-cpus`).
+    near_cpus: bool,
 }
 
 /// A figure for the report's tables: fixed decimals, or a dash.
@@ -162,7 +166,15 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
     let mut measured = Vec::new();
     for &scene in &scenes {
         let steps = o.steps.unwrap_or(scene.default_steps).max(1);
-        let rows = measure_all(scene, &engines, &threads, steps, reps, &mut tally);
+        let rows = measure_all(
+            scene,
+            &engines,
+            &threads,
+            steps,
+            reps,
+            o.near_cpus,
+            &mut tally,
+        );
         let report = SceneReport { scene, steps, rows };
         let path = format!("{out}/{}.svg", scene.name);
         write_file(
@@ -183,6 +195,7 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
             .iter()
             .filter_map(|e| e.build().map(|b| (e.name().to_string(), b)))
             .collect(),
+        near_cpus: o.near_cpus,
     };
     let readme = report_markdown(&measured, &engines, &threads, &info);
     write_file(&format!("{out}/README.md"), readme)?;
@@ -192,6 +205,7 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
         "date": info.date,
         "load_average": { "start": info.load.0, "end": info.load.1 },
         "busy": info.busy,
+        "near_cpus": info.near_cpus,
         "transparent_huge_pages": info.huge_pages,
         "builds": info.builds.iter().map(|(e, b)| json!({"engine": e, "build": b})).collect::<Vec<_>>(),
         "best_peer_rule": "the fastest peer that kept the scene standing (measure::fell_apart)",
@@ -276,6 +290,7 @@ fn report_markdown(
         busy,
         huge_pages,
         builds,
+        near_cpus,
     } = info;
     let mut s = String::new();
     let mut line = |text: String| {
@@ -386,6 +401,30 @@ fn report_markdown(
             }
         }
         line(row);
+    }
+    for (ti, t) in threads.iter().enumerate() {
+        let (apart, of) = measured
+            .iter()
+            .flat_map(|m| m.rows[ti].iter().filter_map(Outcome::ran))
+            .map(Reps::runs_apart)
+            .fold((0, 0), |(a, n), (x, y)| (a + x, n + y));
+        if of > 0 {
+            line(String::new());
+            line(format!(
+                "At {t} threads, {apart} of the {of} runs had the first two CPUs apart: a cache \
+                 line's round trip between them of {:.0} ns or more just before or just after \
+                 the run (the host placed them on cores that share no cache; \
+                 `bench-scenes/src/bin/impetus-bench/cores.rs`). The tables below give each repetition's larger \
+                 round trip beside its time.{}",
+                cores::SHARED_CACHE_NS,
+                if *near_cpus {
+                    " Each run waited (up to a minute) for the CPUs to share a cache \
+                     (`--near-cpus`)."
+                } else {
+                    ""
+                }
+            ));
+        }
     }
     for (ti, t) in threads.iter().enumerate() {
         line(String::new());
@@ -507,30 +546,7 @@ fn report_markdown(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use impetus_scenes::measure::Stability;
-
-    /// A run of `engine` on the pyramid whose median is `median` ms.
-    fn run(engine: &str, median: f64) -> RunResult {
-        RunResult {
-            engine: engine.into(),
-            scene: "pyramid".into(),
-            threads: 1,
-            steps: 20,
-            bodies: 820,
-            contacts: 2380,
-            points: 9520,
-            joints: 0,
-            particles: [0; 3],
-            median,
-            mean: median,
-            p95: median,
-            tail: median,
-            stages: vec![("solve", 0.1)],
-            step_ms: vec![],
-            stability: Stability::default(),
-            state_hash: 0,
-        }
-    }
+    use crate::compare::sample_run as run;
 
     /// Every row of the report's tables has the cells of its header, whether its engine
     /// ran (each repetition's median listed in the order they ran), was skipped or failed.
@@ -555,6 +571,7 @@ mod tests {
             busy: false,
             huge_pages: "never".into(),
             builds: vec![],
+            near_cpus: false,
         };
         let engines = [
             Engine::Impetus,
