@@ -1,6 +1,6 @@
 //! How close the machine's first two CPUs are: the round trip of one cache line between
-//! two threads pinned to them, which `compare` and `report` measure around every run at
-//! two threads or more.
+//! two threads pinned to them, which `compare`, `sweep` and `report` measure around every
+//! run at two threads or more.
 //!
 //! On a virtual machine the host may place the guest's CPUs on cores that share a
 //! last-level cache, or on cores that do not. On the AMD EPYC guests these benchmarks ran
@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 
 /// Round trips per measurement: a few milliseconds at either placement.
 const TRIPS: u32 = 20_000;
+
+/// The first round trips, not timed: they wait for the second thread to start.
+const WARM_UP: u32 = 100;
 
 /// A measurement gives up after this long (a CPU that never ran the other thread).
 const PATIENCE: Duration = Duration::from_millis(500);
@@ -41,8 +44,12 @@ pub fn round_trip_ns() -> Option<f64> {
             stop.store(true, Ordering::Relaxed);
             return None;
         }
-        let started = Instant::now();
-        for trip in 0..TRIPS {
+        let began = Instant::now();
+        let mut started = began;
+        for trip in 0..WARM_UP + TRIPS {
+            if trip == WARM_UP {
+                started = Instant::now();
+            }
             let (wait, write) = if odd {
                 (2 * trip, 2 * trip + 1)
             } else {
@@ -52,8 +59,7 @@ pub fn round_trip_ns() -> Option<f64> {
             while line.0.load(Ordering::Acquire) != wait {
                 std::hint::spin_loop();
                 spins = spins.wrapping_add(1);
-                if spins % 4096 == 0
-                    && (stop.load(Ordering::Relaxed) || started.elapsed() > PATIENCE)
+                if spins % 4096 == 0 && (stop.load(Ordering::Relaxed) || began.elapsed() > PATIENCE)
                 {
                     stop.store(true, Ordering::Relaxed);
                     return None;

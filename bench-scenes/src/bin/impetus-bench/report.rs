@@ -411,11 +411,11 @@ fn report_markdown(
         if of > 0 {
             line(String::new());
             line(format!(
-                "At {t} threads, {apart} of the {of} runs had the first two CPUs apart: a cache \
-                 line's round trip between them of {:.0} ns or more just before or just after \
-                 the run (the host placed them on cores that share no cache; \
-                 `bench-scenes/src/bin/impetus-bench/cores.rs`). The tables below give each repetition's larger \
-                 round trip beside its time.{}",
+                "At {t} threads, {apart} of the {of} runs had the first two CPUs apart: a \
+                 cache line's round trip between them of {:.0} ns or more just before or just \
+                 after the run (the host placed them on cores that share no cache; \
+                 `bench-scenes/src/bin/impetus-bench/cores.rs`). The tables below give each \
+                 repetition's larger round trip beside its time.{}",
                 cores::SHARED_CACHE_NS,
                 if *near_cpus {
                     " Each run waited (up to a minute) for the CPUs to share a cache \
