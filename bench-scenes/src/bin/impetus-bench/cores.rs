@@ -4,7 +4,7 @@
 //!
 //! On a virtual machine the host may place the guest's CPUs on cores that share a
 //! last-level cache, or on cores that do not. On the AMD EPYC guests these benchmarks ran
-//! on, the round trip was 80-140 ns in the first case and 370-400 ns in the second. The
+//! on, the round trip was 80-140 ns in the first case and 350-600 ns in the second. The
 //! placement changed from one second to the next, and rain at two threads took 1.7 ms a
 //! step in the first case and 2.7 in the second (`docs/decisions.md`, "Two threads and
 //! where the host puts them"). A two-thread figure means little without it.
@@ -21,8 +21,8 @@ const WARM_UP: u32 = 100;
 /// A measurement gives up after this long (a CPU that never ran the other thread).
 const PATIENCE: Duration = Duration::from_millis(500);
 
-/// A round trip above this is taken as the two CPUs not sharing a cache (between the
-/// 140 ns and the 370 ns seen on the guests).
+/// A round trip at or above this is taken as the two CPUs not sharing a cache (between
+/// the 144 ns and the 348 ns seen on the guests).
 pub const SHARED_CACHE_NS: f64 = 250.0;
 
 /// One cache line of its own.
