@@ -170,22 +170,33 @@ impl Tally {
     }
 }
 
+/// How [`measure_all`] runs each engine: the steps of a run, the repetitions, and whether
+/// a run at two threads or more first waits for the CPUs to share a cache.
+pub struct Runs {
+    pub steps: usize,
+    pub reps: usize,
+    pub near_cpus: bool,
+}
+
 /// Runs `engines` at each thread count, `reps` times, alternating engines (A B C A B C).
 /// An engine that cannot build the scene is skipped with its reason; one whose run fails
 /// is reported as failed and not run again, and the others go on.
 ///
 /// At two threads or more, each run is measured between two round trips of a cache line
-/// between the first two CPUs ([`cores::round_trip_ns`]); with `near_cpus`, a run first
+/// between the first two CPUs ([`cores::round_trip_ns`]); with `runs.near_cpus`, a run first
 /// waits ([`cores::wait_near`]) until the CPUs share a cache.
 pub fn measure_all(
     scene: &Scene,
     engines: &[Engine],
     threads: &[usize],
-    steps: usize,
-    reps: usize,
-    near_cpus: bool,
+    runs: &Runs,
     tally: &mut Tally,
 ) -> Vec<Vec<Outcome>> {
+    let &Runs {
+        steps,
+        reps,
+        near_cpus,
+    } = runs;
     let mut out = Vec::new();
     for &t in threads {
         let mut per_engine: Vec<Outcome> = engines
@@ -429,17 +440,14 @@ pub fn compare(o: &CompareArgs) -> Result<(), String> {
     let engines = o.engines.clone().unwrap_or_else(Engine::defaults);
     check_builds(&engines)?;
     let mut tally = Tally::new(engines.len() * reps);
-    let row = measure_all(
-        scene,
-        &engines,
-        &[threads],
+    let runs = Runs {
         steps,
         reps,
-        o.near_cpus,
-        &mut tally,
-    )
-    .pop()
-    .unwrap_or_default();
+        near_cpus: o.near_cpus,
+    };
+    let row = measure_all(scene, &engines, &[threads], &runs, &mut tally)
+        .pop()
+        .unwrap_or_default();
     let ran: Vec<&Reps> = row.iter().filter_map(Outcome::ran).collect();
     if ran.is_empty() {
         return Err(format!("no engine ran {}", scene.name));
@@ -554,15 +562,12 @@ pub fn sweep(o: &SweepArgs) -> Result<(), String> {
     let steps = o.steps.unwrap_or(scene.default_steps).max(1);
     let reps = o.reps.max(1);
     let mut tally = Tally::new(engines.len() * reps * threads.len());
-    let measured = measure_all(
-        scene,
-        &engines,
-        &threads,
+    let runs = Runs {
         steps,
         reps,
-        o.near_cpus,
-        &mut tally,
-    );
+        near_cpus: o.near_cpus,
+    };
+    let measured = measure_all(scene, &engines, &threads, &runs, &mut tally);
     let all: Vec<Vec<&Reps>> = measured
         .iter()
         .map(|row| all_ran(row, &engines))

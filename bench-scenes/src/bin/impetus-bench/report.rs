@@ -3,7 +3,7 @@
 //! scene.
 
 use crate::cli::ReportArgs;
-use crate::compare::{best_peer, check_builds, measure_all, Outcome, Peers, Reps, Tally};
+use crate::compare::{best_peer, check_builds, measure_all, Outcome, Peers, Reps, Runs, Tally};
 use crate::cores;
 use crate::engine::Engine;
 use crate::{write_file, write_json};
@@ -166,15 +166,12 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
     let mut measured = Vec::new();
     for &scene in &scenes {
         let steps = o.steps.unwrap_or(scene.default_steps).max(1);
-        let rows = measure_all(
-            scene,
-            &engines,
-            &threads,
+        let runs = Runs {
             steps,
             reps,
-            o.near_cpus,
-            &mut tally,
-        );
+            near_cpus: o.near_cpus,
+        };
+        let rows = measure_all(scene, &engines, &threads, &runs, &mut tally);
         let report = SceneReport { scene, steps, rows };
         let path = format!("{out}/{}.svg", scene.name);
         write_file(
