@@ -4,7 +4,7 @@
 
 use super::events::{approach, ContactHit, SensorEvent};
 use super::{ContactTouch, World};
-use crate::body::BodyType;
+use crate::body::{BodyStore, BodyType};
 use crate::collision::{Manifold, MAX_POINTS};
 use crate::contact::{
     is_idle, list_key, update_contact, Apart, Contact, Lead, NarrowParams, CONTACT_EVENTS,
@@ -106,6 +106,56 @@ struct NarrowWork<'a> {
     out: &'a mut NarrowChunk,
 }
 
+/// Bodies per task of [`body_pass`]; a world with fewer than two chunks' worth runs it on
+/// the calling thread.
+const BODY_CHUNK: usize = 1024;
+
+/// Writes, per body slot, whether the narrow phase updates its contacts (`active`: an awake
+/// dynamic or a moving kinematic body; read only with sleep on) and its travel with the
+/// most it can move in a step of `dt` added (`ahead`: its speed, and its angular speed
+/// times its extent, over the step, rounding included). Every body's entries depend on
+/// that body alone, so the pool's chunks leave the result as the serial loop would.
+fn body_pass(
+    bodies: &BodyStore,
+    dt: f32,
+    active: &mut Vec<bool>,
+    ahead: &mut Vec<[f64; 2]>,
+    pool: Option<&rayon::ThreadPool>,
+) {
+    let n = bodies.travel.len();
+    active.resize(n, false);
+    ahead.resize(n, [0.0; 2]);
+    let chunk = |k: usize, active: &mut [bool], ahead: &mut [[f64; 2]]| {
+        let base = k * BODY_CHUNK;
+        for (j, (active, ahead)) in active.iter_mut().zip(ahead).enumerate() {
+            let b = base + j;
+            let (v, w) = (bodies.linear_velocity[b], bodies.angular_velocity[b]);
+            *active = match bodies.body_type[b] {
+                BodyType::Dynamic => bodies.awake[b],
+                BodyType::Kinematic => v != Vec3::ZERO || w != Vec3::ZERO,
+                BodyType::Static => false,
+            };
+            let speed = v.length() + w.length() * bodies.extent[b];
+            let [distance, turn] = bodies.travel[b];
+            *ahead = [distance + speed as f64 * dt as f64 * (1.0 + 1.0e-5), turn];
+        }
+    };
+    match pool.filter(|_| n >= 2 * BODY_CHUNK) {
+        Some(pool) => pool.install(|| {
+            active
+                .par_chunks_mut(BODY_CHUNK)
+                .zip(ahead.par_chunks_mut(BODY_CHUNK))
+                .enumerate()
+                .for_each(|(k, (active, ahead))| chunk(k, active, ahead))
+        }),
+        None => active
+            .chunks_mut(BODY_CHUNK)
+            .zip(ahead.chunks_mut(BODY_CHUNK))
+            .enumerate()
+            .for_each(|(k, (active, ahead))| chunk(k, active, ahead)),
+    }
+}
+
 impl World {
     /// The narrow phase: the manifold of every contact, in parallel; each contact is written only
     /// by the worker that computes it, so the result does not depend on the thread count.
@@ -130,33 +180,14 @@ impl World {
         // With sleep on, a contact is updated when one of its bodies is an awake dynamic
         // or a moving kinematic body; the others keep their manifolds (their bodies have
         // not moved). One byte per body, so the test of 100k contacts stays in L1.
-        let active = &mut self.scratch.active;
-        active.clear();
-        if sleep {
-            active.extend(
-                (0..bodies.body_type.len()).map(|b| match bodies.body_type[b] {
-                    BodyType::Dynamic => bodies.awake[b],
-                    BodyType::Kinematic => {
-                        bodies.linear_velocity[b] != Vec3::ZERO
-                            || bodies.angular_velocity[b] != Vec3::ZERO
-                    }
-                    BodyType::Static => false,
-                }),
-            );
-        }
-        let active = &*active;
-        // Each body's travel with the most it can move in this step added to the distance
-        // (its speed, and its angular speed times its extent, over the step), rounding
-        // included: the side of a lead's test that moves (see `contact::Lead`).
-        let ahead = &mut self.scratch.ahead;
-        ahead.clear();
-        ahead.extend((0..bodies.travel.len()).map(|b| {
-            let speed = bodies.linear_velocity[b].length()
-                + bodies.angular_velocity[b].length() * bodies.extent[b];
-            let [distance, turn] = bodies.travel[b];
-            [distance + speed as f64 * dt as f64 * (1.0 + 1.0e-5), turn]
-        }));
-        let ahead = &*ahead;
+        // And each body's travel with the most it can move in this step added to the
+        // distance: the side of a lead's test that moves (see `contact::Lead`). Both in
+        // chunks of bodies across the pool: serial, this loop was most of joint_grid's
+        // narrow phase at two threads (`docs/decisions.md`, "The host's ceiling for two
+        // threads").
+        let (active, ahead) = (&mut self.scratch.active, &mut self.scratch.ahead);
+        body_pass(bodies, dt, active, ahead, self.pool.as_deref());
+        let (active, ahead) = (&*active, &*ahead);
         let travel = &bodies.travel;
         let asleep =
             |b: u32| bodies.body_type[b as usize] == BodyType::Dynamic && !bodies.awake[b as usize];
