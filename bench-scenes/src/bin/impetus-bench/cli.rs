@@ -65,6 +65,15 @@ pub enum Command {
     ///
     /// Frame 0 is the scene as built, then one frame per step (see tools/recorder).
     Record(RecordArgs),
+    /// Measures what the machine gives two threads: the first two CPUs' round trip, and a
+    /// loop without serial parts on one thread and on two.
+    ///
+    /// Each line is one measurement: the round trip of one cache line between two threads
+    /// pinned to the CPUs, then two reference kernels (floating-point chains in the L1
+    /// cache; a streaming update of 4 MB), each timed per pass on the first CPU alone and
+    /// split between the two with a spin barrier after every pass. Their speed-up bounds
+    /// what any program's 1 -> 2 threads can be at that moment.
+    Cores(CoresArgs),
     /// Serves the viewer (tools/viewer) and one or two recordings on 127.0.0.1.
     ///
     /// They are served until interrupted; a second recording is compared with the first
@@ -268,6 +277,15 @@ pub struct SoakArgs {
     /// Stop after N segments, even with time left.
     #[arg(long, value_name = "N", value_parser = positive_count)]
     pub segments: Option<usize>,
+}
+
+/// `cores`.
+#[derive(Args)]
+#[command(args_override_self = true)]
+pub struct CoresArgs {
+    /// How many measurements to make, one line each.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub times: usize,
 }
 
 /// `churn <scene>`.

@@ -1,6 +1,7 @@
 //! How close the machine's first two CPUs are: the round trip of one cache line between
 //! two threads pinned to them, which `compare`, `sweep` and `report` measure around every
-//! run at two threads or more.
+//! run at two threads or more; and what the machine gives two threads on a loop without
+//! serial parts ([`ceiling`], the `cores` subcommand).
 //!
 //! On a virtual machine the host may place the guest's CPUs on cores that share a
 //! last-level cache, or on cores that do not. On the AMD EPYC guests these benchmarks ran
@@ -109,6 +110,174 @@ pub fn show(ns: Option<f64>) -> String {
     ns.map_or("–".into(), |ns| format!("{ns:.0} ns"))
 }
 
+/// What two threads gain over one on a loop with no serial part and no shared data (see
+/// [`ceiling`]): a kernel's time per pass on one thread and on two, in µs.
+#[derive(Clone, Copy, Debug)]
+pub struct Ceiling {
+    pub one: f64,
+    pub two: f64,
+}
+
+impl Ceiling {
+    /// One thread's time over two threads'.
+    pub fn speedup(&self) -> f64 {
+        self.one / self.two
+    }
+}
+
+/// The reference loops of [`ceiling`]: floating-point chains on 32 kB (the L1 cache's
+/// size), and a streaming update of 4 MB (more than a core's L2: the size of a solver
+/// pass's batches and bodies in the standard scenes). A pass takes some 30 µs on one
+/// thread, a stage's length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    Compute,
+    Stream,
+}
+
+impl Kernel {
+    /// Floats each of the kernel's two arrays holds, and passes a measurement makes (some
+    /// 12 ms on one thread on the guests these benchmarks ran on).
+    fn shape(self) -> (usize, u32) {
+        match self {
+            Kernel::Compute => (4 * 1024, 400),
+            Kernel::Stream => (512 * 1024, 400),
+        }
+    }
+
+    /// One pass over `a` (with `b` beside it).
+    #[inline(never)]
+    fn pass(self, a: &mut [f32], b: &[f32]) {
+        match self {
+            Kernel::Compute => {
+                // Eight rounds of chains of 32 (unrolled, and the elements' chains side by
+                // side in vector lanes).
+                for _ in 0..8 {
+                    for (x, &y) in a.iter_mut().zip(b) {
+                        let mut v = *x;
+                        for _ in 0..32 {
+                            v = v * 0.999 + y;
+                        }
+                        *x = v;
+                    }
+                }
+            }
+            Kernel::Stream => {
+                for (x, &y) in a.iter_mut().zip(b) {
+                    *x = *x * 0.999 + y;
+                }
+            }
+        }
+    }
+}
+
+/// The time per pass of `kernel` on the first CPU alone, then split in halves between the
+/// first two CPUs (each thread pinned to its CPU, a spin barrier after every pass, as a
+/// solver stage ends), or `None` where [`round_trip_ns`] would give none. The loop has no
+/// serial part and its halves share no line, so its speed-up is what the machine gives two
+/// threads at that moment: a ceiling for any parallel program's, which a virtual machine's
+/// placement of its CPUs and the host's clocks move (`docs/decisions.md`, "The host's
+/// ceiling for two threads").
+pub fn ceiling(kernel: Kernel) -> Option<Ceiling> {
+    let [first, second] = first_two_cpus()?;
+    let (len, passes) = kernel.shape();
+    let (mut a, b) = (vec![1.0f32; len], vec![0.001f32; len]);
+    // One thread: the whole array each pass.
+    let one = std::thread::scope(|s| {
+        s.spawn(|| {
+            pin(first)?;
+            let t = Instant::now();
+            for _ in 0..passes {
+                kernel.pass(&mut a, &b);
+            }
+            Some(t.elapsed())
+        })
+        .join()
+        .ok()
+        .flatten()
+    })?;
+    // Two threads: a half each, the first side announcing each pass and waiting for the
+    // second side's half of it.
+    let (a0, a1) = a.split_at_mut(len / 2);
+    let (b0, b1) = b.split_at(len / 2);
+    let (started, finished) = (Line(AtomicU32::new(0)), Line(AtomicU32::new(0)));
+    let stop = AtomicBool::new(false);
+    let wait = |line: &Line, at_least: u32, began: Instant| -> Option<()> {
+        let mut spins = 0u32;
+        while line.0.load(Ordering::Acquire) < at_least {
+            std::hint::spin_loop();
+            spins = spins.wrapping_add(1);
+            if spins % 4096 == 0 && (stop.load(Ordering::Relaxed) || began.elapsed() > PATIENCE) {
+                stop.store(true, Ordering::Relaxed);
+                return None;
+            }
+        }
+        Some(())
+    };
+    let two = std::thread::scope(|s| {
+        let first_side = s.spawn(|| -> Option<Duration> {
+            if pin(first).is_none() {
+                stop.store(true, Ordering::Relaxed);
+                return None;
+            }
+            let began = Instant::now();
+            for pass in 1..=passes {
+                started.0.store(pass, Ordering::Release);
+                kernel.pass(a0, b0);
+                wait(&finished, pass, began)?;
+            }
+            Some(began.elapsed())
+        });
+        let second_side = s.spawn(|| -> Option<()> {
+            if pin(second).is_none() {
+                stop.store(true, Ordering::Relaxed);
+                return None;
+            }
+            let began = Instant::now();
+            for pass in 1..=passes {
+                wait(&started, pass, began)?;
+                kernel.pass(a1, b1);
+                finished.0.store(pass, Ordering::Release);
+            }
+            Some(())
+        });
+        let second = second_side.join().ok().flatten();
+        first_side
+            .join()
+            .ok()
+            .flatten()
+            .filter(|_| second.is_some())
+    })?;
+    let per_pass = |d: Duration| d.as_secs_f64() * 1.0e6 / f64::from(passes);
+    Some(Ceiling {
+        one: per_pass(one),
+        two: per_pass(two),
+    })
+}
+
+/// `cores`: the first two CPUs' round trip and the two kernels' ceilings, `times` times,
+/// one line each.
+pub fn cores(a: &crate::cli::CoresArgs) -> Result<(), String> {
+    if first_two_cpus().is_none() {
+        return Err("cores: this process cannot pin threads to two CPUs".into());
+    }
+    println!(
+        "{:>10}  {:>10} {:>10} {:>8}  {:>10} {:>10} {:>8}",
+        "round trip", "compute 1t", "2t (µs)", "speed-up", "stream 1t", "2t (µs)", "speed-up"
+    );
+    let cell = |c: Option<Ceiling>| match c {
+        Some(c) => format!("{:>10.1} {:>10.1} {:>7.2}x", c.one, c.two, c.speedup()),
+        None => format!("{:>10} {:>10} {:>8}", "–", "–", "–"),
+    };
+    for _ in 0..a.times.max(1) {
+        let ns = round_trip_ns();
+        let compute = ceiling(Kernel::Compute);
+        let stream = ceiling(Kernel::Stream);
+        println!("{:>10}  {}  {}", show(ns), cell(compute), cell(stream));
+    }
+    Ok(())
+}
+
 /// The first two CPUs in this process's affinity mask.
 #[cfg(target_os = "linux")]
 fn first_two_cpus() -> Option<[usize; 2]> {
@@ -159,6 +328,22 @@ mod tests {
     /// (twice it at most, for the threads' start), and a round trip it gives is between the
     /// tens of nanoseconds two cores of one chip take and the millisecond a descheduled
     /// thread would cost. (On a machine busy with other work it may give up: `None`.)
+    /// Where there are two CPUs, each kernel's ceiling ends within its patience (the
+    /// one-thread loop's few milliseconds added) with positive times per pass, or gives up
+    /// (`None`, on a machine busy with other work).
+    #[test]
+    fn the_ceiling_is_measured_on_two_cpus() {
+        if first_two_cpus().is_none() {
+            return;
+        }
+        for kernel in [Kernel::Compute, Kernel::Stream] {
+            let started = Instant::now();
+            let Some(c) = ceiling(kernel) else { continue };
+            assert!(started.elapsed() < 8 * PATIENCE, "{:?}", started.elapsed());
+            assert!(c.one > 0.0 && c.two > 0.0, "{kernel:?}: {c:?}");
+        }
+    }
+
     #[test]
     fn two_cpus_measure_a_round_trip_or_give_up_in_time() {
         if first_two_cpus().is_none() {

@@ -18,11 +18,13 @@
 //! impetus-bench record <scene> --out FILE.impr [--steps N] [--threads T] [--sleep]
 //!                      [--no-contacts] [--grid E]
 //! impetus-bench view FILE.impr [OTHER.impr] [--port P]
+//! impetus-bench cores [--times N]
 //! ```
 //!
 //! `impetus-bench --help` and `impetus-bench <command> --help` explain each flag (see
 //! `cli`). One module per subcommand or group: `run`, `compare` (compare, sweep),
-//! `report`, `soak` (soak, churn), `record` (record, view); `engine` runs a scene on one
+//! `report`, `soak` (soak, churn), `record` (record, view), `cores` (the CPUs' round trip
+//! and the two-thread ceiling); `engine` runs a scene on one
 //! engine with a `progress` bar.
 
 mod cli;
@@ -66,6 +68,7 @@ fn main() -> ExitCode {
         Command::Churn(a) => soak::churn(a),
         Command::Record(a) => record::record(a),
         Command::View(a) => record::view(a),
+        Command::Cores(a) => cores::cores(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
