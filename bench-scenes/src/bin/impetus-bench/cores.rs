@@ -255,6 +255,50 @@ pub fn ceiling(kernel: Kernel) -> Option<Ceiling> {
     })
 }
 
+/// The round trip and both kernels' ceilings, measured one after the other.
+#[derive(Clone, Copy, Debug)]
+pub struct HostReading {
+    pub round_trip_ns: Option<f64>,
+    pub compute: Option<Ceiling>,
+    pub stream: Option<Ceiling>,
+}
+
+impl HostReading {
+    /// Measures the round trip, then [`Kernel::Compute`]'s and [`Kernel::Stream`]'s
+    /// ceilings (some 60 ms in all).
+    pub fn measure() -> Self {
+        Self {
+            round_trip_ns: round_trip_ns(),
+            compute: ceiling(Kernel::Compute),
+            stream: ceiling(Kernel::Stream),
+        }
+    }
+
+    /// `"compute 1.98x, stream 1.99x (round trip 55 ns)"`, a dash for what gave up.
+    pub fn describe(&self) -> String {
+        let speedup =
+            |c: Option<Ceiling>| c.map_or("–".into(), |c| format!("{:.2}x", c.speedup()));
+        format!(
+            "compute {}, stream {} (round trip {})",
+            speedup(self.compute),
+            speedup(self.stream),
+            show(self.round_trip_ns)
+        )
+    }
+
+    /// The reading as JSON: the round trip in ns, each kernel's µs per pass on one thread
+    /// and on two (null for what gave up).
+    pub fn to_json(self) -> serde_json::Value {
+        let kernel =
+            |c: Option<Ceiling>| c.map(|c| serde_json::json!({ "one_us": c.one, "two_us": c.two }));
+        serde_json::json!({
+            "round_trip_ns": self.round_trip_ns,
+            "compute": kernel(self.compute),
+            "stream": kernel(self.stream),
+        })
+    }
+}
+
 /// `cores`: the first two CPUs' round trip and the two kernels' ceilings, `times` times,
 /// one line each.
 pub fn cores(a: &crate::cli::CoresArgs) -> Result<(), String> {
@@ -270,10 +314,13 @@ pub fn cores(a: &crate::cli::CoresArgs) -> Result<(), String> {
         None => format!("{:>10} {:>10} {:>8}", "–", "–", "–"),
     };
     for _ in 0..a.times.max(1) {
-        let ns = round_trip_ns();
-        let compute = ceiling(Kernel::Compute);
-        let stream = ceiling(Kernel::Stream);
-        println!("{:>10}  {}  {}", show(ns), cell(compute), cell(stream));
+        let r = HostReading::measure();
+        println!(
+            "{:>10}  {}  {}",
+            show(r.round_trip_ns),
+            cell(r.compute),
+            cell(r.stream)
+        );
     }
     Ok(())
 }

@@ -113,6 +113,9 @@ struct ReportInfo {
     /// Whether each run at two threads or more waited for the CPUs to share a cache
     /// (`--near-cpus`).
     near_cpus: bool,
+    /// What the machine gave two threads on loops without serial parts, when the report
+    /// began and when it ended (measured where it measures two threads or more).
+    host: Option<(cores::HostReading, cores::HostReading)>,
 }
 
 /// A figure for the report's tables: fixed decimals, or a dash.
@@ -163,6 +166,8 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
     let mut tally = Tally::new(total);
     let (machine, date) = (machine(), utc_date());
     let load_start = load_average();
+    let two_threads = threads.iter().any(|&t| t >= 2);
+    let host_start = two_threads.then(cores::HostReading::measure);
     let mut measured = Vec::new();
     for &scene in &scenes {
         let steps = o.steps.unwrap_or(scene.default_steps).max(1);
@@ -193,6 +198,7 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
             .filter_map(|e| e.build().map(|b| (e.name().to_string(), b)))
             .collect(),
         near_cpus: o.near_cpus,
+        host: host_start.map(|start| (start, cores::HostReading::measure())),
     };
     let readme = report_markdown(&measured, &engines, &threads, &info);
     write_file(&format!("{out}/README.md"), readme)?;
@@ -203,6 +209,10 @@ pub fn report(o: &ReportArgs) -> Result<(), String> {
         "load_average": { "start": info.load.0, "end": info.load.1 },
         "busy": info.busy,
         "near_cpus": info.near_cpus,
+        "two_thread_ceiling": info.host.map(|(start, end)| json!({
+            "start": start.to_json(),
+            "end": end.to_json(),
+        })),
         "transparent_huge_pages": info.huge_pages,
         "builds": info.builds.iter().map(|(e, b)| json!({"engine": e, "build": b})).collect::<Vec<_>>(),
         "best_peer_rule": "the fastest peer that kept the scene standing (measure::fell_apart)",
@@ -288,6 +298,7 @@ fn report_markdown(
         huge_pages,
         builds,
         near_cpus,
+        host,
     } = info;
     let mut s = String::new();
     let mut line = |text: String| {
@@ -398,6 +409,14 @@ fn report_markdown(
             }
         }
         line(row);
+    }
+    if let Some((start, end)) = host {
+        line(String::new());
+        line(format!(
+            "What the machine gave two threads on loops without a serial part or shared data              (`impetus-bench cores`: floating-point chains in the L1 cache, a streaming update              of 4 MB, each on one CPU and split between two), when the report began: {};              when it ended: {}. An engine's speed-up from one thread to two is bounded by              these; the shortfall below them is the engine's own.",
+            start.describe(),
+            end.describe()
+        ));
     }
     for (ti, t) in threads.iter().enumerate() {
         let (apart, of) = measured
@@ -559,6 +578,14 @@ mod tests {
             Outcome::Skipped("not built".into()),
             Outcome::Failed("it stopped".into()),
         ]];
+        let reading = cores::HostReading {
+            round_trip_ns: Some(55.0),
+            compute: Some(cores::Ceiling {
+                one: 31.0,
+                two: 15.5,
+            }),
+            stream: None,
+        };
         let info = ReportInfo {
             command: "impetus-bench report".into(),
             machine: "a test".into(),
@@ -569,6 +596,7 @@ mod tests {
             huge_pages: "never".into(),
             builds: vec![],
             near_cpus: false,
+            host: Some((reading, reading)),
         };
         let engines = [
             Engine::Impetus,
@@ -588,6 +616,10 @@ mod tests {
         );
         assert!(
             md.contains("| impetus 0.1.0 | 1.200 | 1.20 / 1.00 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("when it ended: compute 2.00x, stream – (round trip 55 ns)."),
             "{md}"
         );
         let mut tables = 0;
