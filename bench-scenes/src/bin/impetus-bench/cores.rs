@@ -173,7 +173,8 @@ impl Kernel {
 
 /// The time per pass of `kernel` on the first CPU alone, then split in halves between the
 /// first two CPUs (each thread pinned to its CPU, a spin barrier after every pass, as a
-/// solver stage ends), or `None` where [`round_trip_ns`] would give none. The loop has no
+/// solver stage ends), or `None` where there are not two CPUs to pin to or a side waited
+/// longer than [`PATIENCE`] for the other (a busy machine). The loop has no
 /// serial part and its halves share no line, so its speed-up is what the machine gives two
 /// threads at that moment: a ceiling for any parallel program's, which a virtual machine's
 /// placement of its CPUs and the host's clocks move (`docs/decisions.md`, "The host's
@@ -371,10 +372,6 @@ fn pin(_cpu: usize) -> Option<()> {
 mod tests {
     use super::*;
 
-    /// Where there are two CPUs to pin to, the measurement ends within its patience
-    /// (twice it at most, for the threads' start), and a round trip it gives is between the
-    /// tens of nanoseconds two cores of one chip take and the millisecond a descheduled
-    /// thread would cost. (On a machine busy with other work it may give up: `None`.)
     /// Where there are two CPUs, each kernel's ceiling ends within its patience (the
     /// one-thread loop's few milliseconds added) with positive times per pass, or gives up
     /// (`None`, on a machine busy with other work).
@@ -391,6 +388,10 @@ mod tests {
         }
     }
 
+    /// Where there are two CPUs to pin to, the measurement ends within its patience
+    /// (twice it at most, for the threads' start), and a round trip it gives is between the
+    /// tens of nanoseconds two cores of one chip take and the millisecond a descheduled
+    /// thread would cost. (On a machine busy with other work it may give up: `None`.)
     #[test]
     fn two_cpus_measure_a_round_trip_or_give_up_in_time() {
         if first_two_cpus().is_none() {

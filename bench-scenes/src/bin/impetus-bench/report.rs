@@ -413,7 +413,11 @@ fn report_markdown(
     if let Some((start, end)) = host {
         line(String::new());
         line(format!(
-            "What the machine gave two threads on loops without a serial part or shared data              (`impetus-bench cores`: floating-point chains in the L1 cache, a streaming update              of 4 MB, each on one CPU and split between two), when the report began: {};              when it ended: {}. An engine's speed-up from one thread to two is bounded by              these; the shortfall below them is the engine's own.",
+            "What the machine gave two threads on loops without a serial part or shared data \
+             (`impetus-bench cores`: floating-point chains in the L1 cache, a streaming update \
+             of 4 MB, each on one CPU and split between two), when the report began: {}; \
+             when it ended: {}. An engine's speed-up from one thread to two is bounded by \
+             these; the shortfall below them is the engine's own.",
             start.describe(),
             end.describe()
         ));
@@ -619,7 +623,10 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("when it ended: compute 2.00x, stream – (round trip 55 ns)."),
+            md.contains(
+                "when the report began: compute 2.00x, stream – (round trip 55 ns); when it \
+                 ended: compute 2.00x, stream – (round trip 55 ns). An engine's"
+            ),
             "{md}"
         );
         let mut tables = 0;
