@@ -56,16 +56,7 @@ pub fn round_trip_ns() -> Option<f64> {
             } else {
                 (2 * trip + 1, 2 * trip + 2)
             };
-            let mut spins = 0u32;
-            while line.0.load(Ordering::Acquire) != wait {
-                std::hint::spin_loop();
-                spins = spins.wrapping_add(1);
-                if spins % 4096 == 0 && (stop.load(Ordering::Relaxed) || began.elapsed() > PATIENCE)
-                {
-                    stop.store(true, Ordering::Relaxed);
-                    return None;
-                }
-            }
+            spin_until(|| line.0.load(Ordering::Acquire) == wait, &stop, began)?;
             line.0.store(write, Ordering::Release);
         }
         Some(started.elapsed())
@@ -77,6 +68,21 @@ pub fn round_trip_ns() -> Option<f64> {
     });
     b?;
     Some(a?.as_secs_f64() * 1.0e9 / f64::from(TRIPS))
+}
+
+/// Spins until `done()`; `None` (and `stop` set, for the other side) once `stop` is set or
+/// [`PATIENCE`] has passed since `began`, looked at every 4,096 spins.
+fn spin_until(done: impl Fn() -> bool, stop: &AtomicBool, began: Instant) -> Option<()> {
+    let mut spins = 0u32;
+    while !done() {
+        std::hint::spin_loop();
+        spins = spins.wrapping_add(1);
+        if spins % 4096 == 0 && (stop.load(Ordering::Relaxed) || began.elapsed() > PATIENCE) {
+            stop.store(true, Ordering::Relaxed);
+            return None;
+        }
+    }
+    Some(())
 }
 
 /// The CPUs' round trip before a run; with `near`, measured again every half second (for
@@ -203,17 +209,8 @@ pub fn ceiling(kernel: Kernel) -> Option<Ceiling> {
     let (b0, b1) = b.split_at(len / 2);
     let (started, finished) = (Line(AtomicU32::new(0)), Line(AtomicU32::new(0)));
     let stop = AtomicBool::new(false);
-    let wait = |line: &Line, at_least: u32, began: Instant| -> Option<()> {
-        let mut spins = 0u32;
-        while line.0.load(Ordering::Acquire) < at_least {
-            std::hint::spin_loop();
-            spins = spins.wrapping_add(1);
-            if spins % 4096 == 0 && (stop.load(Ordering::Relaxed) || began.elapsed() > PATIENCE) {
-                stop.store(true, Ordering::Relaxed);
-                return None;
-            }
-        }
-        Some(())
+    let wait = |line: &Line, at_least: u32, began: Instant| {
+        spin_until(|| line.0.load(Ordering::Acquire) >= at_least, &stop, began)
     };
     let two = std::thread::scope(|s| {
         let first_side = s.spawn(|| -> Option<Duration> {
